@@ -1,0 +1,66 @@
+// Command floe inspects and reads Apache Iceberg tables.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+)
+
+const usage = `floe — read and commit Apache Iceberg tables
+
+usage:
+  floe info  TABLE [--json]
+  floe files TABLE [--snapshot ID | --as-of MS | --ref NAME] [--json]
+
+TABLE is a metadata JSON file, a table directory, or a dataset name
+"ns.table" under the warehouse (--warehouse DIR or $FLOE_WAREHOUSE).
+
+Every command takes:
+  --map PREFIX=TARGET   read locations starting with PREFIX from TARGET
+                        instead (repeatable; for tables copied elsewhere)
+`
+
+type command func(ctx context.Context, a []string, out io.Writer) error
+
+var commands = map[string]command{
+	"info":  runInfo,
+	"files": runFiles,
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command and returns the exit status; a failure, even a
+// panic, is reported as one line on stderr.
+func run(argv []string, out, errOut io.Writer) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(errOut, "floe: internal error: %v\n", r)
+			if os.Getenv("FLOE_DEBUG") != "" {
+				errOut.Write(debug.Stack())
+			}
+			status = 70
+		}
+	}()
+	if len(argv) == 0 || argv[0] == "help" || argv[0] == "-h" || argv[0] == "--help" {
+		fmt.Fprint(out, usage)
+		if len(argv) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[argv[0]]
+	if !ok {
+		fmt.Fprintf(errOut, "floe: unknown command %q\n\n%s", argv[0], usage)
+		return 2
+	}
+	if err := cmd(context.Background(), argv[1:], out); err != nil {
+		fmt.Fprintf(errOut, "floe %s: %v\n", argv[0], err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,187 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/metadata"
+)
+
+// DataFileTask is one data file of a snapshot and the delete files that
+// apply to it.
+type DataFileTask struct {
+	// Path is where the file is read from: the manifest's path with the
+	// location map applied (File.FilePath keeps the path as written).
+	Path               string
+	File               manifest.DataFile
+	DataSequenceNumber int64
+	FileSequenceNumber int64
+	Deletes            []*DeleteFile
+}
+
+// DeleteFile is a live delete file of a snapshot: position deletes, a
+// deletion vector, or equality deletes.
+type DeleteFile struct {
+	Path               string
+	File               manifest.DataFile
+	DataSequenceNumber int64
+	FileSequenceNumber int64
+}
+
+// IsDeletionVector reports whether the delete file is a v3 deletion vector
+// (a blob inside a Puffin file).
+func (d *DeleteFile) IsDeletionVector() bool {
+	return d.File.Content == manifest.ContentPositionDeletes && d.File.ContentOffset != nil && isPuffin(d.File.FileFormat)
+}
+
+// Plan is what a snapshot holds: its live data files, each with its deletes,
+// and every live delete file.
+type Plan struct {
+	// Snapshot is nil for a table with no snapshot; the plan is then empty.
+	Snapshot *metadata.Snapshot
+	// Schema is the schema the snapshot was written with.
+	Schema      *iceberg.Schema
+	Tasks       []DataFileTask
+	DeleteFiles []*DeleteFile
+	// ManifestsRead counts the manifests opened while planning.
+	ManifestsRead int
+}
+
+// RecordCount sums the record counts of the planned data files (before
+// deletes are applied).
+func (p *Plan) RecordCount() int64 {
+	var n int64
+	for _, t := range p.Tasks {
+		n += t.File.RecordCount
+	}
+	return n
+}
+
+// PlanFiles lists the live data and delete files of the selected snapshot.
+func (t *Table) PlanFiles(ctx context.Context, sel SnapshotSelector) (*Plan, error) {
+	snap, err := t.Snapshot(sel)
+	if err != nil {
+		return nil, err
+	}
+	md := t.Metadata
+	if snap == nil {
+		return &Plan{Schema: md.CurrentSchema()}, nil
+	}
+	schema, err := md.SchemaForSnapshot(snap)
+	if err != nil {
+		return nil, err
+	}
+	manifests, err := t.manifestsOf(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := t.readManifests(ctx, manifests)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Snapshot: snap, Schema: schema, ManifestsRead: len(manifests)}
+	for _, list := range entries {
+		for i := range list {
+			e := &list[i]
+			if e.Status == manifest.StatusDeleted {
+				continue
+			}
+			path := t.Locations.Apply(e.DataFile.FilePath)
+			switch e.DataFile.Content {
+			case manifest.ContentData:
+				plan.Tasks = append(plan.Tasks, DataFileTask{Path: path, File: e.DataFile, DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
+			case manifest.ContentPositionDeletes, manifest.ContentEqualityDeletes:
+				plan.DeleteFiles = append(plan.DeleteFiles, &DeleteFile{Path: path, File: e.DataFile, DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
+			default:
+				return nil, fmt.Errorf("manifest entry %s has unknown content %d", e.DataFile.FilePath, e.DataFile.Content)
+			}
+		}
+	}
+	if err := t.assignDeletes(plan); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// manifestsOf reads the snapshot's manifest list; old v1 snapshots that
+// name their manifests inline get entries built from the snapshot itself.
+func (t *Table) manifestsOf(ctx context.Context, snap *metadata.Snapshot) ([]manifest.ManifestFile, error) {
+	md := t.Metadata
+	if snap.ManifestList == "" {
+		out := make([]manifest.ManifestFile, len(snap.Manifests))
+		for i, p := range snap.Manifests {
+			out[i] = manifest.ManifestFile{Path: p, PartitionSpecID: md.DefaultSpecID, AddedSnapshotID: snap.SnapshotID}
+		}
+		return out, nil
+	}
+	data, err := t.IO.ReadFile(ctx, snap.ManifestList)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: read manifest list: %w", snap.SnapshotID, err)
+	}
+	list, err := manifest.ReadManifestList(data, md.FormatVersion)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: manifest list %s: %w", snap.SnapshotID, snap.ManifestList, err)
+	}
+	return list, nil
+}
+
+// readManifests reads manifests concurrently, keeping the list's order.
+func (t *Table) readManifests(ctx context.Context, manifests []manifest.ManifestFile) ([][]manifest.Entry, error) {
+	out := make([][]manifest.Entry, len(manifests))
+	errs := make([]error, len(manifests))
+	sem := make(chan struct{}, min(runtime.GOMAXPROCS(0)*2, 16))
+	var wg sync.WaitGroup
+	for i := range manifests {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			out[i], errs[i] = t.readManifest(ctx, manifests[i])
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (t *Table) readManifest(ctx context.Context, mf manifest.ManifestFile) ([]manifest.Entry, error) {
+	md := t.Metadata
+	spec := md.SpecByID(mf.PartitionSpecID)
+	if spec == nil {
+		return nil, fmt.Errorf("manifest %s uses partition spec %d, which the table does not have", mf.Path, mf.PartitionSpecID)
+	}
+	partType, err := t.PartitionType(spec)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", mf.Path, err)
+	}
+	data, err := t.IO.ReadFile(ctx, mf.Path)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	return manifest.ReadManifest(data, mf, *spec, partType, md.FormatVersion)
+}
+
+// PartitionType is the struct type of a spec's partition tuples. A spec's
+// source columns are looked up in the current schema first, then in older
+// schemas, since a column may have been dropped after the spec was replaced.
+func (t *Table) PartitionType(spec *iceberg.PartitionSpec) (*iceberg.StructType, error) {
+	md := t.Metadata
+	pt, err := spec.PartitionType(md.CurrentSchema())
+	if err == nil {
+		return pt, nil
+	}
+	for i := len(md.Schemas) - 1; i >= 0; i-- {
+		if pt, e := spec.PartitionType(md.Schemas[i]); e == nil {
+			return pt, nil
+		}
+	}
+	return nil, err
+}

@@ -1,0 +1,133 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/iceberg/metadata"
+)
+
+// Options configure how a table is found and read.
+type Options struct {
+	// LocationMap maps location prefixes written in the table's metadata
+	// (hdfs://…, /test-warehouse/…) onto where the files are now.
+	LocationMap map[string]string
+	// Warehouse is the root under which dataset names ("ns.table") live;
+	// empty means the FLOE_WAREHOUSE environment variable.
+	Warehouse string
+}
+
+// Table is one version of a table's metadata and the FileIO to read it with.
+type Table struct {
+	Metadata *metadata.Metadata
+	// MetadataLocation is the metadata file this version was read from.
+	MetadataLocation string
+	// IO reads every path found in metadata, manifests and delete files,
+	// with the location map applied.
+	IO fileio.FileIO
+	// Locations is the location map, for callers that must compare paths
+	// (position deletes name data files by path).
+	Locations fileio.LocationMap
+}
+
+// Open opens the table at location: a metadata JSON file, a table
+// directory, or a dataset name "ns.table" under the warehouse.
+func Open(ctx context.Context, location string, opts Options) (*Table, error) {
+	if location == "" {
+		return nil, fmt.Errorf("open table: empty location")
+	}
+	locations, err := fileio.NewLocationMap(opts.LocationMap)
+	if err != nil {
+		return nil, fmt.Errorf("open table: %w", err)
+	}
+	if isDatasetName(location) {
+		if _, statErr := os.Stat(location); statErr != nil {
+			if location, err = WarehouseLocation(opts.Warehouse, location); err != nil {
+				return nil, fmt.Errorf("open table: %w", err)
+			}
+		}
+	}
+	files, err := fileio.ForLocation(location, fileio.Options{LocationMap: locations})
+	if err != nil {
+		return nil, fmt.Errorf("open table %s: %w", location, err)
+	}
+	metadataPath, err := LocateMetadata(ctx, files, location)
+	if err != nil {
+		return nil, fmt.Errorf("open table %s: %w", location, err)
+	}
+	return load(ctx, files, locations, metadataPath)
+}
+
+func load(ctx context.Context, files fileio.FileIO, locations fileio.LocationMap, metadataPath string) (*Table, error) {
+	data, err := files.ReadFile(ctx, metadataPath)
+	if err != nil {
+		return nil, fmt.Errorf("read table metadata %s: %w", metadataPath, err)
+	}
+	md, err := metadata.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("table metadata %s: %w", metadataPath, err)
+	}
+	return &Table{Metadata: md, MetadataLocation: metadataPath, IO: files, Locations: locations}, nil
+}
+
+// isDatasetName tells a warehouse dataset name ("ns.table", "a.b.t") from a
+// path: no separators, no scheme, and at least one dot between non-empty
+// parts.
+func isDatasetName(s string) bool {
+	if strings.ContainsAny(s, `/\:`) || strings.HasSuffix(s, ".json") {
+		return false
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// SnapshotSelector picks a snapshot; the zero value means the current one.
+// At most one field may be set.
+type SnapshotSelector struct {
+	SnapshotID *int64
+	AsOfMs     *int64
+	Ref        string
+}
+
+// Snapshot resolves a selector. It returns nil, with no error, for the
+// current snapshot of a table that has none.
+func (t *Table) Snapshot(sel SnapshotSelector) (*metadata.Snapshot, error) {
+	set := 0
+	if sel.SnapshotID != nil {
+		set++
+	}
+	if sel.AsOfMs != nil {
+		set++
+	}
+	if sel.Ref != "" {
+		set++
+	}
+	if set > 1 {
+		return nil, fmt.Errorf("choose a snapshot by one of snapshot id, timestamp or ref, not several")
+	}
+	md := t.Metadata
+	switch {
+	case sel.SnapshotID != nil:
+		s := md.SnapshotByID(*sel.SnapshotID)
+		if s == nil {
+			return nil, fmt.Errorf("table has no snapshot %d", *sel.SnapshotID)
+		}
+		return s, nil
+	case sel.AsOfMs != nil:
+		return md.SnapshotAsOf(*sel.AsOfMs)
+	case sel.Ref != "":
+		return md.SnapshotByRef(sel.Ref)
+	}
+	return md.CurrentSnapshot(), nil
+}
