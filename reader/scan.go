@@ -1,0 +1,133 @@
+package reader
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// DefaultBatchSize is the most rows a batch holds unless the scan says
+// otherwise; batches never span row groups, so they may be smaller.
+const DefaultBatchSize = 64 * 1024
+
+// ScanOptions are a scan's settings. The JSON names are the ones the C API
+// and Python use; the zero value (JSON {}) scans everything at the current
+// snapshot.
+type ScanOptions struct {
+	// Columns are dotted column names; nil for all, empty for none.
+	Columns       []string `json:"columns"`
+	SnapshotID    *int64   `json:"snapshot_id,omitempty"`
+	AsOfTimestamp *int64   `json:"as_of_timestamp,omitempty"`
+	Ref           string   `json:"ref,omitempty"`
+	// Limit stops the scan after this many rows; nil for no limit.
+	Limit     *int64 `json:"limit,omitempty"`
+	BatchSize int    `json:"batch_size,omitempty"`
+	// Threads decode tasks in parallel; 0 means every core.
+	Threads         int  `json:"threads,omitempty"`
+	VerifyCRC       bool `json:"verify_crc,omitempty"`
+	CaseInsensitive bool `json:"case_insensitive,omitempty"`
+	// Filter is the row filter (text or Iceberg REST JSON expression).
+	Filter json.RawMessage `json:"filter,omitempty"`
+}
+
+// ParseScanOptions reads scan options from JSON, refusing unknown keys so a
+// misspelt option is an error rather than silently ignored.
+func ParseScanOptions(data []byte) (ScanOptions, error) {
+	var o ScanOptions
+	if len(data) == 0 {
+		return o, nil
+	}
+	dec := json.NewDecoder(bytesReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		return o, fmt.Errorf("scan options: %w", err)
+	}
+	return o, o.validate()
+}
+
+func (o *ScanOptions) validate() error {
+	if o.Limit != nil && *o.Limit < 0 {
+		return fmt.Errorf("scan options: limit must not be negative")
+	}
+	if o.BatchSize < 0 {
+		return fmt.Errorf("scan options: batch_size must not be negative")
+	}
+	if o.Threads < 0 {
+		return fmt.Errorf("scan options: threads must not be negative")
+	}
+	if len(o.Filter) > 0 && string(o.Filter) != "null" {
+		return fmt.Errorf("scan options: filters are not supported yet")
+	}
+	return nil
+}
+
+func (o *ScanOptions) batchSize() int {
+	if o.BatchSize > 0 {
+		return o.BatchSize
+	}
+	return DefaultBatchSize
+}
+
+func (o *ScanOptions) threads() int {
+	if o.Threads > 0 {
+		return o.Threads
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Scan is a planned read of one snapshot of a table: the projected schema
+// and one task per data file.
+type Scan struct {
+	Options    ScanOptions
+	Projection *Projection
+	schema     *arrow.Schema
+	tasks      []*Task
+	table      *table.Table
+}
+
+// NewScan plans a scan of t.
+func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	plan, err := t.PlanFiles(ctx, table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref})
+	if err != nil {
+		return nil, err
+	}
+	proj, err := ProjectColumns(plan.Schema, opts.Columns, opts.CaseInsensitive)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := ArrowSchema(proj.Fields)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t}
+	nameMapping, err := t.Metadata.NameMapping()
+	if err != nil {
+		return nil, err
+	}
+	for i := range plan.Tasks {
+		task, err := newTask(t, &plan.Tasks[i], proj, nameMapping, opts)
+		if err != nil {
+			return nil, err
+		}
+		s.tasks = append(s.tasks, task)
+	}
+	return s, nil
+}
+
+// Schema is the Arrow schema of every batch the scan returns.
+func (s *Scan) Schema() *arrow.Schema { return s.schema }
+
+// Tasks are the scan's units of work, each readable on its own, here or,
+// serialised, elsewhere.
+func (s *Scan) Tasks() []*Task { return s.tasks }
+
+// unifiedProjection is the projected schema as an Iceberg struct.
+func (p *Projection) asStruct() *iceberg.StructType { return &iceberg.StructType{Fields: p.Fields} }

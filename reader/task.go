@@ -1,0 +1,185 @@
+package reader
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// taskFormatVersion is bumped when a serialised task changes shape; a
+// reader refuses versions it does not know.
+const taskFormatVersion = 1
+
+// Task reads one data file (or a byte range of it) with everything it
+// needs carried inside, so it can be serialised and read by another process
+// or machine: the projected schema, the constants that stand in for columns
+// the file lacks, the name mapping for files without field ids, and the
+// deletes that apply.
+type Task struct {
+	Version     int    `json:"version"`
+	Path        string `json:"path"`
+	WrittenPath string `json:"written_path,omitempty"`
+	FileFormat  string `json:"file_format"`
+	FileSize    int64  `json:"file_size"`
+	RecordCount int64  `json:"record_count"`
+	SpecID      int    `json:"spec_id"`
+	// DataSequenceNumber and FirstRowID feed row lineage.
+	DataSequenceNumber int64  `json:"data_sequence_number"`
+	FirstRowID         *int64 `json:"first_row_id,omitempty"`
+
+	// Fields is the projected schema, as Iceberg fields.
+	Fields []iceberg.NestedField `json:"-"`
+	// IdentityPartition maps a source field id to the file's partition value
+	// under an identity transform: the value for rows of a file that lacks
+	// the column.
+	IdentityPartition map[int]any `json:"-"`
+	// NameMapping resolves columns of files written without field ids.
+	NameMapping iceberg.NameMapping `json:"name_mapping,omitempty"`
+
+	Deletes []TaskDelete `json:"deletes,omitempty"`
+
+	BatchSize int    `json:"batch_size"`
+	Limit     *int64 `json:"limit,omitempty"`
+	VerifyCRC bool   `json:"verify_crc,omitempty"`
+}
+
+// TaskDelete is a delete file that applies to a task's data file.
+type TaskDelete struct {
+	Path               string `json:"path"`
+	Content            int    `json:"content"`
+	FileFormat         string `json:"file_format"`
+	FileSize           int64  `json:"file_size"`
+	RecordCount        int64  `json:"record_count"`
+	DataSequenceNumber int64  `json:"data_sequence_number"`
+	EqualityIDs        []int  `json:"equality_ids,omitempty"`
+	ContentOffset      *int64 `json:"content_offset,omitempty"`
+	ContentSize        *int64 `json:"content_size,omitempty"`
+}
+
+func newTask(t *table.Table, dt *table.DataFileTask, proj *Projection, mapping iceberg.NameMapping, opts ScanOptions) (*Task, error) {
+	task := &Task{
+		Version:            taskFormatVersion,
+		Path:               dt.Path,
+		WrittenPath:        dt.File.FilePath,
+		FileFormat:         dt.File.FileFormat,
+		FileSize:           dt.File.FileSizeInBytes,
+		RecordCount:        dt.File.RecordCount,
+		SpecID:             dt.File.SpecID,
+		DataSequenceNumber: dt.DataSequenceNumber,
+		FirstRowID:         dt.File.FirstRowID,
+		Fields:             proj.Fields,
+		NameMapping:        mapping,
+		BatchSize:          opts.batchSize(),
+		Limit:              opts.Limit,
+		VerifyCRC:          opts.VerifyCRC,
+	}
+	if spec := t.Metadata.SpecByID(dt.File.SpecID); spec != nil && len(spec.Fields) == len(dt.File.Partition) {
+		for i, pf := range spec.Fields {
+			if _, ok := pf.Transform.(iceberg.IdentityTransform); ok {
+				if task.IdentityPartition == nil {
+					task.IdentityPartition = map[int]any{}
+				}
+				task.IdentityPartition[pf.SourceID] = dt.File.Partition[i]
+			}
+		}
+	}
+	for _, d := range dt.Deletes {
+		task.Deletes = append(task.Deletes, TaskDelete{
+			Path: d.Path, Content: int(d.File.Content), FileFormat: d.File.FileFormat, FileSize: d.File.FileSizeInBytes,
+			RecordCount: d.File.RecordCount, DataSequenceNumber: d.DataSequenceNumber, EqualityIDs: d.File.EqualityIDs,
+			ContentOffset: d.File.ContentOffset, ContentSize: d.File.ContentSizeInBytes,
+		})
+	}
+	return task, nil
+}
+
+// HasDeletes reports whether any delete file applies to the task.
+func (t *Task) HasDeletes() bool { return len(t.Deletes) > 0 }
+
+// IsEqualityDelete reports whether a task delete holds equality deletes.
+func (d *TaskDelete) IsEqualityDelete() bool {
+	return d.Content == int(manifest.ContentEqualityDeletes)
+}
+
+// taskJSON adds the parts of a task that need the schema to encode.
+type taskJSON struct {
+	Task
+	Schema            json.RawMessage            `json:"schema"`
+	IdentityPartition map[string]json.RawMessage `json:"identity_partition,omitempty"`
+}
+
+// MarshalBinary serialises the task (as JSON: portable across machines and
+// languages, and readable when debugging a distributed scan).
+func (t *Task) MarshalBinary() ([]byte, error) {
+	schema := iceberg.NewSchema(0, t.Fields)
+	sj, err := schema.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	out := taskJSON{Task: *t, Schema: sj}
+	if len(t.IdentityPartition) > 0 {
+		out.IdentityPartition = map[string]json.RawMessage{}
+		for id, v := range t.IdentityPartition {
+			f, ok := schema.FindField(id)
+			if !ok {
+				continue // not projected: not needed to read
+			}
+			raw, err := iceberg.ValueToJSON(f.Type, v)
+			if err != nil {
+				return nil, fmt.Errorf("task partition value of column %d: %w", id, err)
+			}
+			out.IdentityPartition[fmt.Sprint(id)] = raw
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalTask reads a serialised task.
+func UnmarshalTask(data []byte) (*Task, error) {
+	var tj taskJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&tj); err != nil {
+		return nil, fmt.Errorf("serialised task: %w", err)
+	}
+	if tj.Version != taskFormatVersion {
+		return nil, fmt.Errorf("serialised task has version %d; this floe reads version %d", tj.Version, taskFormatVersion)
+	}
+	var schema iceberg.Schema
+	if err := schema.UnmarshalJSON(tj.Schema); err != nil {
+		return nil, fmt.Errorf("serialised task: %w", err)
+	}
+	task := tj.Task
+	task.Fields = schema.Fields
+	if task.Path == "" {
+		return nil, fmt.Errorf("serialised task names no data file")
+	}
+	if task.BatchSize <= 0 {
+		task.BatchSize = DefaultBatchSize
+	}
+	for key, raw := range tj.IdentityPartition {
+		var id int
+		if _, err := fmt.Sscan(key, &id); err != nil {
+			return nil, fmt.Errorf("serialised task: bad partition key %q", key)
+		}
+		f, ok := schema.FindField(id)
+		if !ok {
+			return nil, fmt.Errorf("serialised task: partition value for column %d, which is not projected", id)
+		}
+		v, err := iceberg.ValueFromJSON(f.Type, raw)
+		if err != nil {
+			return nil, fmt.Errorf("serialised task: partition value of column %d: %w", id, err)
+		}
+		if task.IdentityPartition == nil {
+			task.IdentityPartition = map[int]any{}
+		}
+		task.IdentityPartition[id] = v
+	}
+	return &task, nil
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
