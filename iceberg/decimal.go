@@ -3,6 +3,7 @@ package iceberg
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -83,7 +84,18 @@ func (d Decimal) String() string {
 // a value with more fraction digits than the scale is an error, fewer are
 // padded.
 func ParseDecimal(s string, scale int) (Decimal, error) {
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	// A 128-bit decimal has at most 39 digits; bounding the text and the
+	// exponent keeps hostile input ("1e999999") from building huge numbers.
+	if len(s) > 100 {
+		return Decimal{}, fmt.Errorf("invalid decimal: %d characters is too long", len(s))
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		if exp, err := strconv.Atoi(s[i+1:]); err != nil || exp > 80 || exp < -80 {
+			return Decimal{}, fmt.Errorf("invalid decimal %q: exponent out of range", s)
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
 	if !ok {
 		return Decimal{}, fmt.Errorf("invalid decimal %q", s)
 	}

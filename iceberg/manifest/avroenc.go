@@ -16,12 +16,14 @@ type encoder struct {
 }
 
 // long and int share Avro's zig-zag varint, which is Go's varint.
-func (e *encoder) long(v int64)    { e.buf = binary.AppendVarint(e.buf, v) }
-func (e *encoder) int(v int)       { e.long(int64(v)) }
-func (e *encoder) str(s string)    { e.long(int64(len(s))); e.buf = append(e.buf, s...) }
-func (e *encoder) bytes(b []byte)  { e.long(int64(len(b))); e.buf = append(e.buf, b...) }
-func (e *encoder) fixed(b []byte)  { e.buf = append(e.buf, b...) }
-func (e *encoder) float(f float32) { e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(f)) }
+func (e *encoder) long(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
+func (e *encoder) int(v int)      { e.long(int64(v)) }
+func (e *encoder) str(s string)   { e.long(int64(len(s))); e.buf = append(e.buf, s...) }
+func (e *encoder) bytes(b []byte) { e.long(int64(len(b))); e.buf = append(e.buf, b...) }
+func (e *encoder) fixed(b []byte) { e.buf = append(e.buf, b...) }
+func (e *encoder) float(f float32) {
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(f))
+}
 func (e *encoder) double(f float64) {
 	e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(f))
 }
@@ -35,7 +37,7 @@ func (e *encoder) boolean(b bool) {
 }
 
 // Optional values are ["null", T] unions: branch 0 is null, 1 the value.
-func (e *encoder) null()   { e.buf = append(e.buf, 0) }
+func (e *encoder) null()    { e.buf = append(e.buf, 0) }
 func (e *encoder) present() { e.buf = append(e.buf, 2) } // zig-zag of 1
 
 func (e *encoder) optLong(p *int64) {

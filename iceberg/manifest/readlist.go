@@ -2,32 +2,33 @@ package manifest
 
 import "fmt"
 
-// avroManifestFile receives one manifest-list record; pointers tell a null
-// (or a field the writer's version lacks) from a zero.
+// avroManifestFile receives one manifest-list record. Tags are field ids
+// (see readschema.go); pointers tell a null, or a field the writer's
+// version lacks, from a zero.
 type avroManifestFile struct {
-	Path               string             `avro:"manifest_path"`
-	Length             int64              `avro:"manifest_length"`
-	SpecID             int32              `avro:"partition_spec_id"`
-	Content            *int32             `avro:"content"`
-	SequenceNumber     *int64             `avro:"sequence_number"`
-	MinSequenceNumber  *int64             `avro:"min_sequence_number"`
-	AddedSnapshotID    *int64             `avro:"added_snapshot_id"`
-	AddedFilesCount    *int32             `avro:"added_files_count"`
-	ExistingFilesCount *int32             `avro:"existing_files_count"`
-	DeletedFilesCount  *int32             `avro:"deleted_files_count"`
-	AddedRowsCount     *int64             `avro:"added_rows_count"`
-	ExistingRowsCount  *int64             `avro:"existing_rows_count"`
-	DeletedRowsCount   *int64             `avro:"deleted_rows_count"`
-	Partitions         []avroFieldSummary `avro:"partitions"`
-	KeyMetadata        []byte             `avro:"key_metadata"`
-	FirstRowID         *int64             `avro:"first_row_id"`
+	Path               string             `avro:"_500"`
+	Length             int64              `avro:"_501"`
+	SpecID             int32              `avro:"_502"`
+	Content            *int32             `avro:"_517"`
+	SequenceNumber     *int64             `avro:"_515"`
+	MinSequenceNumber  *int64             `avro:"_516"`
+	AddedSnapshotID    *int64             `avro:"_503"`
+	AddedFilesCount    *int32             `avro:"_504"`
+	ExistingFilesCount *int32             `avro:"_505"`
+	DeletedFilesCount  *int32             `avro:"_506"`
+	AddedRowsCount     *int64             `avro:"_512"`
+	ExistingRowsCount  *int64             `avro:"_513"`
+	DeletedRowsCount   *int64             `avro:"_514"`
+	Partitions         []avroFieldSummary `avro:"_507"`
+	KeyMetadata        []byte             `avro:"_519"`
+	FirstRowID         *int64             `avro:"_520"`
 }
 
 type avroFieldSummary struct {
-	ContainsNull bool   `avro:"contains_null"`
-	ContainsNaN  *bool  `avro:"contains_nan"`
-	LowerBound   []byte `avro:"lower_bound"`
-	UpperBound   []byte `avro:"upper_bound"`
+	ContainsNull bool   `avro:"_509"`
+	ContainsNaN  *bool  `avro:"_518"`
+	LowerBound   []byte `avro:"_510"`
+	UpperBound   []byte `avro:"_511"`
 }
 
 // ReadManifestList decodes a manifest list (a snap-*.avro file) of a table

@@ -6,45 +6,47 @@ import (
 	"github.com/floedb/floe/iceberg"
 )
 
+// avroEntry receives one manifest entry; tags are field ids (see
+// readschema.go).
 type avroEntry struct {
-	Status             int32        `avro:"status"`
-	SnapshotID         *int64       `avro:"snapshot_id"`
-	SequenceNumber     *int64       `avro:"sequence_number"`
-	FileSequenceNumber *int64       `avro:"file_sequence_number"`
-	DataFile           avroDataFile `avro:"data_file"`
+	Status             int32        `avro:"_0"`
+	SnapshotID         *int64       `avro:"_1"`
+	SequenceNumber     *int64       `avro:"_3"`
+	FileSequenceNumber *int64       `avro:"_4"`
+	DataFile           avroDataFile `avro:"_2"`
 }
 
 type avroDataFile struct {
-	Content            *int32         `avro:"content"`
-	FilePath           string         `avro:"file_path"`
-	FileFormat         string         `avro:"file_format"`
-	Partition          map[string]any `avro:"partition"`
-	RecordCount        int64          `avro:"record_count"`
-	FileSizeInBytes    int64          `avro:"file_size_in_bytes"`
-	ColumnSizes        []intLong      `avro:"column_sizes"`
-	ValueCounts        []intLong      `avro:"value_counts"`
-	NullValueCounts    []intLong      `avro:"null_value_counts"`
-	NaNValueCounts     []intLong      `avro:"nan_value_counts"`
-	LowerBounds        []intBytes     `avro:"lower_bounds"`
-	UpperBounds        []intBytes     `avro:"upper_bounds"`
-	KeyMetadata        []byte         `avro:"key_metadata"`
-	SplitOffsets       []int64        `avro:"split_offsets"`
-	EqualityIDs        []int32        `avro:"equality_ids"`
-	SortOrderID        *int32         `avro:"sort_order_id"`
-	FirstRowID         *int64         `avro:"first_row_id"`
-	ReferencedDataFile *string        `avro:"referenced_data_file"`
-	ContentOffset      *int64         `avro:"content_offset"`
-	ContentSizeInBytes *int64         `avro:"content_size_in_bytes"`
+	Content            *int32         `avro:"_134"`
+	FilePath           string         `avro:"_100"`
+	FileFormat         string         `avro:"_101"`
+	Partition          map[string]any `avro:"_102"`
+	RecordCount        int64          `avro:"_103"`
+	FileSizeInBytes    int64          `avro:"_104"`
+	ColumnSizes        []intLong      `avro:"_108"`
+	ValueCounts        []intLong      `avro:"_109"`
+	NullValueCounts    []intLong      `avro:"_110"`
+	NaNValueCounts     []intLong      `avro:"_137"`
+	LowerBounds        []intBytes     `avro:"_125"`
+	UpperBounds        []intBytes     `avro:"_128"`
+	KeyMetadata        []byte         `avro:"_131"`
+	SplitOffsets       []int64        `avro:"_132"`
+	EqualityIDs        []int32        `avro:"_135"`
+	SortOrderID        *int32         `avro:"_140"`
+	FirstRowID         *int64         `avro:"_142"`
+	ReferencedDataFile *string        `avro:"_143"`
+	ContentOffset      *int64         `avro:"_144"`
+	ContentSizeInBytes *int64         `avro:"_145"`
 }
 
 type intLong struct {
-	Key   int32 `avro:"key"`
-	Value int64 `avro:"value"`
+	Key   int32 `avro:"_key"`
+	Value int64 `avro:"_value"`
 }
 
 type intBytes struct {
-	Key   int32  `avro:"key"`
-	Value []byte `avro:"value"`
+	Key   int32  `avro:"_key"`
+	Value []byte `avro:"_value"`
 }
 
 // ReadManifest decodes a manifest (a *-m*.avro file) listed by mf, whose

@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/twmb/avro"
@@ -17,84 +18,78 @@ import (
 // types are dropped so every value decodes in its raw Avro form, which we
 // then convert using the Iceberg type instead.
 
-// recordLevel maps the fields of one Iceberg-defined Avro record.
+// recordLevel maps the fields of one Iceberg-defined Avro record. Decode
+// names are the field ids ("_500"), which no writer uses as a field name,
+// so schema resolution can never pair a renamed field with the wrong
+// writer field by name.
 type recordLevel struct {
-	what     string            // record name in errors
-	byID     map[int]string    // field id → decode name
-	byName   map[string]string // writer name → decode name, for fields without an id
-	required []int             // ids the record must have
-	children map[string]*recordLevel
+	what     string
+	ids      []int          // the field ids our structs decode
+	byName   map[string]int // writer name → id, for fields without an id
+	required []int          // ids the record must have
+	children map[int]*recordLevel
 	// keyValue marks the 2-field element record of a map stored as an array:
 	// the spec fixes key and value by position.
 	keyValue bool
-	// partition marks the partition tuple record, mapped by partitionSlots.
+	// partition marks the partition tuple record, mapped by partitionMatcher.
 	partition bool
 }
+
+func idName(id int) string { return "_" + strconv.Itoa(id) }
+
+const (
+	keyName   = "_key"
+	valueName = "_value"
+)
 
 var keyValueLevel = &recordLevel{what: "map key/value record", keyValue: true}
 
 var summaryLevel = &recordLevel{
 	what:     "field_summary",
-	byID:     map[int]string{509: "contains_null", 518: "contains_nan", 510: "lower_bound", 511: "upper_bound"},
-	byName:   map[string]string{"contains_null": "contains_null", "contains_nan": "contains_nan", "lower_bound": "lower_bound", "upper_bound": "upper_bound"},
+	ids:      []int{509, 518, 510, 511},
+	byName:   map[string]int{"contains_null": 509, "contains_nan": 518, "lower_bound": 510, "upper_bound": 511},
 	required: []int{509},
 }
 
 var manifestFileLevel = &recordLevel{
 	what: "manifest_file",
-	byID: map[int]string{
-		500: "manifest_path", 501: "manifest_length", 502: "partition_spec_id", 517: "content",
-		515: "sequence_number", 516: "min_sequence_number", 503: "added_snapshot_id",
-		504: "added_files_count", 505: "existing_files_count", 506: "deleted_files_count",
-		512: "added_rows_count", 513: "existing_rows_count", 514: "deleted_rows_count",
-		507: "partitions", 519: "key_metadata", 520: "first_row_id",
-	},
-	byName: map[string]string{
-		"manifest_path": "manifest_path", "manifest_length": "manifest_length", "partition_spec_id": "partition_spec_id",
-		"content": "content", "sequence_number": "sequence_number", "min_sequence_number": "min_sequence_number",
-		"added_snapshot_id": "added_snapshot_id",
-		"added_files_count": "added_files_count", "existing_files_count": "existing_files_count", "deleted_files_count": "deleted_files_count",
+	ids:  []int{500, 501, 502, 517, 515, 516, 503, 504, 505, 506, 512, 513, 514, 507, 519, 520},
+	byName: map[string]int{
+		"manifest_path": 500, "manifest_length": 501, "partition_spec_id": 502, "content": 517,
+		"sequence_number": 515, "min_sequence_number": 516, "added_snapshot_id": 503,
+		"added_files_count": 504, "existing_files_count": 505, "deleted_files_count": 506,
 		// Older Java named the file counts after data files.
-		"added_data_files_count": "added_files_count", "existing_data_files_count": "existing_files_count", "deleted_data_files_count": "deleted_files_count",
-		"added_rows_count": "added_rows_count", "existing_rows_count": "existing_rows_count", "deleted_rows_count": "deleted_rows_count",
-		"partitions": "partitions", "key_metadata": "key_metadata", "first_row_id": "first_row_id",
+		"added_data_files_count": 504, "existing_data_files_count": 505, "deleted_data_files_count": 506,
+		"added_rows_count": 512, "existing_rows_count": 513, "deleted_rows_count": 514,
+		"partitions": 507, "key_metadata": 519, "first_row_id": 520,
 	},
 	required: []int{500, 501, 502, 503},
-	children: map[string]*recordLevel{"partitions": summaryLevel},
+	children: map[int]*recordLevel{507: summaryLevel},
 }
 
 var dataFileLevel = &recordLevel{
 	what: "data_file",
-	byID: map[int]string{
-		134: "content", 100: "file_path", 101: "file_format", 102: "partition", 103: "record_count",
-		104: "file_size_in_bytes", 108: "column_sizes", 109: "value_counts", 110: "null_value_counts",
-		137: "nan_value_counts", 125: "lower_bounds", 128: "upper_bounds", 131: "key_metadata",
-		132: "split_offsets", 135: "equality_ids", 140: "sort_order_id", 142: "first_row_id",
-		143: "referenced_data_file", 144: "content_offset", 145: "content_size_in_bytes",
+	ids:  []int{134, 100, 101, 102, 103, 104, 108, 109, 110, 137, 125, 128, 131, 132, 135, 140, 142, 143, 144, 145},
+	byName: map[string]int{
+		"content": 134, "file_path": 100, "file_format": 101, "partition": 102, "record_count": 103,
+		"file_size_in_bytes": 104, "column_sizes": 108, "value_counts": 109, "null_value_counts": 110,
+		"nan_value_counts": 137, "lower_bounds": 125, "upper_bounds": 128, "key_metadata": 131,
+		"split_offsets": 132, "equality_ids": 135, "sort_order_id": 140, "first_row_id": 142,
+		"referenced_data_file": 143, "content_offset": 144, "content_size_in_bytes": 145,
 	},
 	required: []int{100, 101, 102, 103, 104},
-	children: map[string]*recordLevel{
-		"partition":    {what: "partition", partition: true},
-		"column_sizes": keyValueLevel, "value_counts": keyValueLevel, "null_value_counts": keyValueLevel,
-		"nan_value_counts": keyValueLevel, "lower_bounds": keyValueLevel, "upper_bounds": keyValueLevel,
+	children: map[int]*recordLevel{
+		102: {what: "partition", partition: true},
+		108: keyValueLevel, 109: keyValueLevel, 110: keyValueLevel, 137: keyValueLevel, 125: keyValueLevel, 128: keyValueLevel,
 	},
 }
 
 var manifestEntryLevel = &recordLevel{
 	what:     "manifest_entry",
-	byID:     map[int]string{0: "status", 1: "snapshot_id", 3: "sequence_number", 4: "file_sequence_number", 2: "data_file"},
+	ids:      []int{0, 1, 3, 4, 2},
+	byName:   map[string]int{"status": 0, "snapshot_id": 1, "sequence_number": 3, "file_sequence_number": 4, "data_file": 2},
 	required: []int{0, 2},
-	children: map[string]*recordLevel{"data_file": dataFileLevel},
-}
-
-func init() {
-	// Fields without ids (very old writers) fall back to the spec's names.
-	for _, lvl := range []*recordLevel{dataFileLevel, manifestEntryLevel} {
-		lvl.byName = map[string]string{}
-		for _, name := range lvl.byID {
-			lvl.byName[name] = name
-		}
-	}
+	children: map[int]*recordLevel{2: dataFileLevel},
 }
 
 // partitionSlotName is the decode name of the i-th partition field of the
@@ -188,52 +183,60 @@ func stripLogicalTypes(n *avro.SchemaNode, depth int) error {
 
 func rewriteRecord(n *avro.SchemaNode, lvl *recordLevel, parts *partitionMatcher, depth int) error {
 	targets := make([]string, len(n.Fields))
-	seen := map[string]int{}
+	seen := map[int]int{} // field id → writer field index
 	for i := range n.Fields {
 		f := &n.Fields[i]
+		if lvl.keyValue {
+			if len(n.Fields) != 2 {
+				return fmt.Errorf("a map stored as an array must hold 2-field records, not %d", len(n.Fields))
+			}
+			targets[i] = [2]string{keyName, valueName}[i]
+			if err := stripLogicalTypes(&f.Type, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
 		id, hasID, err := fieldID(f.Props)
 		if err != nil {
 			return fmt.Errorf("%s field %q: %w", lvl.what, f.Name, err)
 		}
-		var target string
-		switch {
-		case lvl.keyValue:
-			if len(n.Fields) != 2 {
-				return fmt.Errorf("a map stored as an array must hold 2-field records, not %d", len(n.Fields))
+		if !hasID {
+			id, hasID = lvl.byName[f.Name]
+		}
+		if !hasID || !slices.Contains(lvl.ids, id) {
+			targets[i] = "_skip" + strconv.Itoa(i)
+			if err := stripLogicalTypes(&f.Type, depth+1); err != nil {
+				return err
 			}
-			target = [2]string{"key", "value"}[i]
-		case hasID:
-			target = lvl.byID[id]
-		default:
-			target = lvl.byName[f.Name]
+			continue
 		}
-		if target == "" {
-			target = "_floe_skipped_" + strconv.Itoa(i)
-		} else if prev, dup := seen[target]; dup {
-			return fmt.Errorf("%s fields %q and %q both carry %s", lvl.what, n.Fields[prev].Name, f.Name, target)
+		if prev, dup := seen[id]; dup {
+			return fmt.Errorf("%s fields %q and %q both have field id %d", lvl.what, n.Fields[prev].Name, f.Name, id)
 		}
-		seen[target] = i
-		targets[i] = target
-		if err := rewriteType(&f.Type, lvl.children[target], parts, depth+1); err != nil {
+		seen[id] = i
+		targets[i] = idName(id)
+		if err := rewriteType(&f.Type, lvl.children[id], parts, depth+1); err != nil {
 			return err
 		}
 	}
 	for _, id := range lvl.required {
-		if _, ok := seen[lvl.byID[id]]; !ok {
-			return fmt.Errorf("%s has no field with id %d (%s)", lvl.what, id, lvl.byID[id])
+		if _, ok := seen[id]; !ok {
+			return fmt.Errorf("%s has no field with id %d", lvl.what, id)
 		}
 	}
 	return applyNames(n, targets, lvl.what)
 }
 
 // applyNames renames the record's fields, keeping each old name as the only
-// alias. A new name that is another field's old name would make schema
-// resolution pair the wrong fields (names outrank aliases), so such a file
-// is refused.
+// alias. Should a writer really name a field like one of our decode names,
+// resolution would pair the wrong fields (names outrank aliases), so such
+// a file is refused.
 func applyNames(n *avro.SchemaNode, targets []string, what string) error {
+	names := make([]string, len(n.Fields))
 	old := make(map[string]int, len(n.Fields))
 	for i := range n.Fields {
-		old[n.Fields[i].Name] = i
+		names[i] = n.Fields[i].Name
+		old[names[i]] = i
 	}
 	for i := range n.Fields {
 		f := &n.Fields[i]
@@ -242,7 +245,7 @@ func applyNames(n *avro.SchemaNode, targets []string, what string) error {
 			continue
 		}
 		if j, clash := old[targets[i]]; clash && j != i {
-			return fmt.Errorf("%s field %q has the field id of %q while another field is named %q", what, f.Name, targets[i], targets[i])
+			return fmt.Errorf("%s field %q is named like the decode name of field %q", what, names[j], names[i])
 		}
 		f.Aliases = []string{f.Name}
 		f.Name = targets[i]

@@ -19,6 +19,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(oldestV1))
 	f.Add(encode(f, rollbackTable()))
+	f.Add(encode(f, richV3Table()))
+	withNaN := richV3Table()
+	withNaN["schemas"].([]any)[0].(doc)["fields"] = []any{
+		doc{"id": 1, "name": "f", "required": false, "type": "double", "initial-default": "NaN"}}
+	f.Add(encode(f, withNaN))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(data)
 		if err != nil {
@@ -35,9 +40,9 @@ func FuzzParse(f *testing.F) {
 		if reflect.DeepEqual(m, again) {
 			return
 		}
-		// A NaN default is never DeepEqual to itself; for those, require
-		// the same bytes on a second write instead.
-		if bytes.Contains(data, []byte("NaN")) {
+		// A NaN default is never DeepEqual to itself (the writer spells it
+		// "NaN"); for those, require the same bytes on a second write.
+		if bytes.Contains(out, []byte(`"NaN"`)) {
 			out2, err := again.MarshalJSON()
 			if err == nil && bytes.Equal(out, out2) {
 				return

@@ -60,6 +60,26 @@ func rollbackTable() doc {
 	}
 }
 
+// richV3Table is rollbackTable upgraded to v3 with statistics, partition
+// statistics, an encryption key and row lineage on its last snapshot.
+func richV3Table() doc {
+	d := rollbackTable()
+	d["format-version"] = 3
+	d["next-row-id"] = 42
+	d["statistics"] = []any{doc{
+		"snapshot-id": 3, "statistics-path": "s3://b/t/metadata/stats.puffin",
+		"file-size-in-bytes": 413, "file-footer-size-in-bytes": 42, "key-metadata": "aWNlYmVyZwo=",
+		"blob-metadata": []any{doc{"type": "apache-datasketches-theta-v1", "snapshot-id": 3, "sequence-number": 3,
+			"fields": []any{1}, "properties": doc{"ndv": "3"}}},
+	}}
+	d["partition-statistics"] = []any{doc{"snapshot-id": 3, "statistics-path": "s3://b/t/metadata/p.parquet", "file-size-in-bytes": 43}}
+	d["encryption-keys"] = []any{doc{"key-id": "5f819b", "encrypted-key-metadata": "aWNlYmVyZwo=", "encrypted-by-id": "kms", "properties": doc{"a": "b"}}}
+	d["snapshots"].([]any)[2].(doc)["key-id"] = "5f819b"
+	d["snapshots"].([]any)[2].(doc)["first-row-id"] = 10
+	d["snapshots"].([]any)[2].(doc)["added-rows"] = 32
+	return d
+}
+
 func encode(t testing.TB, d doc) []byte {
 	t.Helper()
 	b, err := json.Marshal(d)

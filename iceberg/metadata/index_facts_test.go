@@ -83,7 +83,9 @@ func TestLegacyV1TimestamptzTable(t *testing.T) {
 func TestV3InitialDefaults(t *testing.T) {
 	m := parseFixture(t, "impala_iceberg_v3_all_types/metadata/v4.metadata.json")
 	schema := m.CurrentSchema()
-	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time { return time.Date(y, mo, d, h, mi, s, ns, time.UTC) }
+	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time {
+		return time.Date(y, mo, d, h, mi, s, ns, time.UTC)
+	}
 	// Row 1 of iceberg-v3-default-values.test was written before these
 	// columns existed, so its values are the initial defaults.
 	want := map[string]any{

@@ -163,20 +163,7 @@ func TestCurrentSnapshotIDMinusOneAndNull(t *testing.T) {
 }
 
 func TestStatisticsAndEncryptionKeysRoundTrip(t *testing.T) {
-	d := rollbackTable()
-	d["format-version"] = 3
-	d["next-row-id"] = 42
-	d["statistics"] = []any{doc{
-		"snapshot-id": 3, "statistics-path": "s3://b/t/metadata/stats.puffin",
-		"file-size-in-bytes": 413, "file-footer-size-in-bytes": 42, "key-metadata": "aWNlYmVyZwo=",
-		"blob-metadata": []any{doc{"type": "apache-datasketches-theta-v1", "snapshot-id": 3, "sequence-number": 3,
-			"fields": []any{1}, "properties": doc{"ndv": "3"}}},
-	}}
-	d["partition-statistics"] = []any{doc{"snapshot-id": 3, "statistics-path": "s3://b/t/metadata/p.parquet", "file-size-in-bytes": 43}}
-	d["encryption-keys"] = []any{doc{"key-id": "5f819b", "encrypted-key-metadata": "aWNlYmVyZwo=", "encrypted-by-id": "kms", "properties": doc{"a": "b"}}}
-	d["snapshots"].([]any)[2].(doc)["key-id"] = "5f819b"
-	d["snapshots"].([]any)[2].(doc)["first-row-id"] = 10
-	d["snapshots"].([]any)[2].(doc)["added-rows"] = 32
+	d := richV3Table()
 	m := mustParse(t, d)
 	want := StatisticsFile{SnapshotID: 3, StatisticsPath: "s3://b/t/metadata/stats.puffin", FileSizeInBytes: 413,
 		FileFooterSizeInBytes: 42, KeyMetadata: "aWNlYmVyZwo=",
