@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/floedb/floe/internal/fixtures"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	status := run(args, &out, &errOut)
+	return status, out.String(), errOut.String()
+}
+
+func mapArgs(fx fixtures.Table) []string {
+	var args []string
+	for prefix, target := range fx.LocationMap {
+		args = append(args, "--map", prefix+"="+target)
+	}
+	return args
+}
+
+func TestInfoOnEveryFixture(t *testing.T) {
+	all, err := fixtures.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fx := range all {
+		status, out, errOut := runCLI(t, append([]string{"info", fx.Dir}, mapArgs(fx)...)...)
+		if status != 0 {
+			t.Errorf("%s: status %d: %s", fx.Name, status, errOut)
+			continue
+		}
+		if !strings.Contains(out, "format version:  ") || !strings.Contains(out, "snapshots (") {
+			t.Errorf("%s: info output lacks the format version or snapshots:\n%s", fx.Name, out)
+		}
+	}
+}
+
+func TestInfoShowsLegacyV1SpecAndDefaults(t *testing.T) {
+	fx, _ := fixtures.Get("impala_iceberg_partitioned")
+	_, out, _ := runCLI(t, append([]string{"info", fx.Dir}, mapArgs(fx)...)...)
+	for _, want := range []string{"format version:  1", "event_time_hour = hour(event_time)", "action = identity(action)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info lacks %q:\n%s", want, out)
+		}
+	}
+	fx, _ = fixtures.Get("impala_iceberg_v3_all_types")
+	_, out, _ = runCLI(t, append([]string{"info", fx.Dir}, mapArgs(fx)...)...)
+	if !strings.Contains(out, `col_timestamp optional timestamp  initial-default "1969-12-31T23:59:59.123456"`) {
+		t.Errorf("info lacks the pre-1970 timestamp default:\n%s", out)
+	}
+}
+
+func TestFilesJSONAndSnapshotSelection(t *testing.T) {
+	fx, _ := fixtures.Get("duckdb_lineitem_iceberg")
+	count := func(args ...string) (int, int64) {
+		status, out, errOut := runCLI(t, append(append([]string{"files", fx.Dir, "--json"}, mapArgs(fx)...), args...)...)
+		if status != 0 {
+			t.Fatalf("files %v: status %d: %s", args, status, errOut)
+		}
+		var got struct {
+			DataFiles []struct {
+				RecordCount int64 `json:"record_count"`
+			} `json:"data_files"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, f := range got.DataFiles {
+			n += f.RecordCount
+		}
+		return len(got.DataFiles), n
+	}
+	if files, n := count(); files != 1 || n != 51793 {
+		t.Errorf("current: %d files, %d records; want 1 and 51793", files, n)
+	}
+	if files, n := count("--snapshot", "7817332053627255703"); files != 1 || n != 60175 {
+		t.Errorf("first snapshot: %d files, %d records; want 1 and 60175", files, n)
+	}
+}
+
+func TestErrorsAreOneLineWithNonZeroStatus(t *testing.T) {
+	fx, _ := fixtures.Get("impala_iceberg_partitioned")
+	cases := [][]string{
+		{"info"},
+		{"info", "/no/such/table"},
+		{"files", fx.Dir}, // no --map: the hdfs-less paths do not exist here
+		{"files", fx.Dir, "--snapshot", "notanumber"},
+		{"files", fx.Dir, "--snapshot", "1", "--ref", "main"},
+		{"info", fx.Dir, "--map", "nonsense"},
+		{"info", fx.Dir, "--bogus"},
+		{"nosuchcommand"},
+	}
+	for _, c := range cases {
+		status, _, errOut := runCLI(t, c...)
+		if status == 0 {
+			t.Errorf("%v: status 0, want an error", c)
+		}
+		if strings.Contains(errOut, "goroutine ") || strings.Contains(errOut, "panic") {
+			t.Errorf("%v: stderr shows a panic:\n%s", c, errOut)
+		}
+		if strings.TrimSpace(errOut) == "" {
+			t.Errorf("%v: no error message", c)
+		}
+	}
+}
