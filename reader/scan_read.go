@@ -2,21 +2,91 @@ package reader
 
 import (
 	"context"
-	"fmt"
+	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/floedb/floe/iceberg/fileio"
 )
 
 // Reader streams the scan's batches: every task in order, at most
 // Options.Limit rows, batches allocated from alloc (pass C memory, e.g.
 // mallocator, when batches leave Go through the C Data Interface).
 func (s *Scan) Reader(ctx context.Context, alloc memory.Allocator) (array.RecordReader, error) {
-	return nil, fmt.Errorf("scan reading is not implemented yet")
+	r := &scanReader{ctx: ctx, scan: s, mem: alloc, remaining: -1}
+	if s.Options.Limit != nil {
+		r.remaining = *s.Options.Limit
+	}
+	r.refs.Store(1)
+	return r, nil
 }
 
-// Reader streams one task's batches, opening its files through files.
-func (t *Task) Reader(ctx context.Context, files fileio.FileIO, alloc memory.Allocator) (array.RecordReader, error) {
-	return nil, fmt.Errorf("task reading is not implemented yet")
+// scanReader chains the tasks' readers, carrying the limit across them.
+type scanReader struct {
+	refs      atomic.Int64
+	ctx       context.Context
+	scan      *Scan
+	mem       memory.Allocator
+	next      int
+	cur       *taskReader
+	remaining int64
+	err       error
+}
+
+func (r *scanReader) Retain() { r.refs.Add(1) }
+
+func (r *scanReader) Release() {
+	if r.refs.Add(-1) == 0 && r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+
+func (r *scanReader) Schema() *arrow.Schema { return r.scan.schema }
+func (r *scanReader) Err() error            { return r.err }
+
+func (r *scanReader) Record() arrow.RecordBatch { return r.RecordBatch() }
+
+func (r *scanReader) RecordBatch() arrow.RecordBatch {
+	if r.cur == nil {
+		return nil
+	}
+	return r.cur.RecordBatch()
+}
+
+func (r *scanReader) Next() bool {
+	for r.err == nil && r.remaining != 0 {
+		if r.cur != nil {
+			if r.cur.Next() {
+				if r.remaining > 0 {
+					r.remaining -= r.cur.RecordBatch().NumRows()
+				}
+				return true
+			}
+			r.err = r.cur.Err()
+			r.cur.Release()
+			r.cur = nil
+			continue
+		}
+		if r.next >= len(r.scan.tasks) {
+			return false
+		}
+		task := *r.scan.tasks[r.next]
+		r.next++
+		if r.remaining >= 0 {
+			limit := r.remaining
+			task.Limit = &limit
+		}
+		tr, err := task.open(r.ctx, r.scan.table.IO, r.mem, r.scan.schema)
+		if err != nil {
+			r.err = err
+			return false
+		}
+		r.cur = tr
+	}
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	return false
 }

@@ -1,0 +1,81 @@
+package reader
+
+import (
+	"fmt"
+	"hash/crc32"
+	"io"
+)
+
+// chunkReader walks the pages of one column chunk. The whole chunk is
+// fetched with a single ReadAt the first time a page is needed, so a
+// column costs one request however many pages it has.
+type chunkReader struct {
+	f         *File
+	meta      *ColumnChunk
+	leaf      *Node
+	verifyCRC bool
+
+	data       []byte // pooled; the chunk's bytes
+	loaded     bool
+	pos        int
+	valuesSeen int64
+	hdr        pageHeader
+}
+
+func (c *chunkReader) load() error {
+	c.loaded = true
+	if c.meta.FilePath != "" {
+		return fmt.Errorf("column %s lives in another file (%q); external column chunks are not supported", c.leaf.DottedPath(), c.meta.FilePath)
+	}
+	if err := checkCodec(c.meta.Codec); err != nil {
+		return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
+	}
+	size := int(c.meta.TotalCompressedSize)
+	c.data = getBytes(size)
+	n, err := c.f.r.ReadAt(c.data, c.meta.Start())
+	if n < size {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("column %s: reading %d bytes at offset %d: %w", c.leaf.DottedPath(), size, c.meta.Start(), err)
+	}
+	return nil
+}
+
+// next returns the next page's header and its body as stored (compressed).
+// It returns io.EOF after the chunk's last page.
+func (c *chunkReader) next() (*pageHeader, []byte, error) {
+	if !c.loaded {
+		if err := c.load(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if c.pos >= len(c.data) || (c.meta.NumValues > 0 && c.valuesSeen >= c.meta.NumValues) {
+		return nil, nil, io.EOF
+	}
+	r := thriftReader{buf: c.data[c.pos:]}
+	if err := parsePageHeader(&r, &c.hdr); err != nil {
+		return nil, nil, fmt.Errorf("column %s at chunk offset %d: %w", c.leaf.DottedPath(), c.pos, err)
+	}
+	c.pos += r.pos
+	size := int(c.hdr.compressedSize)
+	if size > len(c.data)-c.pos {
+		return nil, nil, fmt.Errorf("column %s: page of %d bytes overruns its column chunk (%d bytes left)", c.leaf.DottedPath(), size, len(c.data)-c.pos)
+	}
+	body := c.data[c.pos : c.pos+size : c.pos+size]
+	if c.verifyCRC && c.hdr.hasCRC {
+		if got := crc32.ChecksumIEEE(body); got != c.hdr.crc {
+			return nil, nil, fmt.Errorf("column %s: page at file offset %d fails its CRC check (stored %08x, computed %08x)", c.leaf.DottedPath(), c.meta.Start()+int64(c.pos), c.hdr.crc, got)
+		}
+	}
+	c.pos += size
+	if c.hdr.typ == pageData || c.hdr.typ == pageDataV2 {
+		c.valuesSeen += int64(c.hdr.numValues)
+	}
+	return &c.hdr, body, nil
+}
+
+func (c *chunkReader) release() {
+	putBytes(c.data)
+	c.data = nil
+}

@@ -1,0 +1,196 @@
+package reader
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+)
+
+// dictionary holds a chunk's dictionary page already converted to the
+// leaf's Arrow type, so dictionary-encoded pages are a gather and nothing
+// more.
+type dictionary struct {
+	loaded bool
+	n      int
+	fixed  []byte   // targetFixed: n values of conversion width
+	bools  []byte   // targetBool: one byte (0/1) per value
+	starts []uint32 // binary targets: value k is data[starts[k]:starts[k]+lens[k]]
+	lens   []uint32
+	data   []byte
+	// totalLen is the sum of lens, for sizing output.
+	totalLen int
+}
+
+func (l *leafReader) loadDictionary(h *pageHeader, body []byte) error {
+	if h.encoding != EncPlain && h.encoding != EncPlainDictionary {
+		return fmt.Errorf("dictionary page encoded as %s", h.encoding)
+	}
+	buf, err := l.pageBytes(body, int(h.uncompressedSize), &l.dictPage)
+	if err != nil {
+		return err
+	}
+	d := &l.dict
+	n := int(h.numValues)
+	*d = dictionary{loaded: true, n: n, fixed: d.fixed[:0], bools: d.bools[:0], starts: d.starts[:0], lens: d.lens[:0]}
+	c := l.conv
+	switch l.node.Physical {
+	case Boolean:
+		if (n+7)/8 > len(buf) {
+			return errShortValues("dictionary", n)
+		}
+		for i := range n {
+			d.bools = append(d.bools, buf[i/8]>>(i%8)&1)
+		}
+		return nil
+	case ByteArray:
+		pos := 0
+		for range n {
+			if len(buf)-pos < 4 {
+				return errShortValues("dictionary", n)
+			}
+			size := binary.LittleEndian.Uint32(buf[pos:])
+			pos += 4
+			if uint64(size) > uint64(len(buf)-pos) {
+				return errShortValues("dictionary", n)
+			}
+			d.starts = append(d.starts, uint32(pos))
+			d.lens = append(d.lens, size)
+			d.totalLen += int(size)
+			pos += int(size)
+		}
+		d.data = buf
+		if c.fromBytes != nil {
+			d.fixed = grow(d.fixed, n*c.width)
+			for k := range n {
+				if err := c.fromBytes(d.fixed[k*c.width:], buf[d.starts[k]:d.starts[k]+d.lens[k]]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	w := c.physWidth
+	if n > len(buf)/w {
+		return errShortValues("dictionary", n)
+	}
+	src := buf[:n*w]
+	switch {
+	case c.fixedAsBinary:
+		for k := range n {
+			d.starts = append(d.starts, uint32(k*w))
+			d.lens = append(d.lens, uint32(w))
+		}
+		d.data = src
+		d.totalLen = n * w
+	case c.fromBytes != nil:
+		d.fixed = grow(d.fixed, n*c.width)
+		for k := range n {
+			if err := c.fromBytes(d.fixed[k*c.width:], src[k*w:k*w+w]); err != nil {
+				return err
+			}
+		}
+	case c.fixed != nil:
+		d.fixed = grow(d.fixed, n*c.width)
+		c.fixed(d.fixed, src, n)
+	default:
+		d.fixed = append(grow(d.fixed, 0), src...)
+	}
+	return nil
+}
+
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+func errShortValues(what string, n int) error {
+	return fmt.Errorf("%s page ends before its %d values", what, n)
+}
+
+func errBadIndex(idx int32, n int) error {
+	return fmt.Errorf("dictionary index %d out of range (dictionary has %d values)", idx, n)
+}
+
+// gatherFixed writes dict[idx[i]] for each index. The destination is Arrow
+// memory, which is aligned; the dictionary is a Go slice, aligned too.
+func (d *dictionary) gatherFixed(dst []byte, idx []int32, width int) error {
+	n := uint32(d.n)
+	if len(idx) == 0 {
+		return nil
+	}
+	switch width {
+	case 4:
+		out := unsafe.Slice((*uint32)(unsafe.Pointer(&dst[0])), len(idx))
+		vals := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n)
+		for i, k := range idx {
+			if uint32(k) >= n {
+				return errBadIndex(k, d.n)
+			}
+			out[i] = vals[k]
+		}
+	case 8:
+		out := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(idx))
+		vals := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n)
+		for i, k := range idx {
+			if uint32(k) >= n {
+				return errBadIndex(k, d.n)
+			}
+			out[i] = vals[k]
+		}
+	case 16:
+		out := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&dst[0])), len(idx))
+		vals := unsafe.Slice((*[2]uint64)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n)
+		for i, k := range idx {
+			if uint32(k) >= n {
+				return errBadIndex(k, d.n)
+			}
+			out[i] = vals[k]
+		}
+	default:
+		for i, k := range idx {
+			if uint32(k) >= n {
+				return errBadIndex(k, d.n)
+			}
+			copy(dst[i*width:(i+1)*width], d.fixed[int(k)*width:])
+		}
+	}
+	return nil
+}
+
+func (d *dictionary) gatherBools(bits []byte, off int, idx []int32) error {
+	n := uint32(d.n)
+	for i, k := range idx {
+		if uint32(k) >= n {
+			return errBadIndex(k, d.n)
+		}
+		setBit(bits, off+i, d.bools[k] != 0)
+	}
+	return nil
+}
+
+// gatherBinary appends dict[idx[i]] to the output at slots start+1...,
+// sizing the data buffer exactly first.
+func (d *dictionary) gatherBinary(o *leafOutput, start int, idx []int32) error {
+	n := uint32(d.n)
+	total := 0
+	for _, k := range idx {
+		if uint32(k) >= n {
+			return errBadIndex(k, d.n)
+		}
+		total += int(d.lens[k])
+	}
+	if err := o.ensureData(total); err != nil {
+		return err
+	}
+	data := o.data.b
+	pos := o.dataLen
+	for i, k := range idx {
+		s, l := d.starts[k], d.lens[k]
+		pos += copy(data[pos:], d.data[s:s+l])
+		o.setOffset(start+1+i, pos)
+	}
+	o.dataLen = pos
+	return nil
+}

@@ -1,0 +1,229 @@
+package reader
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/floedb/floe/iceberg"
+)
+
+// columnPlan says how one output field, at any depth, is produced from one
+// data file, in the spec's order: the file's column with the field's id;
+// else the file's identity-partition value; else the column the name
+// mapping names (files without field ids); else the field's initial
+// default; else nulls.
+type columnPlan struct {
+	field  iceberg.NestedField
+	target arrow.DataType
+	// node is the file's column, nil when the file lacks the field.
+	node *Node
+	// readAs is the type a leaf is decoded as: the file's width when the
+	// table promoted the column since (int→long, float→double, narrower
+	// decimals, date→timestamp); a kernel casts it to target.
+	readAs arrow.DataType
+	// children: a struct's output fields; a list's element; a map's key
+	// and value.
+	children []*columnPlan
+	// probe is set for a struct none of whose asked-for fields the file
+	// has: one of its own children is decoded only to learn which structs
+	// are null.
+	probe *Node
+	// constant stands in for a missing field (nil: nulls).
+	constant any
+}
+
+// fileResolver finds the file's node for a table field.
+type fileResolver struct {
+	file    *File
+	byID    bool
+	mapping iceberg.NameMapping
+	task    *Task
+}
+
+func newFileResolver(f *File, task *Task) *fileResolver {
+	r := &fileResolver{file: f, task: task}
+	for _, n := range f.Root.Children {
+		if n.HasFieldID {
+			r.byID = true
+			break
+		}
+	}
+	if !r.byID {
+		r.mapping = effectiveNameMapping(task.NameMapping, task.Fields)
+	}
+	return r
+}
+
+// planFields plans every projected field against the file.
+func (r *fileResolver) planFields(fields []iceberg.NestedField) ([]*columnPlan, error) {
+	out := make([]*columnPlan, len(fields))
+	for i, f := range fields {
+		p, err := r.plan(f, r.file.Root, r.mapping)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+func (r *fileResolver) plan(f iceberg.NestedField, parent *Node, mapping iceberg.NameMapping) (*columnPlan, error) {
+	node, sub := r.find(parent, f.ID, mapping)
+	return r.planAt(f, node, sub)
+}
+
+// planAt plans f against its file node (nil when the file lacks it); sub
+// is the name mapping below the node, for files without field ids.
+func (r *fileResolver) planAt(f iceberg.NestedField, node *Node, sub iceberg.NameMapping) (*columnPlan, error) {
+	target, err := ArrowType(f.Type)
+	if err != nil {
+		return nil, err
+	}
+	p := &columnPlan{field: f, target: target}
+	if node == nil {
+		p.constant = r.missingValue(f)
+		return p, r.planMissingChildren(p)
+	}
+	p.node = node
+	mismatch := func(kind string) error {
+		return fmt.Errorf("column %q is a %s in the table but a %s in %s", f.Name, kind, node.Kind, r.task.Path)
+	}
+	switch t := f.Type.(type) {
+	case *iceberg.StructType:
+		if node.Kind != KindStruct {
+			return nil, mismatch("struct")
+		}
+		present := false
+		for _, cf := range t.Fields {
+			cp, err := r.plan(cf, node, sub)
+			if err != nil {
+				return nil, err
+			}
+			present = present || cp.node != nil
+			p.children = append(p.children, cp)
+		}
+		if !present {
+			if len(node.Children) == 0 {
+				return nil, fmt.Errorf("struct column %q has no fields in %s", f.Name, r.task.Path)
+			}
+			p.probe = node.Children[0]
+		}
+	case *iceberg.ListType:
+		if node.Kind != KindList || node.ListElement() == nil {
+			return nil, mismatch("list")
+		}
+		elem := iceberg.NestedField{ID: t.ElementID, Name: "element", Type: t.Element, Required: t.ElementRequired}
+		cp, err := r.planAt(elem, node.ListElement(), subMapping(sub, "element"))
+		if err != nil {
+			return nil, err
+		}
+		p.children = []*columnPlan{cp}
+	case *iceberg.MapType:
+		if node.Kind != KindMap || node.MapKey() == nil || node.MapValue() == nil {
+			return nil, mismatch("map")
+		}
+		key := iceberg.NestedField{ID: t.KeyID, Name: "key", Type: t.Key, Required: true}
+		val := iceberg.NestedField{ID: t.ValueID, Name: "value", Type: t.Value, Required: t.ValueRequired}
+		kp, err := r.planAt(key, node.MapKey(), subMapping(sub, "key"))
+		if err != nil {
+			return nil, err
+		}
+		vp, err := r.planAt(val, node.MapValue(), subMapping(sub, "value"))
+		if err != nil {
+			return nil, err
+		}
+		p.children = []*columnPlan{kp, vp}
+	default:
+		if !node.IsLeaf() {
+			return nil, mismatch(f.Type.String())
+		}
+		p.readAs = fileWidth(node, target)
+	}
+	return p, nil
+}
+
+// find returns the child of parent that holds field id, and the name
+// mapping one level below it.
+func (r *fileResolver) find(parent *Node, id int, mapping iceberg.NameMapping) (*Node, iceberg.NameMapping) {
+	if r.byID {
+		for _, c := range parent.Children {
+			if c.HasFieldID && int(c.FieldID) == id {
+				return c, nil
+			}
+		}
+		return nil, nil
+	}
+	for _, mf := range mapping {
+		if mf.FieldID == nil || *mf.FieldID != id {
+			continue
+		}
+		for _, c := range parent.Children {
+			for _, name := range mf.Names {
+				if c.Name == name {
+					return c, mf.Fields
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+func subMapping(m iceberg.NameMapping, name string) iceberg.NameMapping {
+	if mf, ok := m.Find(name); ok {
+		return mf.Fields
+	}
+	return nil
+}
+
+// missingValue is what stands in for a field the file lacks.
+func (r *fileResolver) missingValue(f iceberg.NestedField) any {
+	if v, ok := r.task.IdentityPartition[f.ID]; ok {
+		return v
+	}
+	return f.InitialDefault
+}
+
+// planMissingChildren gives a missing struct's fields their own defaults
+// when the struct itself has none.
+func (r *fileResolver) planMissingChildren(p *columnPlan) error {
+	st, ok := p.field.Type.(*iceberg.StructType)
+	if !ok || p.constant != nil {
+		return nil
+	}
+	for _, cf := range st.Fields {
+		target, err := ArrowType(cf.Type)
+		if err != nil {
+			return err
+		}
+		cp := &columnPlan{field: cf, target: target, constant: r.missingValue(cf)}
+		if err := r.planMissingChildren(cp); err != nil {
+			return err
+		}
+		p.children = append(p.children, cp)
+	}
+	return nil
+}
+
+// fileWidth is the type to decode a leaf as: target, unless the file holds
+// the narrower type of a promotion.
+func fileWidth(n *Node, target arrow.DataType) arrow.DataType {
+	switch target.ID() {
+	case arrow.INT64:
+		if n.Physical == Int32 && n.Logical.Kind != LogicalDecimal {
+			return arrow.PrimitiveTypes.Int32
+		}
+	case arrow.FLOAT64:
+		if n.Physical == Float {
+			return arrow.PrimitiveTypes.Float32
+		}
+	case arrow.TIMESTAMP:
+		if n.Logical.Kind == LogicalDate {
+			return arrow.FixedWidthTypes.Date32
+		}
+	case arrow.DECIMAL128:
+		if n.Logical.Kind == LogicalDecimal && n.Logical.Precision > 0 && int32(n.Logical.Precision) < target.(*arrow.Decimal128Type).Precision {
+			return &arrow.Decimal128Type{Precision: int32(n.Logical.Precision), Scale: target.(*arrow.Decimal128Type).Scale}
+		}
+	}
+	return target
+}
