@@ -45,7 +45,7 @@ func (p *columnPlan) build(arr arrow.Array, mem memory.Allocator) (arrow.Array, 
 			return nil, fmt.Errorf("column %q: decoded %s, want a struct", p.field.Name, arr.DataType())
 		}
 		children := make([]arrow.ArrayData, 0, len(p.children))
-		defer releaseData(children)
+		defer func() { releaseData(children) }()
 		next := 0
 		for _, c := range p.children {
 			var child arrow.Array
@@ -64,7 +64,7 @@ func (p *columnPlan) build(arr arrow.Array, mem memory.Allocator) (arrow.Array, 
 			child.Release()
 		}
 		d := s.Data()
-		return array.MakeFromData(array.NewData(p.target, d.Len(), d.Buffers()[:1], children, d.NullN(), d.Offset())), nil
+		return wrapData(array.NewData(p.target, d.Len(), d.Buffers()[:1], children, d.NullN(), d.Offset())), nil
 	case *iceberg.ListType:
 		l, ok := arr.(*array.List)
 		if !ok {
@@ -76,7 +76,7 @@ func (p *columnPlan) build(arr arrow.Array, mem memory.Allocator) (arrow.Array, 
 		}
 		defer elem.Release()
 		d := l.Data()
-		return array.MakeFromData(array.NewData(p.target, d.Len(), d.Buffers(), []arrow.ArrayData{elem.Data()}, d.NullN(), d.Offset())), nil
+		return wrapData(array.NewData(p.target, d.Len(), d.Buffers(), []arrow.ArrayData{elem.Data()}, d.NullN(), d.Offset())), nil
 	case *iceberg.MapType:
 		m, ok := arr.(*array.Map)
 		if !ok {
@@ -97,7 +97,7 @@ func (p *columnPlan) build(arr arrow.Array, mem memory.Allocator) (arrow.Array, 
 		entryData := array.NewData(mt.Elem(), entries.Len(), entries.Buffers()[:1], []arrow.ArrayData{keys.Data(), items.Data()}, entries.NullN(), entries.Offset())
 		defer entryData.Release()
 		d := m.Data()
-		return array.MakeFromData(array.NewData(p.target, d.Len(), d.Buffers(), []arrow.ArrayData{entryData}, d.NullN(), d.Offset())), nil
+		return wrapData(array.NewData(p.target, d.Len(), d.Buffers(), []arrow.ArrayData{entryData}, d.NullN(), d.Offset())), nil
 	}
 	if arrow.TypeEqual(arr.DataType(), p.target) {
 		arr.Retain()
@@ -111,7 +111,7 @@ func (p *columnPlan) build(arr arrow.Array, mem memory.Allocator) (arrow.Array, 
 func (p *columnPlan) missing(n int, mem memory.Allocator) (arrow.Array, error) {
 	if _, ok := p.field.Type.(*iceberg.StructType); ok && p.constant == nil && len(p.children) > 0 {
 		children := make([]arrow.ArrayData, 0, len(p.children))
-		defer releaseData(children)
+		defer func() { releaseData(children) }()
 		allNull := true
 		for _, c := range p.children {
 			a, err := c.missing(n, mem)
@@ -128,7 +128,7 @@ func (p *columnPlan) missing(n int, mem memory.Allocator) (arrow.Array, error) {
 			// reads a column added after the file was written.
 			return kernels.Nulls(p.target, n, mem)
 		}
-		return array.MakeFromData(array.NewData(p.target, n, []*memory.Buffer{nil}, children, 0, 0)), nil
+		return wrapData(array.NewData(p.target, n, []*memory.Buffer{nil}, children, 0, 0)), nil
 	}
 	v, err := kernelValue(p.field.Type, p.constant)
 	if err != nil {
@@ -206,4 +206,11 @@ func kernelValue(t iceberg.Type, v any) (any, error) {
 		return out, nil
 	}
 	return v, nil
+}
+
+// wrapData makes an array of freshly built data, handing the data's own
+// reference over to the array.
+func wrapData(d arrow.ArrayData) arrow.Array {
+	defer d.Release()
+	return array.MakeFromData(d)
 }
