@@ -44,6 +44,12 @@ demo: cli
 	$(BIN)/floe files $(FIX)/duckdb_lineitem_iceberg --map lineitem_iceberg=$(FIX)/duckdb_lineitem_iceberg
 	$(BIN)/floe files $(FIX)/duckdb_lineitem_iceberg --map lineitem_iceberg=$(FIX)/duckdb_lineitem_iceberg --snapshot 7817332053627255703
 	@echo
+	@echo "== floe scan: defaults of every type, as JSON lines and as a table"
+	$(BIN)/floe scan $(FIX)/impala_iceberg_v3_all_types \
+	  --map hdfs://localhost:20500/test-warehouse/iceberg_v3_all_types=$(FIX)/impala_iceberg_v3_all_types
+	$(BIN)/floe scan $(FIX)/duckdb_lineitem_iceberg --map lineitem_iceberg=$(FIX)/duckdb_lineitem_iceberg \
+	  --columns l_orderkey,l_extendedprice,l_shipdate,l_comment --limit 5 --format table
+	@echo
 	@echo "== floe files: deletion vectors (v3, Spark)"
 	$(BIN)/floe files $(FIX)/impala_iceberg_v3_deletion_vectors \
 	  --map hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors=$(FIX)/impala_iceberg_v3_deletion_vectors

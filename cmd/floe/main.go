@@ -14,6 +14,9 @@ const usage = `floe — read and commit Apache Iceberg tables
 usage:
   floe info  TABLE [--json]
   floe files TABLE [--snapshot ID | --as-of MS | --ref NAME] [--json]
+  floe scan  TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME]
+             [--limit N] [--batch-size N] [--threads N] [--verify-crc]
+             [--format jsonl|csv|table]
 
 TABLE is a metadata JSON file, a table directory, or a dataset name
 "ns.table" under the warehouse (--warehouse DIR or $FLOE_WAREHOUSE).
@@ -28,6 +31,7 @@ type command func(ctx context.Context, a []string, out io.Writer) error
 var commands = map[string]command{
 	"info":  runInfo,
 	"files": runFiles,
+	"scan":  runScan,
 }
 
 func main() {

@@ -110,3 +110,40 @@ func TestErrorsAreOneLineWithNonZeroStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestScanJSONLinesFollowTheSpecSingleValueForm(t *testing.T) {
+	fx, _ := fixtures.Get("impala_iceberg_v3_all_types")
+	status, out, errOut := runCLI(t, append([]string{"scan", fx.Dir, "--columns", "id,col_decimal,col_date,col_timestamp,col_binary"}, mapArgs(fx)...)...)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	// Row 1 predates the columns: its values are the initial defaults.
+	want := `{"id":1,"col_decimal":"123.45","col_date":"2024-01-01","col_timestamp":"1969-12-31T23:59:59.123456","col_binary":"0102030405060708"}`
+	if !strings.Contains(out, want+"\n") {
+		t.Errorf("output lacks %s:\n%s", want, out)
+	}
+	fx, _ = fixtures.Get("impala_iceberg_timestamptz_part")
+	_, out, _ = runCLI(t, append([]string{"scan", fx.Dir}, mapArgs(fx)...)...)
+	if !strings.Contains(out, `{"i":-2,"ts":"1969-01-01T00:00:00.000000+00:00"}`) {
+		t.Errorf("timestamptz must carry +00:00:\n%s", out)
+	}
+	fx, _ = fixtures.Get("duckdb_uuid")
+	_, out, _ = runCLI(t, append([]string{"scan", fx.Dir, "--format", "csv"}, mapArgs(fx)...)...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 11 || lines[0] != "uuid" {
+		t.Errorf("csv: want a header and 10 rows, got:\n%s", out)
+	}
+	fx, _ = fixtures.Get("duckdb_lineitem_iceberg")
+	_, out, _ = runCLI(t, append([]string{"scan", fx.Dir, "--columns", "l_orderkey", "--limit", "5", "--format", "table"}, mapArgs(fx)...)...)
+	if !strings.HasSuffix(out, "(5 rows)\n") {
+		t.Errorf("table: want 5 rows:\n%s", out)
+	}
+}
+
+func TestScanRefusesToIgnoreDeletes(t *testing.T) {
+	fx, _ := fixtures.Get("impala_iceberg_v3_deletion_vectors")
+	status, _, errOut := runCLI(t, append([]string{"scan", fx.Dir}, mapArgs(fx)...)...)
+	if status == 0 || !strings.Contains(errOut, "delete") {
+		t.Errorf("status %d, stderr %q: a table with deletes must not be read without them", status, errOut)
+	}
+}

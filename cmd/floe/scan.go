@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/reader"
+)
+
+func runScan(ctx context.Context, raw []string, out io.Writer) error {
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format"}, []string{"verify-crc"})
+	if err != nil {
+		return err
+	}
+	if len(a.positional) != 1 {
+		return fmt.Errorf("usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--format jsonl|csv|table] [--map PREFIX=TARGET]…")
+	}
+	opts, err := a.tableOptions()
+	if err != nil {
+		return err
+	}
+	sel, err := a.snapshotSelector()
+	if err != nil {
+		return err
+	}
+	so := reader.ScanOptions{SnapshotID: sel.SnapshotID, AsOfTimestamp: sel.AsOfMs, Ref: sel.Ref, VerifyCRC: a.bools["verify-crc"]}
+	if v, ok := a.last("columns"); ok {
+		so.Columns = []string{}
+		for _, c := range strings.Split(v, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				so.Columns = append(so.Columns, c)
+			}
+		}
+	}
+	for flag, dst := range map[string]*int{"batch-size": &so.BatchSize, "threads": &so.Threads} {
+		if v, ok := a.last(flag); ok {
+			if *dst, err = strconv.Atoi(v); err != nil || *dst < 0 {
+				return fmt.Errorf("--%s wants a non-negative number, got %q", flag, v)
+			}
+		}
+	}
+	if v, ok := a.last("limit"); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("--limit wants a non-negative number, got %q", v)
+		}
+		so.Limit = &n
+	}
+	format, _ := a.last("format")
+	if format == "" {
+		format = "jsonl"
+	}
+	t, err := table.Open(ctx, a.positional[0], opts)
+	if err != nil {
+		return err
+	}
+	scan, err := reader.NewScan(ctx, t, so)
+	if err != nil {
+		return err
+	}
+	rr, err := scan.Reader(ctx, memory.DefaultAllocator)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	w := bufio.NewWriterSize(out, 1<<16)
+	var sink rowSink
+	switch format {
+	case "jsonl":
+		sink = &jsonlSink{w: w, scan: scan}
+	case "csv":
+		sink = newCSVSink(w, scan)
+	case "table":
+		sink = &tableSink{w: w, scan: scan}
+	default:
+		return fmt.Errorf("--format must be jsonl, csv or table, not %q", format)
+	}
+	for rr.Next() {
+		if err := sink.batch(rr.RecordBatch()); err != nil {
+			return err
+		}
+	}
+	if err := rr.Err(); err != nil {
+		return err
+	}
+	if err := sink.finish(); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+type rowSink interface {
+	batch(rec arrow.RecordBatch) error
+	finish() error
+}
+
+type jsonlSink struct {
+	w    *bufio.Writer
+	scan *reader.Scan
+	buf  []byte
+}
+
+func (s *jsonlSink) batch(rec arrow.RecordBatch) error {
+	fields := s.scan.Projection.Fields
+	for r := 0; r < int(rec.NumRows()); r++ {
+		b := append(s.buf[:0], '{')
+		for c, f := range fields {
+			if c > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendQuote(b, f.Name)
+			b = append(b, ':')
+			var err error
+			if b, err = appendJSONValue(b, f.Type, rec.Column(c), r); err != nil {
+				return err
+			}
+		}
+		b = append(b, '}', '\n')
+		s.buf = b
+		if _, err := s.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *jsonlSink) finish() error { return nil }
+
+type csvSink struct {
+	w    *csv.Writer
+	scan *reader.Scan
+}
+
+func newCSVSink(w io.Writer, scan *reader.Scan) *csvSink {
+	s := &csvSink{w: csv.NewWriter(w), scan: scan}
+	header := make([]string, len(scan.Projection.Fields))
+	for i, f := range scan.Projection.Fields {
+		header[i] = f.Name
+	}
+	s.w.Write(header)
+	return s
+}
+
+func (s *csvSink) batch(rec arrow.RecordBatch) error {
+	fields := s.scan.Projection.Fields
+	row := make([]string, len(fields))
+	for r := 0; r < int(rec.NumRows()); r++ {
+		for c, f := range fields {
+			var err error
+			if row[c], err = textValue(f.Type, rec.Column(c), r, ""); err != nil {
+				return err
+			}
+		}
+		if err := s.w.Write(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *csvSink) finish() error {
+	s.w.Flush()
+	return s.w.Error()
+}
+
+// tableSink collects rows to align columns for people; it is meant for
+// small results (use --limit).
+type tableSink struct {
+	w    *bufio.Writer
+	scan *reader.Scan
+	rows [][]string
+}
+
+func (s *tableSink) batch(rec arrow.RecordBatch) error {
+	fields := s.scan.Projection.Fields
+	for r := 0; r < int(rec.NumRows()); r++ {
+		row := make([]string, len(fields))
+		for c, f := range fields {
+			var err error
+			if row[c], err = textValue(f.Type, rec.Column(c), r, "NULL"); err != nil {
+				return err
+			}
+		}
+		s.rows = append(s.rows, row)
+	}
+	return nil
+}
+
+func (s *tableSink) finish() error {
+	fields := s.scan.Projection.Fields
+	widths := make([]int, len(fields))
+	for i, f := range fields {
+		widths[i] = utf8.RuneCountInString(f.Name)
+	}
+	for _, row := range s.rows {
+		for i, v := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(v))
+		}
+	}
+	line := func(cells []string) {
+		for i, v := range cells {
+			if i > 0 {
+				s.w.WriteString(" | ")
+			}
+			s.w.WriteString(v)
+			if i < len(cells)-1 {
+				s.w.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(v)))
+			}
+		}
+		s.w.WriteByte('\n')
+	}
+	header := make([]string, len(fields))
+	rule := make([]string, len(fields))
+	for i, f := range fields {
+		header[i] = f.Name
+		rule[i] = strings.Repeat("-", widths[i])
+	}
+	line(header)
+	line(rule)
+	for _, row := range s.rows {
+		line(row)
+	}
+	fmt.Fprintf(s.w, "(%d rows)\n", len(s.rows))
+	return nil
+}
