@@ -12,4 +12,10 @@
 //
 // Writing produces the files Java writes: the same Avro schemas, record
 // names and field ids, and the Iceberg key/value header metadata.
+//
+// The Avro library github.com/twmb/avro parses and validates schemas,
+// supplies the block codecs and writes the container files; records are
+// decoded by plans compiled per writer schema (plan.go) and encoded by
+// hand (avroenc.go), because its reflection-based path was several times
+// slower on manifests.
 package manifest

@@ -61,12 +61,21 @@ func oddSpec(t *testing.T) (iceberg.PartitionSpec, *iceberg.StructType) {
 
 func writeGenericAvro(t *testing.T, schemaJSON string, records ...map[string]any) []byte {
 	t.Helper()
+	return writeGenericAvroWith(t, schemaJSON, nil, records...)
+}
+
+func writeGenericAvroWith(t *testing.T, schemaJSON string, codec ocf.Codec, records ...map[string]any) []byte {
+	t.Helper()
 	schema, err := avro.Parse(schemaJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	w, err := ocf.NewWriter(&buf, schema)
+	var opts []ocf.WriterOpt
+	if codec != nil {
+		opts = append(opts, ocf.WithCodec(codec), ocf.WithBlockCount(2))
+	}
+	w, err := ocf.NewWriter(&buf, schema, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,22 +233,36 @@ func TestReadRefusesAmbiguousSchemas(t *testing.T) {
 	spec, pt := oddSpec(t)
 	mf := ManifestFile{Path: "odd", PartitionSpecID: 3, AddedSnapshotID: 77, SequenceNumber: 9}
 	bad := map[string]string{
-		"duplicate id":          strings.Replace(oddEntrySchema, `"field-id":4}`, `"field-id":3}`, 1),
-		"missing required id":   strings.Replace(oddEntrySchema, `"name":"rows","type":"long","field-id":103`, `"name":"rows","type":"long","field-id":1103`, 1),
-		"decode-name lookalike": strings.Replace(oddEntrySchema, `"name":"extra"`, `"name":"_100"`, 1),
-		"unknown partition id":  strings.Replace(oddEntrySchema, `"field-id":1004`, `"field-id":1010`, 1),
-		"non-integer id":        strings.Replace(oddEntrySchema, `"field-id":0}`, `"field-id":"zero"}`, 1),
+		"duplicate id":         strings.Replace(oddEntrySchema, `"field-id":4}`, `"field-id":3}`, 1),
+		"missing required id":  strings.Replace(oddEntrySchema, `"name":"rows","type":"long","field-id":103`, `"name":"rows","type":"long","field-id":1103`, 1),
+		"path is not a string": strings.Replace(oddEntrySchema, `{"name":"path","type":"string"`, `{"name":"path","type":"int"`, 1),
+		"two-type union":       strings.Replace(oddEntrySchema, `{"name":"rows","type":"long"`, `{"name":"rows","type":["long","string"]`, 1),
+		"unknown partition id": strings.Replace(oddEntrySchema, `"field-id":1004`, `"field-id":1010`, 1),
+		"non-integer id":       strings.Replace(oddEntrySchema, `"field-id":0}`, `"field-id":"zero"}`, 1),
 	}
 	for name, schema := range bad {
 		rec := oddRecord(1, nil, nil)
-		if name == "decode-name lookalike" {
-			df := rec["df"].(map[string]any)
-			df["_100"] = df["extra"]
-			delete(df, "extra")
+		if name == "path is not a string" {
+			rec["df"].(map[string]any)["path"] = int32(1)
 		}
 		_, err := ReadManifest(writeGenericAvro(t, schema, rec), mf, spec, pt, 2)
 		if err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestReadCodecs reads containers of several blocks in each codec readers
+// must support.
+func TestReadCodecs(t *testing.T) {
+	spec, pt := oddSpec(t)
+	mf := ManifestFile{Path: "odd", PartitionSpecID: 3, AddedSnapshotID: 77, SequenceNumber: 9}
+	records := []map[string]any{oddRecord(1, nil, nil), oddRecord(1, nil, nil), oddRecord(1, nil, nil), oddRecord(1, nil, nil), oddRecord(1, nil, nil)}
+	for _, codec := range []ocf.Codec{ocf.SnappyCodec(), ocf.MustZstdCodec(nil, nil), ocf.DeflateCodec(1)} {
+		name := codec.Name()
+		es, err := ReadManifest(writeGenericAvroWith(t, oddEntrySchema, codec, records...), mf, spec, pt, 2)
+		if err != nil || len(es) != 5 || es[4].DataFile.RecordCount != 42 {
+			t.Errorf("%s: %d entries, %v", name, len(es), err)
 		}
 	}
 }

@@ -251,6 +251,10 @@ func TestLineitemSnapshots(t *testing.T) {
 
 func TestImpalaPartitionedTuples(t *testing.T) {
 	ft := fixtureTableNamed(t, "impala_iceberg_partitioned")
+	mfs := ft.readList(t, ft.snapshot(t, ft.currentID).ManifestList)
+	if len(mfs) != 1 || mfs[0].SequenceNumber != 0 || mfs[0].MinSequenceNumber != 0 || mfs[0].Content != ManifestContentData || mfs[0].AddedFilesCount != 20 {
+		t.Errorf("v1 manifest list: %+v", mfs)
+	}
 	es := ft.snapshotEntries(t, ft.currentID)
 	if len(es) != 20 {
 		t.Fatalf("want 20 data files, got %d", len(es))
@@ -304,6 +308,16 @@ func TestDeletionVectors(t *testing.T) {
 	}
 	if puffin[0].DataFile.ReferencedDataFile == puffin[1].DataFile.ReferencedDataFile {
 		t.Error("both deletion vectors reference one data file")
+	}
+	// Time travel to the first snapshot: the five rows, no deletes.
+	first := ft.snapshotEntries(t, 2700858159721908397)
+	if len(first) != 5 {
+		t.Errorf("first snapshot has %d files, want 5", len(first))
+	}
+	for _, e := range first {
+		if e.DataFile.Content != ContentData || e.SequenceNumber != 1 {
+			t.Errorf("first snapshot: %+v", e)
+		}
 	}
 }
 

@@ -1,35 +1,10 @@
 package manifest
 
-import "fmt"
-
-// avroManifestFile receives one manifest-list record. Tags are field ids
-// (see readschema.go); pointers tell a null, or a field the writer's
-// version lacks, from a zero.
-type avroManifestFile struct {
-	Path               string             `avro:"_500"`
-	Length             int64              `avro:"_501"`
-	SpecID             int32              `avro:"_502"`
-	Content            *int32             `avro:"_517"`
-	SequenceNumber     *int64             `avro:"_515"`
-	MinSequenceNumber  *int64             `avro:"_516"`
-	AddedSnapshotID    *int64             `avro:"_503"`
-	AddedFilesCount    *int32             `avro:"_504"`
-	ExistingFilesCount *int32             `avro:"_505"`
-	DeletedFilesCount  *int32             `avro:"_506"`
-	AddedRowsCount     *int64             `avro:"_512"`
-	ExistingRowsCount  *int64             `avro:"_513"`
-	DeletedRowsCount   *int64             `avro:"_514"`
-	Partitions         []avroFieldSummary `avro:"_507"`
-	KeyMetadata        []byte             `avro:"_519"`
-	FirstRowID         *int64             `avro:"_520"`
-}
-
-type avroFieldSummary struct {
-	ContainsNull bool   `avro:"_509"`
-	ContainsNaN  *bool  `avro:"_518"`
-	LowerBound   []byte `avro:"_510"`
-	UpperBound   []byte `avro:"_511"`
-}
+import (
+	"errors"
+	"fmt"
+	"math"
+)
 
 // ReadManifestList decodes a manifest list (a snap-*.avro file) of a table
 // with the given format version. Fields a v1 list lacks take the spec's
@@ -40,75 +15,97 @@ func ReadManifestList(data []byte, formatVersion int) (_ []ManifestFile, err err
 	if err := checkFormatVersion(formatVersion); err != nil {
 		return nil, err
 	}
-	f, err := openAvroFile(data, manifestFileLevel, nil)
+	c, err := parseContainer(data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("manifest list: %w", err)
 	}
-	defer f.close()
-	if v, ok, err := f.headerInt("format-version"); err != nil {
+	if v, ok, err := c.headerInt("format-version"); err != nil {
 		return nil, fmt.Errorf("manifest list: %w", err)
 	} else if ok && (v < 1 || v > int64(formatVersion)) {
 		return nil, fmt.Errorf("manifest list has format version %d in a v%d table", v, formatVersion)
 	}
-	var out []ManifestFile
-	for {
-		var rec avroManifestFile
-		ok, err := f.next(&rec)
+	schema := c.meta["avro.schema"]
+	decode, err := cachedPlan(planKey("list", schema, nil), func() (fieldFn[rawManifestFile], error) {
+		tree, err := schemaTree(schema)
 		if err != nil {
-			return nil, fmt.Errorf("manifest list entry %d: %w", len(out), err)
+			return nil, err
 		}
-		if !ok {
-			return out, nil
-		}
-		mf, err := rec.toManifestFile()
-		if err != nil {
-			return nil, fmt.Errorf("manifest list entry %d (%s): %w", len(out), rec.Path, err)
-		}
-		out = append(out, mf)
+		return manifestFileLevel.compile(tree, nil, 0)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("manifest list: %w", err)
 	}
+	var out []ManifestFile
+	err = c.forEachBlock(func(count int, block []byte) error {
+		r := &reader{buf: block}
+		for range count {
+			var raw rawManifestFile
+			if err := decode(r, &raw); err != nil {
+				return fmt.Errorf("manifest list entry %d: %w", len(out), err)
+			}
+			mf, err := raw.toManifestFile()
+			if err != nil {
+				return fmt.Errorf("manifest list entry %d (%s): %w", len(out), raw.mf.Path, err)
+			}
+			out = append(out, mf)
+		}
+		return checkBlockEnd(r)
+	})
+	return out, err
 }
 
-func (r *avroManifestFile) toManifestFile() (ManifestFile, error) {
-	mf := ManifestFile{
-		Path:               r.Path,
-		Length:             r.Length,
-		PartitionSpecID:    int(r.SpecID),
-		SequenceNumber:     orZero(r.SequenceNumber),
-		MinSequenceNumber:  orZero(r.MinSequenceNumber),
-		AddedFilesCount:    countOrUnknown(r.AddedFilesCount),
-		ExistingFilesCount: countOrUnknown(r.ExistingFilesCount),
-		DeletedFilesCount:  countOrUnknown(r.DeletedFilesCount),
-		AddedRowsCount:     rowsOrUnknown(r.AddedRowsCount),
-		ExistingRowsCount:  rowsOrUnknown(r.ExistingRowsCount),
-		DeletedRowsCount:   rowsOrUnknown(r.DeletedRowsCount),
-		KeyMetadata:        r.KeyMetadata,
-		FirstRowID:         r.FirstRowID,
+func checkBlockEnd(r *reader) error {
+	if len(r.buf) != 0 {
+		return fmt.Errorf("%d bytes after the last record of an Avro block", len(r.buf))
 	}
-	if r.Path == "" {
-		return mf, fmt.Errorf("empty manifest_path")
+	return nil
+}
+
+func (raw *rawManifestFile) toManifestFile() (ManifestFile, error) {
+	mf := raw.mf
+	if mf.Path == "" {
+		return mf, errors.New("empty manifest_path")
 	}
-	if r.Length < 0 {
-		return mf, fmt.Errorf("negative manifest_length %d", r.Length)
+	if mf.Length < 0 {
+		return mf, fmt.Errorf("negative manifest_length %d", mf.Length)
 	}
-	if r.AddedSnapshotID == nil {
-		return mf, fmt.Errorf("added_snapshot_id is null")
+	if !raw.specID.ok || raw.specID.v < 0 || raw.specID.v > math.MaxInt32 {
+		return mf, fmt.Errorf("bad partition_spec_id %v", raw.specID)
 	}
-	mf.AddedSnapshotID = *r.AddedSnapshotID
-	if r.Content != nil {
-		if *r.Content < 0 || *r.Content > int32(ManifestContentDeletes) {
-			return mf, fmt.Errorf("content %d is neither 0 (data) nor 1 (deletes)", *r.Content)
+	mf.PartitionSpecID = int(raw.specID.v)
+	if !raw.snapshotID.ok {
+		return mf, errors.New("added_snapshot_id is null")
+	}
+	mf.AddedSnapshotID = raw.snapshotID.v
+	if raw.content.ok {
+		if raw.content.v < 0 || raw.content.v > int64(ManifestContentDeletes) {
+			return mf, fmt.Errorf("content %d is neither 0 (data) nor 1 (deletes)", raw.content.v)
 		}
-		mf.Content = ManifestContent(*r.Content)
+		mf.Content = ManifestContent(raw.content.v)
 	}
-	if mf.Content == ManifestContentDeletes {
-		// The spec: first_row_id is always null for delete manifests.
-		mf.FirstRowID = nil
+	mf.SequenceNumber, mf.MinSequenceNumber = raw.seq.v, raw.minSeq.v
+	if mf.SequenceNumber < 0 || mf.MinSequenceNumber < 0 {
+		return mf, errors.New("negative sequence number")
 	}
-	if len(r.Partitions) > 0 {
-		mf.Partitions = make([]FieldSummary, len(r.Partitions))
-		for i, s := range r.Partitions {
-			mf.Partitions[i] = FieldSummary(s)
+	counts := make([]int64, len(raw.counts))
+	for i, c := range raw.counts {
+		switch {
+		case !c.ok:
+			counts[i] = UnknownCount
+		case c.v < 0 || i < 3 && c.v > math.MaxInt32:
+			return mf, fmt.Errorf("bad file or row count %d", c.v)
+		default:
+			counts[i] = c.v
 		}
+	}
+	mf.AddedFilesCount, mf.ExistingFilesCount, mf.DeletedFilesCount = int(counts[0]), int(counts[1]), int(counts[2])
+	mf.AddedRowsCount, mf.ExistingRowsCount, mf.DeletedRowsCount = counts[3], counts[4], counts[5]
+	// The spec: first_row_id is always null for delete manifests.
+	if mf.Content == ManifestContentData {
+		mf.FirstRowID = raw.rowID.ptr()
+	}
+	if len(mf.Partitions) == 0 {
+		mf.Partitions = nil
 	}
 	if len(mf.KeyMetadata) == 0 {
 		mf.KeyMetadata = nil
@@ -121,25 +118,4 @@ func checkFormatVersion(v int) error {
 		return fmt.Errorf("unsupported table format version %d (floe reads versions 1 to 3)", v)
 	}
 	return nil
-}
-
-func orZero(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-func countOrUnknown(p *int32) int {
-	if p == nil {
-		return UnknownCount
-	}
-	return int(*p)
-}
-
-func rowsOrUnknown(p *int64) int64 {
-	if p == nil {
-		return UnknownCount
-	}
-	return *p
 }

@@ -1,53 +1,12 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/floedb/floe/iceberg"
 )
-
-// avroEntry receives one manifest entry; tags are field ids (see
-// readschema.go).
-type avroEntry struct {
-	Status             int32        `avro:"_0"`
-	SnapshotID         *int64       `avro:"_1"`
-	SequenceNumber     *int64       `avro:"_3"`
-	FileSequenceNumber *int64       `avro:"_4"`
-	DataFile           avroDataFile `avro:"_2"`
-}
-
-type avroDataFile struct {
-	Content            *int32         `avro:"_134"`
-	FilePath           string         `avro:"_100"`
-	FileFormat         string         `avro:"_101"`
-	Partition          map[string]any `avro:"_102"`
-	RecordCount        int64          `avro:"_103"`
-	FileSizeInBytes    int64          `avro:"_104"`
-	ColumnSizes        []intLong      `avro:"_108"`
-	ValueCounts        []intLong      `avro:"_109"`
-	NullValueCounts    []intLong      `avro:"_110"`
-	NaNValueCounts     []intLong      `avro:"_137"`
-	LowerBounds        []intBytes     `avro:"_125"`
-	UpperBounds        []intBytes     `avro:"_128"`
-	KeyMetadata        []byte         `avro:"_131"`
-	SplitOffsets       []int64        `avro:"_132"`
-	EqualityIDs        []int32        `avro:"_135"`
-	SortOrderID        *int32         `avro:"_140"`
-	FirstRowID         *int64         `avro:"_142"`
-	ReferencedDataFile *string        `avro:"_143"`
-	ContentOffset      *int64         `avro:"_144"`
-	ContentSizeInBytes *int64         `avro:"_145"`
-}
-
-type intLong struct {
-	Key   int32 `avro:"_key"`
-	Value int64 `avro:"_value"`
-}
-
-type intBytes struct {
-	Key   int32  `avro:"_key"`
-	Value []byte `avro:"_value"`
-}
 
 // ReadManifest decodes a manifest (a *-m*.avro file) listed by mf, whose
 // partition spec is spec with partition type partType (the spec's
@@ -72,39 +31,51 @@ func ReadManifest(data []byte, mf ManifestFile, spec iceberg.PartitionSpec, part
 	if spec.ID != mf.PartitionSpecID {
 		return nil, fmt.Errorf("manifest %s uses partition spec %d, but spec %d was given", mf.Path, mf.PartitionSpecID, spec.ID)
 	}
-	f, err := openAvroFile(data, manifestEntryLevel, slots.matcher())
+	c, err := parseContainer(data)
 	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", mf.Path, err)
 	}
-	defer f.close()
-	if err := checkManifestHeader(f, mf, formatVersion); err != nil {
+	if err := checkManifestHeader(c, mf, formatVersion); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", mf.Path, err)
+	}
+	schema := c.meta["avro.schema"]
+	decode, err := cachedPlan(planKey("entry", schema, slots), func() (fieldFn[rawEntry], error) {
+		tree, err := schemaTree(schema)
+		if err != nil {
+			return nil, err
+		}
+		return manifestEntryLevel.compile(tree, slots, 0)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", mf.Path, err)
 	}
 	inh := newInheritance(mf, formatVersion)
 	var out []Entry
-	for {
-		var rec avroEntry
-		ok, err := f.next(&rec)
-		if err != nil {
-			return nil, fmt.Errorf("manifest %s entry %d: %w", mf.Path, len(out), err)
+	err = c.forEachBlock(func(count int, block []byte) error {
+		out = slices.Grow(out, count)
+		r := &reader{buf: block}
+		for range count {
+			var raw rawEntry
+			if n := len(slots.types); n > 0 {
+				raw.df.Partition = make([]any, n)
+			}
+			e, err := raw.decode(r, decode, mf, slots, inh)
+			if err != nil {
+				return fmt.Errorf("manifest %s entry %d (%s): %w", mf.Path, len(out), raw.df.FilePath, err)
+			}
+			out = append(out, e)
 		}
-		if !ok {
-			return out, nil
-		}
-		e, err := rec.toEntry(mf, slots)
-		if err == nil {
-			err = inh.apply(&e, rec.SequenceNumber, rec.FileSequenceNumber)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("manifest %s entry %d (%s): %w", mf.Path, len(out), rec.DataFile.FilePath, err)
-		}
-		out = append(out, e)
+		return checkBlockEnd(r)
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // checkManifestHeader compares what a header has with the manifest list
 // entry, so a list pointing at the wrong file fails loudly.
-func checkManifestHeader(f *avroFile, mf ManifestFile, formatVersion int) error {
+func checkManifestHeader(f *container, mf ManifestFile, formatVersion int) error {
 	if v, ok, err := f.headerInt("format-version"); err != nil {
 		return err
 	} else if ok && (v < 1 || v > int64(formatVersion)) {
@@ -126,7 +97,6 @@ type partitionLayout struct {
 	ids   []int
 	names []string
 	types []iceberg.Type
-	keys  []string // decode names, see partitionSlotName
 }
 
 func partitionSlots(spec iceberg.PartitionSpec, partType *iceberg.StructType) (*partitionLayout, error) {
@@ -140,7 +110,7 @@ func partitionSlots(spec iceberg.PartitionSpec, partType *iceberg.StructType) (*
 	if len(partType.Fields) != n {
 		return nil, fmt.Errorf("partition type has %d fields, partition spec %d has %d", len(partType.Fields), spec.ID, n)
 	}
-	l := &partitionLayout{ids: make([]int, n), names: make([]string, n), types: make([]iceberg.Type, n), keys: make([]string, n)}
+	l := &partitionLayout{ids: make([]int, n), names: make([]string, n), types: make([]iceberg.Type, n)}
 	for i, pf := range spec.Fields {
 		tf := partType.Fields[i]
 		if tf.ID != pf.FieldID {
@@ -149,65 +119,48 @@ func partitionSlots(spec iceberg.PartitionSpec, partType *iceberg.StructType) (*
 		if tf.Type == nil {
 			return nil, fmt.Errorf("partition type field %d (%s) has no type", tf.ID, tf.Name)
 		}
-		l.ids[i], l.names[i], l.types[i], l.keys[i] = pf.FieldID, pf.Name, tf.Type, partitionSlotName(i)
+		l.ids[i], l.names[i], l.types[i] = pf.FieldID, pf.Name, tf.Type
 	}
 	return l, nil
 }
 
-func (l *partitionLayout) matcher() *partitionMatcher {
-	return &partitionMatcher{ids: l.ids, names: l.names}
-}
-
-func (r *avroEntry) toEntry(mf ManifestFile, slots *partitionLayout) (Entry, error) {
-	if r.Status < 0 || r.Status > int32(StatusDeleted) {
-		return Entry{}, fmt.Errorf("status %d is not 0, 1 or 2", r.Status)
+func (raw *rawEntry) decode(r *reader, decode fieldFn[rawEntry], mf ManifestFile, slots *partitionLayout, inh *inheritance) (Entry, error) {
+	if err := decode(r, raw); err != nil {
+		return Entry{}, err
 	}
-	df, err := r.DataFile.toDataFile(mf, slots)
+	e, err := raw.toEntry(mf, slots)
 	if err != nil {
 		return Entry{}, err
 	}
-	e := Entry{Status: EntryStatus(r.Status), DataFile: df}
-	if r.SnapshotID != nil {
-		e.SnapshotID = *r.SnapshotID
+	return e, inh.apply(&e, raw.seq.ptr(), raw.fileSeq.ptr())
+}
+
+func (raw *rawEntry) toEntry(mf ManifestFile, slots *partitionLayout) (Entry, error) {
+	if !raw.status.ok || raw.status.v < 0 || raw.status.v > int64(StatusDeleted) {
+		return Entry{}, fmt.Errorf("status %v is not 0, 1 or 2", raw.status)
+	}
+	e := Entry{Status: EntryStatus(raw.status.v), DataFile: raw.df}
+	if raw.snapshotID.ok {
+		e.SnapshotID = raw.snapshotID.v
 	} else {
 		e.SnapshotID, e.SnapshotIDInherited = mf.AddedSnapshotID, true
 	}
-	return e, nil
-}
-
-func (d *avroDataFile) toDataFile(mf ManifestFile, slots *partitionLayout) (DataFile, error) {
-	df := DataFile{
-		FilePath:           d.FilePath,
-		FileFormat:         d.FileFormat,
-		SpecID:             mf.PartitionSpecID,
-		RecordCount:        d.RecordCount,
-		FileSizeInBytes:    d.FileSizeInBytes,
-		ColumnSizes:        longMap(d.ColumnSizes),
-		ValueCounts:        longMap(d.ValueCounts),
-		NullValueCounts:    longMap(d.NullValueCounts),
-		NaNValueCounts:     longMap(d.NaNValueCounts),
-		LowerBounds:        bytesMap(d.LowerBounds),
-		UpperBounds:        bytesMap(d.UpperBounds),
-		KeyMetadata:        d.KeyMetadata,
-		SplitOffsets:       d.SplitOffsets,
-		FirstRowID:         d.FirstRowID,
-		ContentOffset:      d.ContentOffset,
-		ContentSizeInBytes: d.ContentSizeInBytes,
+	df := &e.DataFile
+	df.SpecID = mf.PartitionSpecID
+	if df.FilePath == "" {
+		return e, errors.New("empty file_path")
 	}
-	if d.FilePath == "" {
-		return df, fmt.Errorf("empty file_path")
+	if df.RecordCount < 0 || df.FileSizeInBytes < 0 {
+		return e, fmt.Errorf("negative record_count %d or file_size_in_bytes %d", df.RecordCount, df.FileSizeInBytes)
 	}
-	if d.RecordCount < 0 || d.FileSizeInBytes < 0 {
-		return df, fmt.Errorf("negative record_count %d or file_size_in_bytes %d", d.RecordCount, d.FileSizeInBytes)
-	}
-	if d.Content != nil {
-		if *d.Content < 0 || *d.Content > int32(ContentEqualityDeletes) {
-			return df, fmt.Errorf("content %d is not 0, 1 or 2", *d.Content)
+	if raw.content.ok {
+		if raw.content.v < 0 || raw.content.v > int64(ContentEqualityDeletes) {
+			return e, fmt.Errorf("content %d is not 0, 1 or 2", raw.content.v)
 		}
-		df.Content = FileContent(*d.Content)
+		df.Content = FileContent(raw.content.v)
 	}
 	if (df.Content == ContentData) != (mf.Content == ManifestContentData) {
-		return df, fmt.Errorf("a %s file in a %s manifest", df.Content, mf.Content)
+		return e, fmt.Errorf("a %s file in a %s manifest", df.Content, mf.Content)
 	}
 	if len(df.KeyMetadata) == 0 {
 		df.KeyMetadata = nil
@@ -215,54 +168,18 @@ func (d *avroDataFile) toDataFile(mf ManifestFile, slots *partitionLayout) (Data
 	if len(df.SplitOffsets) == 0 {
 		df.SplitOffsets = nil
 	}
-	if len(d.EqualityIDs) > 0 {
-		df.EqualityIDs = make([]int, len(d.EqualityIDs))
-		for i, id := range d.EqualityIDs {
-			df.EqualityIDs[i] = int(id)
-		}
-	}
-	if d.SortOrderID != nil {
-		id := int(*d.SortOrderID)
-		df.SortOrderID = &id
-	}
-	if d.ReferencedDataFile != nil {
-		df.ReferencedDataFile = *d.ReferencedDataFile
+	if len(df.EqualityIDs) == 0 {
+		df.EqualityIDs = nil
 	}
 	if df.Content != ContentData {
 		// The spec: first_row_id is always null for delete files.
 		df.FirstRowID = nil
 	}
-	if n := len(slots.keys); n > 0 {
-		df.Partition = make([]any, n)
-		for i, key := range slots.keys {
-			v, err := partitionValue(slots.types[i], d.Partition[key])
-			if err != nil {
-				return df, fmt.Errorf("partition field %s (id %d): %w", slots.names[i], slots.ids[i], err)
-			}
-			df.Partition[i] = v
+	for i, v := range df.Partition {
+		var err error
+		if df.Partition[i], err = partitionValue(slots.types[i], v); err != nil {
+			return e, fmt.Errorf("partition field %s (id %d): %w", slots.names[i], slots.ids[i], err)
 		}
 	}
-	return df, nil
-}
-
-func longMap(kvs []intLong) map[int]int64 {
-	if len(kvs) == 0 {
-		return nil
-	}
-	m := make(map[int]int64, len(kvs))
-	for _, kv := range kvs {
-		m[int(kv.Key)] = kv.Value
-	}
-	return m
-}
-
-func bytesMap(kvs []intBytes) map[int][]byte {
-	if len(kvs) == 0 {
-		return nil
-	}
-	m := make(map[int][]byte, len(kvs))
-	for _, kv := range kvs {
-		m[int(kv.Key)] = kv.Value
-	}
-	return m
+	return e, nil
 }

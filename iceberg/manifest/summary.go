@@ -25,10 +25,10 @@ func (s *partitionStats) update(v any) {
 	case s.min == nil:
 		s.min, s.max = v, v
 	default:
-		if compareValues(v, s.min) < 0 {
+		if iceberg.Compare(s.t, v, s.min) < 0 {
 			s.min = v
 		}
-		if compareValues(v, s.max) > 0 {
+		if iceberg.Compare(s.t, v, s.max) > 0 {
 			s.max = v
 		}
 	}
@@ -41,10 +41,10 @@ func (s *partitionStats) summary() (FieldSummary, error) {
 		return fs, nil
 	}
 	var err error
-	if fs.LowerBound, err = singleValue(s.t, s.min); err != nil {
+	if fs.LowerBound, err = iceberg.ValueToBytes(s.t, s.min); err != nil {
 		return fs, fmt.Errorf("partition lower bound: %w", err)
 	}
-	if fs.UpperBound, err = singleValue(s.t, s.max); err != nil {
+	if fs.UpperBound, err = iceberg.ValueToBytes(s.t, s.max); err != nil {
 		return fs, fmt.Errorf("partition upper bound: %w", err)
 	}
 	return fs, nil

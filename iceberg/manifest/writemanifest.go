@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"compress/flate"
 	"errors"
 	"fmt"
 	"io"
@@ -289,7 +288,7 @@ func writeOCF(w io.Writer, schemaJSON string, header map[string][]byte, body fun
 	if err != nil {
 		return fmt.Errorf("building the Avro schema: %w", err)
 	}
-	out, err := ocf.NewWriter(w, schema, ocf.WithCodec(ocf.DeflateCodec(flate.DefaultCompression)), ocf.WithMetadata(header))
+	out, err := ocf.NewWriter(w, schema, ocf.WithCodec(newDeflateWriter()), ocf.WithMetadata(header))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,401 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/twmb/avro"
+)
+
+// A plan decodes the records of one writer schema straight into our
+// structs. It is compiled from the schema by Iceberg field id: each field
+// of a record we know is matched by its field-id property (or, for writers
+// that predate ids, by the spec's name) and everything else is skipped, so
+// names, field order and extra fields of the writer do not matter.
+
+type fieldFn[T any] func(r *reader, dst *T) error
+
+type fieldCompiler[T any] func(n *avro.SchemaNode, parts *partitionLayout, depth int) (fieldFn[T], error)
+
+// level describes an Iceberg-defined record: the fields we decode by id.
+type level[T any] struct {
+	what     string
+	fields   map[int]fieldCompiler[T]
+	byName   map[string]int // spec names, for fields without an id
+	required []int
+}
+
+func (l *level[T]) compile(n *avro.SchemaNode, parts *partitionLayout, depth int) (fieldFn[T], error) {
+	if err := checkDepth(depth); err != nil {
+		return nil, err
+	}
+	if n.Type != "record" {
+		return nil, fmt.Errorf("%s is an Avro %s, not a record", l.what, n.Type)
+	}
+	fns := make([]fieldFn[T], 0, len(n.Fields))
+	seen := map[int]string{}
+	for i := range n.Fields {
+		f := &n.Fields[i]
+		id, hasID, err := fieldID(f.Props)
+		if err != nil {
+			return nil, fmt.Errorf("%s field %q: %w", l.what, f.Name, err)
+		}
+		if !hasID {
+			id, hasID = l.byName[f.Name]
+		}
+		compile, known := l.fields[id]
+		if !hasID || !known {
+			skip, err := compileSkip(&f.Type, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("%s field %q: %w", l.what, f.Name, err)
+			}
+			fns = append(fns, func(r *reader, _ *T) error { return skip(r) })
+			continue
+		}
+		if prev, dup := seen[id]; dup {
+			return nil, fmt.Errorf("%s fields %q and %q both have field id %d", l.what, prev, f.Name, id)
+		}
+		seen[id] = f.Name
+		fn, err := compile(&f.Type, parts, depth+1)
+		if err != nil {
+			return nil, fmt.Errorf("%s field %q (id %d): %w", l.what, f.Name, id, err)
+		}
+		fns = append(fns, fn)
+	}
+	for _, id := range l.required {
+		if _, ok := seen[id]; !ok {
+			return nil, fmt.Errorf("%s has no field with id %d", l.what, id)
+		}
+	}
+	return func(r *reader, dst *T) error {
+		for _, fn := range fns {
+			if err := fn(r, dst); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// fieldID reads an Iceberg id property; JSON numbers arrive as int64 or
+// float64, and some writers quote them.
+func fieldID(props map[string]any) (int, bool, error) {
+	v, ok := props["field-id"]
+	if !ok {
+		return 0, false, nil
+	}
+	var id int64
+	switch x := v.(type) {
+	case int64:
+		id = x
+	case float64:
+		if x != float64(int64(x)) {
+			return 0, false, fmt.Errorf("field-id %v is not an integer", x)
+		}
+		id = int64(x)
+	case json.Number:
+		n, err := x.Int64()
+		if err != nil {
+			return 0, false, fmt.Errorf("field-id %v is not an integer", x)
+		}
+		id = n
+	case string:
+		n, err := strconv.ParseInt(x, 10, 32)
+		if err != nil {
+			return 0, false, fmt.Errorf("field-id %q is not an integer", x)
+		}
+		id = n
+	default:
+		return 0, false, fmt.Errorf("field-id %v is not an integer", v)
+	}
+	if id < 0 || id > 1<<31-1 {
+		return 0, false, fmt.Errorf("field-id %d is out of range", id)
+	}
+	return int(id), true, nil
+}
+
+// Field compilers for the value shapes manifests use. Each accepts the
+// type written plainly or as a union with null; a null leaves the target
+// untouched.
+
+func scalar[T, V any](kinds []string, read func(r *reader, n *avro.SchemaNode) (V, error), set func(*T, V)) fieldCompiler[T] {
+	return func(n *avro.SchemaNode, _ *partitionLayout, _ int) (fieldFn[T], error) {
+		inner, p, err := splitNullable(n)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(kinds, inner.Type) {
+			return nil, fmt.Errorf("is an Avro %s, not one of %v", inner.Type, kinds)
+		}
+		return func(r *reader, dst *T) error {
+			ok, err := p.present(r)
+			if err != nil || !ok {
+				return err
+			}
+			v, err := read(r, inner)
+			if err != nil {
+				return err
+			}
+			set(dst, v)
+			return nil
+		}, nil
+	}
+}
+
+var (
+	longKinds  = []string{"int", "long"}
+	textKinds  = []string{"string", "bytes"}
+	bytesKinds = []string{"bytes", "string", "fixed"}
+)
+
+func readLong(r *reader, _ *avro.SchemaNode) (int64, error) { return r.long() }
+
+func readString(r *reader, _ *avro.SchemaNode) (string, error) {
+	b, err := r.bytes()
+	if err != nil {
+		return "", err
+	}
+	return internString(b), nil
+}
+
+func readBytes(r *reader, n *avro.SchemaNode) ([]byte, error) {
+	if n.Type == "fixed" {
+		return r.fixed(n.Size)
+	}
+	return r.bytes()
+}
+
+func readBool(r *reader, _ *avro.SchemaNode) (bool, error) { return r.boolean() }
+
+func longInto[T any](set func(*T, int64)) fieldCompiler[T] {
+	return scalar(longKinds, readLong, set)
+}
+
+func stringInto[T any](set func(*T, string)) fieldCompiler[T] {
+	return scalar(textKinds, readString, set)
+}
+
+func bytesInto[T any](set func(*T, []byte)) fieldCompiler[T] {
+	return scalar(bytesKinds, readBytes, set)
+}
+
+func boolInto[T any](set func(*T, bool)) fieldCompiler[T] {
+	return scalar([]string{"boolean"}, readBool, set)
+}
+
+// internString avoids allocating the few strings every entry repeats.
+func internString(b []byte) string {
+	switch string(b) {
+	case "PARQUET":
+		return "PARQUET"
+	case "parquet":
+		return "parquet"
+	case "AVRO":
+		return "AVRO"
+	case "ORC":
+		return "ORC"
+	case "PUFFIN":
+		return "PUFFIN"
+	}
+	return string(b)
+}
+
+// arrayOf decodes a (possibly null) array whose items take at least one
+// byte each; add is called per item.
+func arrayOf[T any](n *avro.SchemaNode, depth int, compileItem func(item *avro.SchemaNode) (func(r *reader, dst *T, i int) error, error),
+	start func(dst *T, count int)) (fieldFn[T], error) {
+	if err := checkDepth(depth); err != nil {
+		return nil, err
+	}
+	inner, p, err := splitNullable(n)
+	if err != nil {
+		return nil, err
+	}
+	if inner.Type != "array" || inner.Items == nil {
+		return nil, fmt.Errorf("is an Avro %s, not an array", inner.Type)
+	}
+	item, err := compileItem(inner.Items)
+	if err != nil {
+		return nil, err
+	}
+	return func(r *reader, dst *T) error {
+		ok, err := p.present(r)
+		if err != nil || !ok {
+			return err
+		}
+		total := 0
+		for {
+			count, err := r.itemCount()
+			if err != nil {
+				return err
+			}
+			if count == 0 {
+				return nil
+			}
+			start(dst, count)
+			for range count {
+				if err := item(r, dst, total); err != nil {
+					return err
+				}
+				total++
+			}
+		}
+	}, nil
+}
+
+func longsInto[T any](get func(*T) *[]int64) fieldCompiler[T] {
+	return func(n *avro.SchemaNode, _ *partitionLayout, depth int) (fieldFn[T], error) {
+		return arrayOf(n, depth, func(item *avro.SchemaNode) (func(*reader, *T, int) error, error) {
+			if !slices.Contains(longKinds, item.Type) {
+				return nil, fmt.Errorf("array of %s, not of long", item.Type)
+			}
+			return func(r *reader, dst *T, _ int) error {
+				v, err := r.long()
+				*get(dst) = append(*get(dst), v)
+				return err
+			}, nil
+		}, func(dst *T, count int) { *get(dst) = slices.Grow(*get(dst), count) })
+	}
+}
+
+func intsInto[T any](get func(*T) *[]int) fieldCompiler[T] {
+	return func(n *avro.SchemaNode, _ *partitionLayout, depth int) (fieldFn[T], error) {
+		return arrayOf(n, depth, func(item *avro.SchemaNode) (func(*reader, *T, int) error, error) {
+			if !slices.Contains(longKinds, item.Type) {
+				return nil, fmt.Errorf("array of %s, not of int", item.Type)
+			}
+			return func(r *reader, dst *T, _ int) error {
+				v, err := r.long()
+				*get(dst) = append(*get(dst), int(v))
+				return err
+			}, nil
+		}, func(dst *T, count int) { *get(dst) = slices.Grow(*get(dst), count) })
+	}
+}
+
+// mapInto decodes a map keyed by field id, stored as an array of
+// {key, value} records (the spec fixes key and value by position).
+func mapInto[T, V any](valueKinds []string, readValue func(*reader, *avro.SchemaNode) (V, error), get func(*T) *map[int]V) fieldCompiler[T] {
+	return func(n *avro.SchemaNode, _ *partitionLayout, depth int) (fieldFn[T], error) {
+		return arrayOf(n, depth, func(item *avro.SchemaNode) (func(*reader, *T, int) error, error) {
+			if item.Type != "record" || len(item.Fields) != 2 {
+				return nil, fmt.Errorf("a map must be stored as an array of 2-field records")
+			}
+			key, value := &item.Fields[0].Type, &item.Fields[1].Type
+			if !slices.Contains(longKinds, key.Type) {
+				return nil, fmt.Errorf("map key is an Avro %s, not an int", key.Type)
+			}
+			value, valueNull, err := splitNullable(value)
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(valueKinds, value.Type) {
+				return nil, fmt.Errorf("map value is an Avro %s, not one of %v", value.Type, valueKinds)
+			}
+			return func(r *reader, dst *T, _ int) error {
+				k, err := r.long()
+				if err != nil {
+					return err
+				}
+				ok, err := valueNull.present(r)
+				if err != nil || !ok {
+					return err
+				}
+				v, err := readValue(r, value)
+				if err != nil {
+					return err
+				}
+				(*get(dst))[int(k)] = v
+				return nil
+			}, nil
+		}, func(dst *T, count int) {
+			if *get(dst) == nil {
+				*get(dst) = make(map[int]V, count)
+			}
+		})
+	}
+}
+
+// recordsInto decodes an array of records described by sub.
+func recordsInto[T, E any](sub *level[E], get func(*T) *[]E) fieldCompiler[T] {
+	return func(n *avro.SchemaNode, parts *partitionLayout, depth int) (fieldFn[T], error) {
+		return arrayOf(n, depth, func(item *avro.SchemaNode) (func(*reader, *T, int) error, error) {
+			decode, err := sub.compile(item, parts, depth+2)
+			if err != nil {
+				return nil, err
+			}
+			return func(r *reader, dst *T, _ int) error {
+				var e E
+				err := decode(r, &e)
+				*get(dst) = append(*get(dst), e)
+				return err
+			}, nil
+		}, func(dst *T, count int) { *get(dst) = slices.Grow(*get(dst), count) })
+	}
+}
+
+// nested decodes a required record whose fields land in the same target.
+func nested[T any](sub *level[T]) fieldCompiler[T] {
+	return func(n *avro.SchemaNode, parts *partitionLayout, depth int) (fieldFn[T], error) {
+		return sub.compile(n, parts, depth)
+	}
+}
+
+// plans caches compiled decoders by writer schema: the manifests of a table
+// share a handful of schemas. The cache is dropped when it grows large, so
+// hostile inputs cannot fill memory.
+var plans struct {
+	sync.Mutex
+	m        map[string]any
+	disabled bool // for fuzzing, whose coverage must not depend on history
+}
+
+const maxCachedPlans = 256
+
+func cachedPlan[P any](key string, build func() (P, error)) (P, error) {
+	plans.Lock()
+	p, ok := plans.m[key].(P)
+	disabled := plans.disabled
+	plans.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := build()
+	if err != nil || disabled {
+		return p, err
+	}
+	plans.Lock()
+	if plans.m == nil || len(plans.m) >= maxCachedPlans {
+		plans.m = map[string]any{}
+	}
+	plans.m[key] = p
+	plans.Unlock()
+	return p, nil
+}
+
+// schemaTree parses a header schema with the Avro library (which
+// validates it) and expands named-type references.
+func schemaTree(schemaJSON []byte) (*avro.SchemaNode, error) {
+	s, err := avro.Parse(string(schemaJSON), avro.WithLaxNames(nil))
+	if err != nil {
+		return nil, fmt.Errorf("the file's Avro schema: %w", err)
+	}
+	return s.Root().ExpandReferences(), nil
+}
+
+func planKey(kind string, schemaJSON []byte, parts *partitionLayout) string {
+	var b strings.Builder
+	b.WriteString(kind)
+	if parts != nil {
+		for i, id := range parts.ids {
+			fmt.Fprintf(&b, "\x00%d\x00%s", id, parts.names[i])
+		}
+	}
+	b.WriteString("\x01")
+	b.Write(schemaJSON)
+	return b.String()
+}
