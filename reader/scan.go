@@ -88,6 +88,8 @@ type Scan struct {
 	schema     *arrow.Schema
 	tasks      []*Task
 	table      *table.Table
+	// deleteCache shares parsed delete files across the scan's tasks.
+	deleteCache *deleteCache
 }
 
 // NewScan plans a scan of t.
@@ -107,13 +109,13 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t}
+	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache()}
 	nameMapping, err := t.Metadata.NameMapping()
 	if err != nil {
 		return nil, err
 	}
 	for i := range plan.Tasks {
-		task, err := newTask(t, &plan.Tasks[i], proj, nameMapping, opts)
+		task, err := newTask(t, plan.Schema, &plan.Tasks[i], proj, nameMapping, opts)
 		if err != nil {
 			return nil, err
 		}

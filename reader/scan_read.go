@@ -77,7 +77,7 @@ func (r *scanReader) Next() bool {
 			limit := r.remaining
 			task.Limit = &limit
 		}
-		tr, err := task.open(r.ctx, r.scan.table.IO, r.mem, r.scan.schema)
+		tr, err := task.open(r.ctx, r.scan.table.IO, r.mem, r.scan.schema, r.scan.deleteCache)
 		if err != nil {
 			r.err = err
 			return false

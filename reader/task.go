@@ -42,6 +42,13 @@ type Task struct {
 	NameMapping iceberg.NameMapping `json:"name_mapping,omitempty"`
 
 	Deletes []TaskDelete `json:"deletes,omitempty"`
+	// EqualityFields are the table's fields for every equality-delete key,
+	// so keys the query does not project can still be read and compared.
+	EqualityFields []iceberg.NestedField `json:"-"`
+	// Locations is the table's location map: position delete files name
+	// data files in the writer's spelling, which must be remapped to be
+	// compared with Path.
+	Locations map[string]string `json:"locations,omitempty"`
 
 	BatchSize int    `json:"batch_size"`
 	Limit     *int64 `json:"limit,omitempty"`
@@ -61,7 +68,7 @@ type TaskDelete struct {
 	ContentSize        *int64 `json:"content_size,omitempty"`
 }
 
-func newTask(t *table.Table, dt *table.DataFileTask, proj *Projection, mapping iceberg.NameMapping, opts ScanOptions) (*Task, error) {
+func newTask(t *table.Table, schema *iceberg.Schema, dt *table.DataFileTask, proj *Projection, mapping iceberg.NameMapping, opts ScanOptions) (*Task, error) {
 	task := &Task{
 		Version:            taskFormatVersion,
 		Path:               dt.Path,
@@ -77,6 +84,7 @@ func newTask(t *table.Table, dt *table.DataFileTask, proj *Projection, mapping i
 		BatchSize:          opts.batchSize(),
 		Limit:              opts.Limit,
 		VerifyCRC:          opts.VerifyCRC,
+		Locations:          t.Locations.Prefixes(),
 	}
 	if spec := t.Metadata.SpecByID(dt.File.SpecID); spec != nil && len(spec.Fields) == len(dt.File.Partition) {
 		for i, pf := range spec.Fields {
@@ -88,7 +96,19 @@ func newTask(t *table.Table, dt *table.DataFileTask, proj *Projection, mapping i
 			}
 		}
 	}
+	seen := map[int]bool{}
 	for _, d := range dt.Deletes {
+		for _, id := range d.File.EqualityIDs {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			f, ok := schema.FindField(id)
+			if !ok {
+				return nil, fmt.Errorf("equality delete file %s keys on field %d, which the table schema does not have", d.Path, id)
+			}
+			task.EqualityFields = append(task.EqualityFields, f)
+		}
 		task.Deletes = append(task.Deletes, TaskDelete{
 			Path: d.Path, Content: int(d.File.Content), FileFormat: d.File.FileFormat, FileSize: d.File.FileSizeInBytes,
 			RecordCount: d.File.RecordCount, DataSequenceNumber: d.DataSequenceNumber, EqualityIDs: d.File.EqualityIDs,
@@ -110,6 +130,7 @@ func (d *TaskDelete) IsEqualityDelete() bool {
 type taskJSON struct {
 	Task
 	Schema            json.RawMessage            `json:"schema"`
+	EqualitySchema    json.RawMessage            `json:"equality_schema,omitempty"`
 	IdentityPartition map[string]json.RawMessage `json:"identity_partition,omitempty"`
 }
 
@@ -122,6 +143,11 @@ func (t *Task) MarshalBinary() ([]byte, error) {
 		return nil, err
 	}
 	out := taskJSON{Task: *t, Schema: sj}
+	if len(t.EqualityFields) > 0 {
+		if out.EqualitySchema, err = iceberg.NewSchema(0, t.EqualityFields).MarshalJSON(); err != nil {
+			return nil, err
+		}
+	}
 	if len(t.IdentityPartition) > 0 {
 		out.IdentityPartition = map[string]json.RawMessage{}
 		for id, v := range t.IdentityPartition {
@@ -155,6 +181,13 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	}
 	task := tj.Task
 	task.Fields = schema.Fields
+	if len(tj.EqualitySchema) > 0 {
+		var eq iceberg.Schema
+		if err := eq.UnmarshalJSON(tj.EqualitySchema); err != nil {
+			return nil, fmt.Errorf("serialised task: %w", err)
+		}
+		task.EqualityFields = eq.Fields
+	}
 	if task.Path == "" {
 		return nil, fmt.Errorf("serialised task names no data file")
 	}

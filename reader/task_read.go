@@ -11,7 +11,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/kernels"
 )
 
 // taskReader streams one task's batches: row group by row group, batch by
@@ -31,6 +33,18 @@ type taskReader struct {
 	decoded []int
 	request []Column
 
+	// visible is how many plans are output columns; the rest are equality
+	// delete keys read only to probe the delete sets.
+	visible int
+	deletes *deleteSet
+	// eqColumns[i] are the plan indexes of deletes.equality[i]'s keys.
+	eqColumns [][]int
+	// rgStart is the file position of the current row group's first row;
+	// pos the file position of the next batch's first row.
+	rgStart, pos int64
+	keep         []byte
+	keyBuf       []byte
+
 	rowGroup  int
 	batches   *BatchReader
 	remaining int64 // rows the limit still allows; -1 for no limit
@@ -45,13 +59,10 @@ func (t *Task) Reader(ctx context.Context, files fileio.FileIO, alloc memory.All
 	if err != nil {
 		return nil, err
 	}
-	return t.open(ctx, files, alloc, schema)
+	return t.open(ctx, files, alloc, schema, nil)
 }
 
-func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, schema *arrow.Schema) (*taskReader, error) {
-	if len(t.Deletes) > 0 {
-		return nil, fmt.Errorf("%s has %d delete files; applying deletes is not supported yet, and reading without them would return deleted rows", t.Path, len(t.Deletes))
-	}
+func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, schema *arrow.Schema, cache *deleteCache) (*taskReader, error) {
 	if !strings.EqualFold(t.FileFormat, "parquet") {
 		return nil, fmt.Errorf("%s: data file format %q is not supported (only Parquet)", t.Path, t.FileFormat)
 	}
@@ -72,9 +83,37 @@ func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Alloc
 	if t.Limit != nil {
 		r.remaining = *t.Limit
 	}
-	if r.plans, err = newFileResolver(f, t).planFields(t.Fields); err != nil {
+	if err := r.plan(cache, files); err != nil {
 		handle.Close()
 		return nil, err
+	}
+	r.rowGroup = -1
+	return r, nil
+}
+
+// plan resolves the output columns and the equality-delete keys against
+// the file, and loads the deletes.
+func (r *taskReader) plan(cache *deleteCache, files fileio.FileIO) error {
+	t := r.task
+	resolver := newFileResolver(r.file, t)
+	plans, err := resolver.planFields(t.Fields)
+	if err != nil {
+		return err
+	}
+	r.plans, r.visible = plans, len(plans)
+	if r.deletes, err = t.loadDeletes(r.ctx, files, cache); err != nil {
+		return err
+	}
+	if r.deletes != nil {
+		for _, eq := range r.deletes.equality {
+			cols := make([]int, len(eq.fieldIDs))
+			for i, id := range eq.fieldIDs {
+				if cols[i], err = r.keyColumn(resolver, id); err != nil {
+					return err
+				}
+			}
+			r.eqColumns = append(r.eqColumns, cols)
+		}
 	}
 	for _, p := range r.plans {
 		if p.node == nil {
@@ -84,8 +123,29 @@ func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Alloc
 		r.decoded = append(r.decoded, len(r.request))
 		r.request = append(r.request, p.request())
 	}
-	r.rowGroup = -1
-	return r, nil
+	return nil
+}
+
+// keyColumn is the plan index of an equality key: an output column when
+// the scan returns that column whole, else a hidden one read for probing.
+func (r *taskReader) keyColumn(resolver *fileResolver, id int) (int, error) {
+	for i, p := range r.plans {
+		if p.field.ID == id && !iceberg.IsNested(p.field.Type) {
+			return i, nil
+		}
+	}
+	fields, err := r.task.equalityFields([]int{id})
+	if err != nil {
+		return 0, err
+	}
+	f := fields[0]
+	f.Required = false
+	hidden, err := resolver.planFields([]iceberg.NestedField{f})
+	if err != nil {
+		return 0, err
+	}
+	r.plans = append(r.plans, hidden[0])
+	return len(r.plans) - 1, nil
 }
 
 func (r *taskReader) Retain() { r.refs.Add(1) }
@@ -166,7 +226,7 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 		if r.rowGroup >= 0 {
 			if len(r.request) == 0 && r.constRows > 0 {
 				n := min(r.constRows, int64(r.task.BatchSize))
-				if r.remaining >= 0 {
+				if r.remaining >= 0 && r.deletes == nil {
 					n = min(n, r.remaining)
 				}
 				r.constRows -= n
@@ -196,9 +256,20 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 }
 
 func (r *taskReader) startRowGroup() error {
+	if r.rowGroup > 0 {
+		r.rgStart += r.file.RowGroups[r.rowGroup-1].NumRows
+	}
+	r.pos = r.rgStart
 	rg := r.file.RowGroups[r.rowGroup]
 	rows := rg.NumRows
-	if r.remaining >= 0 {
+	if r.deletes.deletedIn(r.rgStart, r.rgStart+rows) == rows {
+		// Every row of the group is deleted: decode nothing.
+		r.constRows = 0
+		return nil
+	}
+	if r.remaining >= 0 && r.deletes == nil {
+		// Without deletes every decoded row is returned, so the limit
+		// bounds decoding too.
 		rows = min(rows, r.remaining)
 	}
 	if len(r.request) == 0 {
@@ -242,7 +313,76 @@ func (r *taskReader) assemble(decoded []arrow.Array, n int) (arrow.RecordBatch, 
 			return nil, err
 		}
 	}
-	rec := array.NewRecordBatch(r.schema, cols, int64(n))
+	start := r.pos
+	r.pos += int64(n)
+	keep, kept, err := r.survivors(cols, start, n)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	visible := cols[:r.visible]
+	if kept == n {
+		rec := array.NewRecordBatch(r.schema, visible, int64(n))
+		release()
+		return rec, nil
+	}
+	rec := array.NewRecordBatch(r.schema, visible, int64(n))
 	release()
-	return rec, nil
+	defer rec.Release()
+	return kernels.FilterRecord(rec, keep, r.mem)
+}
+
+// survivors marks the rows of a batch that no delete removes: positions
+// first, then equality keys for the rows still alive.
+func (r *taskReader) survivors(cols []arrow.Array, start int64, n int) (keep []byte, kept int, err error) {
+	ds := r.deletes
+	if ds == nil || (ds.deletedIn(start, start+int64(n)) == 0 && len(ds.equality) == 0) {
+		return nil, n, nil
+	}
+	words := (n + 7) / 8
+	if cap(r.keep) < words {
+		r.keep = make([]byte, words)
+	}
+	keep = r.keep[:words]
+	for i := range keep {
+		keep[i] = 0xff
+	}
+	kept = n
+	clear := func(i int) {
+		if keep[i>>3]&(1<<(i&7)) != 0 {
+			keep[i>>3] &^= 1 << (i & 7)
+			kept--
+		}
+	}
+	if ds.positions != nil {
+		it := ds.positions.Iterator()
+		it.AdvanceIfNeeded(uint64(start))
+		for it.HasNext() {
+			p := int64(it.Next())
+			if p >= start+int64(n) {
+				break
+			}
+			clear(int(p - start))
+		}
+	}
+	for e, eq := range ds.equality {
+		keyCols := make([]arrow.Array, len(r.eqColumns[e]))
+		for i, c := range r.eqColumns[e] {
+			keyCols[i] = cols[c]
+		}
+		keys, err := kernels.NewKeys(keyCols)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := 0; i < n; i++ {
+			if keep[i>>3]&(1<<(i&7)) == 0 {
+				continue
+			}
+			r.keyBuf = keys.Encode(r.keyBuf[:0], i)
+			if _, hit := eq.keys[string(r.keyBuf)]; hit {
+				clear(i)
+			}
+		}
+	}
+	return keep, kept, nil
 }
