@@ -1,20 +1,24 @@
 package reader
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"sync"
 	"unsafe"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
-	"github.com/parquet-go/parquet-go/compress/brotli"
-	"github.com/parquet-go/parquet-go/compress/gzip"
 	"github.com/pierrec/lz4/v4"
 )
 
+// Streaming codecs are driven directly (parquet-go's wrappers panic on a
+// corrupt gzip header) and their readers pooled, as each holds tens of KiB.
 var (
-	gzipCodec   gzip.Codec
-	brotliCodec brotli.Codec
+	gzipReaders   sync.Pool
+	brotliReaders sync.Pool
 	// Decoders whose DecodeAll stops at cap(dst): we always know the page's
 	// uncompressed size, so a corrupt frame cannot make us allocate more.
 	zstdDecoders = sync.Pool{New: func() any {
@@ -71,9 +75,9 @@ func decompress(codec Codec, dst, src []byte) error {
 		n, err = lz4.UncompressBlock(src, dst)
 		out = dst[:n]
 	case CodecGzip:
-		out, err = gzipCodec.Decode(dst[:0], src)
+		return streamDecompress(codec, dst, src)
 	case CodecBrotli:
-		out, err = brotliCodec.Decode(dst[:0], src)
+		return streamDecompress(codec, dst, src)
 	default:
 		return checkCodec(codec)
 	}
@@ -85,6 +89,40 @@ func decompress(codec Codec, dst, src []byte) error {
 	}
 	if size > 0 && unsafe.SliceData(out) != unsafe.SliceData(dst) {
 		copy(dst, out)
+	}
+	return nil
+}
+
+// streamDecompress reads exactly len(dst) bytes from a gzip or brotli
+// stream over src.
+func streamDecompress(codec Codec, dst, src []byte) error {
+	in := bytes.NewReader(src)
+	var r io.Reader
+	if codec == CodecGzip {
+		zr, _ := gzipReaders.Get().(*gzip.Reader)
+		var err error
+		if zr == nil {
+			zr, err = gzip.NewReader(in)
+		} else {
+			err = zr.Reset(in)
+		}
+		if err != nil {
+			return fmt.Errorf("GZIP: %w", err)
+		}
+		defer gzipReaders.Put(zr)
+		r = zr
+	} else {
+		br, _ := brotliReaders.Get().(*brotli.Reader)
+		if br == nil {
+			br = brotli.NewReader(in)
+		} else if err := br.Reset(in); err != nil {
+			return fmt.Errorf("BROTLI: %w", err)
+		}
+		defer brotliReaders.Put(br)
+		r = br
+	}
+	if _, err := io.ReadFull(r, dst); err != nil {
+		return fmt.Errorf("%s: page decompresses to fewer bytes than its header says (%d): %w", codec, len(dst), err)
 	}
 	return nil
 }

@@ -127,6 +127,9 @@ func (l *leafReader) pageBytes(body []byte, size int, s *scratch) ([]byte, error
 func (l *leafReader) preparePage(h *pageHeader, body []byte) error {
 	pg := &l.pg
 	n := int(h.numValues)
+	if n > maxPageValues {
+		return l.errorf("page claims %d values; at most %d are supported", n, maxPageValues)
+	}
 	*pg = pageState{numValues: n, v2: h.typ == pageDataV2, numRows: int(h.numRows), values: pg.values}
 	var repSrc, defSrc, values []byte
 	repEnc, defEnc := EncRLE, EncRLE
@@ -167,6 +170,12 @@ func (l *leafReader) preparePage(h *pageHeader, body []byte) error {
 		}
 		values = buf[pos:]
 	}
+	if err := checkLevelCount(repSrc, repEnc, l.maxRep, n); err != nil {
+		return l.errorf("repetition levels: %v", err)
+	}
+	if err := checkLevelCount(defSrc, defEnc, l.maxDef, n); err != nil {
+		return l.errorf("definition levels: %v", err)
+	}
 	lv := l.levelBuf.take(2 * n)
 	if l.maxRep > 0 {
 		pg.reps = lv[:n]
@@ -197,6 +206,21 @@ func (l *leafReader) preparePage(h *pageHeader, body []byte) error {
 		}
 	}
 	return l.wrap(l.setupValues(h.encoding, values, count))
+}
+
+// maxPageValues bounds a page's value count before anything is sized by it.
+const maxPageValues = 1 << 27
+
+// checkLevelCount verifies that level data really holds n levels, so that a
+// corrupt count cannot size our buffers.
+func checkLevelCount(src []byte, enc Encoding, maxLevel, n int) error {
+	if maxLevel == 0 || enc == EncBitPacked {
+		return nil // no levels, or sized exactly by v1Levels
+	}
+	if got := hybridCount(src, bitWidthOf(maxLevel), n); got < n {
+		return fmt.Errorf("level data holds %d of the page's %d values", got, n)
+	}
+	return nil
 }
 
 // v1Levels splits one level section off a v1 page.

@@ -49,6 +49,36 @@ func hybridAllEqual(src []byte, bitWidth, n int, want uint32) bool {
 	return err == nil && v == want
 }
 
+// hybridCount counts the values the runs in src encode, stopping at limit,
+// so a page header's value count is checked before buffers are sized by it.
+func hybridCount(src []byte, bitWidth, limit int) int {
+	if bitWidth == 0 {
+		return limit
+	}
+	n, pos := 0, 0
+	for n < limit && pos < len(src) {
+		h, next, err := hybridHeader(src, pos)
+		if err != nil {
+			break
+		}
+		pos = next
+		if h&1 == 0 {
+			pos += (bitWidth + 7) / 8
+			n += int(min(h>>1, uint64(limit-n)))
+			continue
+		}
+		groups := h >> 1
+		if groups > uint64(len(src)-pos)/uint64(bitWidth) {
+			// a short last run still holds what its bytes hold
+			n += min((len(src)-pos)*8/bitWidth, limit-n)
+			break
+		}
+		pos += int(groups) * bitWidth
+		n += int(min(groups*8, uint64(limit-n)))
+	}
+	return min(n, limit)
+}
+
 // decodeHybridU8 fills dst with values of at most 8 bits.
 func decodeHybridU8(dst []uint8, src []byte, bitWidth int) error {
 	if bitWidth < 0 || bitWidth > 8 {

@@ -111,6 +111,7 @@ func (a *asmNode) buildStruct(mem memory.Allocator, children []arrow.ArrayData) 
 		if d < validDef {
 			if validity.b == nil {
 				validity.reserve((len(defs)+7)/8, 0)
+				clear(validity.b)
 				setBits(validity.b, 0, slots)
 			}
 			nulls++
@@ -146,6 +147,7 @@ func (a *asmNode) buildList(mem memory.Allocator, children []arrow.ArrayData) (a
 			if d < validDef {
 				if validity.b == nil {
 					validity.reserve((len(defs)+7)/8, 0)
+					clear(validity.b)
 					setBits(validity.b, 0, slots)
 				}
 				nulls++

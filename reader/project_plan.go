@@ -30,6 +30,8 @@ type columnPlan struct {
 	probe *Node
 	// constant stands in for a missing field (nil: nulls).
 	constant any
+	// meta is the reserved field id of a metadata column, 0 otherwise.
+	meta int
 }
 
 // fileResolver finds the file's node for a table field.
@@ -68,6 +70,9 @@ func (r *fileResolver) planFields(fields []iceberg.NestedField) ([]*columnPlan, 
 }
 
 func (r *fileResolver) plan(f iceberg.NestedField, parent *Node, mapping iceberg.NameMapping) (*columnPlan, error) {
+	if parent == r.file.Root && isMetadataFieldID(f.ID) {
+		return r.planMetadata(f)
+	}
 	node, sub := r.find(parent, f.ID, mapping)
 	return r.planAt(f, node, sub)
 }
@@ -138,6 +143,36 @@ func (r *fileResolver) planAt(f iceberg.NestedField, node *Node, sub iceberg.Nam
 			return nil, mismatch(f.Type.String())
 		}
 		p.readAs = fileWidth(node, target)
+	}
+	return p, nil
+}
+
+// planMetadata plans a metadata column: row lineage columns a compacted
+// file may store (read by id, nulls computed later), the rest constants
+// of the task or computed per batch.
+func (r *fileResolver) planMetadata(f iceberg.NestedField) (*columnPlan, error) {
+	target, err := ArrowType(f.Type)
+	if err != nil {
+		return nil, err
+	}
+	p := &columnPlan{field: f, target: target, meta: f.ID}
+	switch f.ID {
+	case FieldIDRowID, FieldIDLastUpdatedSequenceNumber:
+		if r.byID {
+			if node, _ := r.find(r.file.Root, f.ID, nil); node != nil && node.IsLeaf() {
+				p.node, p.readAs = node, fileWidth(node, target)
+			}
+		}
+	case FieldIDFile:
+		p.constant = r.task.filePathAsWritten()
+	case FieldIDSpecID:
+		p.constant = int32(r.task.SpecID)
+	case FieldIDPartition:
+		tuple := r.task.PartitionTuple
+		if tuple == nil {
+			tuple = make([]any, len(f.Type.(*iceberg.StructType).Fields))
+		}
+		p.constant = tuple
 	}
 	return p, nil
 }

@@ -101,7 +101,11 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 	if err != nil {
 		return nil, err
 	}
-	proj, err := ProjectColumns(plan.Schema, opts.Columns, opts.CaseInsensitive)
+	partitionType, err := t.UnifiedPartitionType()
+	if err != nil {
+		return nil, err
+	}
+	proj, err := ProjectColumns(plan.Schema, opts.Columns, opts.CaseInsensitive, partitionType)
 	if err != nil {
 		return nil, err
 	}

@@ -18,13 +18,26 @@ type Projection struct {
 // count). Asking for a struct returns all of it; asking for a field inside
 // returns the struct with just that field. Top-level columns keep the order
 // of first mention; nested fields keep the schema's order.
-func ProjectColumns(schema *iceberg.Schema, columns []string, caseInsensitive bool) (*Projection, error) {
+//
+// Metadata columns (_file, _pos, _spec_id, _partition, _row_id,
+// _last_updated_sequence_number) are selected by name like any other
+// column unless the table has a column of that name; partitionType is the
+// type of _partition.
+func ProjectColumns(schema *iceberg.Schema, columns []string, caseInsensitive bool, partitionType *iceberg.StructType) (*Projection, error) {
 	if columns == nil {
 		return &Projection{Fields: schema.Fields}, nil
 	}
 	selected := map[int]bool{}
 	var order []int
+	meta := map[int]iceberg.NestedField{}
 	for _, name := range columns {
+		if _, inSchema := schema.FindFieldByName(name); !inSchema {
+			if f, ok := metadataField(name, partitionType); ok {
+				meta[f.ID] = f
+				order = appendOnce(order, f.ID)
+				continue
+			}
+		}
 		if name == "*" {
 			for _, f := range schema.Fields {
 				selected[f.ID] = true
@@ -48,6 +61,10 @@ func ProjectColumns(schema *iceberg.Schema, columns []string, caseInsensitive bo
 	}
 	out := make([]iceberg.NestedField, 0, len(order))
 	for _, id := range order {
+		if f, ok := meta[id]; ok {
+			out = append(out, f)
+			continue
+		}
 		f, _ := schema.FindField(id)
 		out = append(out, pruneField(f, selected))
 	}

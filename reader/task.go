@@ -38,6 +38,9 @@ type Task struct {
 	// under an identity transform: the value for rows of a file that lacks
 	// the column.
 	IdentityPartition map[int]any `json:"-"`
+	// PartitionTuple is the file's partition under the table's unified
+	// partition type, when the scan selects _partition.
+	PartitionTuple []any `json:"-"`
 	// NameMapping resolves columns of files written without field ids.
 	NameMapping iceberg.NameMapping `json:"name_mapping,omitempty"`
 
@@ -96,6 +99,11 @@ func newTask(t *table.Table, schema *iceberg.Schema, dt *table.DataFileTask, pro
 			}
 		}
 	}
+	for _, f := range proj.Fields {
+		if f.ID == FieldIDPartition {
+			task.PartitionTuple = unifiedTuple(t, dt, f.Type.(*iceberg.StructType))
+		}
+	}
 	seen := map[int]bool{}
 	for _, d := range dt.Deletes {
 		for _, id := range d.File.EqualityIDs {
@@ -118,6 +126,32 @@ func newTask(t *table.Table, schema *iceberg.Schema, dt *table.DataFileTask, pro
 	return task, nil
 }
 
+// unifiedTuple places a file's partition values into the unified type.
+func unifiedTuple(t *table.Table, dt *table.DataFileTask, unified *iceberg.StructType) []any {
+	out := make([]any, len(unified.Fields))
+	spec := t.Metadata.SpecByID(dt.File.SpecID)
+	if spec == nil || len(spec.Fields) != len(dt.File.Partition) {
+		return out
+	}
+	for i, uf := range unified.Fields {
+		for j, pf := range spec.Fields {
+			if pf.FieldID == uf.ID {
+				out[i] = dt.File.Partition[j]
+			}
+		}
+	}
+	return out
+}
+
+// filePathAsWritten is the data file's path as the table's metadata names
+// it (what _file returns), not where a location map sends it.
+func (t *Task) filePathAsWritten() string {
+	if t.WrittenPath != "" {
+		return t.WrittenPath
+	}
+	return t.Path
+}
+
 // HasDeletes reports whether any delete file applies to the task.
 func (t *Task) HasDeletes() bool { return len(t.Deletes) > 0 }
 
@@ -131,6 +165,7 @@ type taskJSON struct {
 	Task
 	Schema            json.RawMessage            `json:"schema"`
 	EqualitySchema    json.RawMessage            `json:"equality_schema,omitempty"`
+	PartitionTuple    json.RawMessage            `json:"partition_tuple,omitempty"`
 	IdentityPartition map[string]json.RawMessage `json:"identity_partition,omitempty"`
 }
 
@@ -143,6 +178,11 @@ func (t *Task) MarshalBinary() ([]byte, error) {
 		return nil, err
 	}
 	out := taskJSON{Task: *t, Schema: sj}
+	if pt := t.partitionType(); pt != nil && t.PartitionTuple != nil {
+		if out.PartitionTuple, err = iceberg.ValueToJSON(pt, t.PartitionTuple); err != nil {
+			return nil, fmt.Errorf("task partition: %w", err)
+		}
+	}
 	if len(t.EqualityFields) > 0 {
 		if out.EqualitySchema, err = iceberg.NewSchema(0, t.EqualityFields).MarshalJSON(); err != nil {
 			return nil, err
@@ -181,6 +221,13 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	}
 	task := tj.Task
 	task.Fields = schema.Fields
+	if pt := task.partitionType(); pt != nil && len(tj.PartitionTuple) > 0 {
+		v, err := iceberg.ValueFromJSON(pt, tj.PartitionTuple)
+		if err != nil {
+			return nil, fmt.Errorf("serialised task: partition: %w", err)
+		}
+		task.PartitionTuple, _ = v.([]any)
+	}
 	if len(tj.EqualitySchema) > 0 {
 		var eq iceberg.Schema
 		if err := eq.UnmarshalJSON(tj.EqualitySchema); err != nil {
@@ -213,6 +260,17 @@ func UnmarshalTask(data []byte) (*Task, error) {
 		task.IdentityPartition[id] = v
 	}
 	return &task, nil
+}
+
+// partitionType is the type of the projected _partition column, if any.
+func (t *Task) partitionType() *iceberg.StructType {
+	for _, f := range t.Fields {
+		if f.ID == FieldIDPartition {
+			st, _ := f.Type.(*iceberg.StructType)
+			return st
+		}
+	}
+	return nil
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -301,11 +301,19 @@ func (r *taskReader) assemble(decoded []arrow.Array, n int) (arrow.RecordBatch, 
 			}
 		}
 	}
+	start := r.pos
 	for i, p := range r.plans {
-		var err error
+		var stored arrow.Array
 		if r.decoded[i] >= 0 {
-			cols[i], err = p.build(decoded[r.decoded[i]], r.mem)
-		} else {
+			stored = decoded[r.decoded[i]]
+		}
+		var err error
+		switch {
+		case p.meta == FieldIDPos || p.meta == FieldIDRowID || p.meta == FieldIDLastUpdatedSequenceNumber:
+			cols[i], err = r.lineage(p, stored, start, n)
+		case stored != nil:
+			cols[i], err = p.build(stored, r.mem)
+		default:
 			cols[i], err = p.missing(n, r.mem)
 		}
 		if err != nil {
@@ -313,7 +321,6 @@ func (r *taskReader) assemble(decoded []arrow.Array, n int) (arrow.RecordBatch, 
 			return nil, err
 		}
 	}
-	start := r.pos
 	r.pos += int64(n)
 	keep, kept, err := r.survivors(cols, start, n)
 	if err != nil {
@@ -330,6 +337,45 @@ func (r *taskReader) assemble(decoded []arrow.Array, n int) (arrow.RecordBatch, 
 	release()
 	defer rec.Release()
 	return kernels.FilterRecord(rec, keep, r.mem)
+}
+
+// lineage computes _pos, and _row_id and _last_updated_sequence_number
+// (v3 row lineage): a value the file stores wins; a null becomes the
+// file's first_row_id + _pos and the file's data sequence number; both
+// stay null when the file has no first_row_id. Positions are the rows'
+// positions in the data file, before deletes.
+func (r *taskReader) lineage(p *columnPlan, stored arrow.Array, start int64, n int) (arrow.Array, error) {
+	var computed arrow.Array
+	switch {
+	case p.meta == FieldIDPos:
+		return kernels.Sequence(start, n, r.mem)
+	case r.task.FirstRowID == nil:
+	case p.meta == FieldIDRowID:
+		seq, err := kernels.Sequence(*r.task.FirstRowID+start, n, r.mem)
+		if err != nil {
+			return nil, err
+		}
+		computed = seq
+	default:
+		c, err := kernels.Constant(arrow.PrimitiveTypes.Int64, r.task.DataSequenceNumber, n, r.mem)
+		if err != nil {
+			return nil, err
+		}
+		computed = c
+	}
+	if stored == nil {
+		if computed == nil {
+			return kernels.Nulls(arrow.PrimitiveTypes.Int64, n, r.mem)
+		}
+		return computed, nil
+	}
+	s, err := p.build(stored, r.mem)
+	if err != nil || computed == nil {
+		return s, err
+	}
+	defer s.Release()
+	defer computed.Release()
+	return kernels.CoalesceInt64(s.(*array.Int64), computed.(*array.Int64), r.mem)
 }
 
 // survivors marks the rows of a batch that no delete removes: positions

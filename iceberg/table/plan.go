@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sort"
 	"sync"
 
 	"github.com/floedb/floe/iceberg"
@@ -184,4 +185,31 @@ func (t *Table) PartitionType(spec *iceberg.PartitionSpec) (*iceberg.StructType,
 		}
 	}
 	return nil, err
+}
+
+// UnifiedPartitionType is the struct of every partition field any of the
+// table's specs has ever had, by field id, in the order the specs
+// introduced them: the type of the _partition metadata column. Its fields
+// are optional, since a file written under one spec has no value for
+// another spec's fields.
+func (t *Table) UnifiedPartitionType() (*iceberg.StructType, error) {
+	specs := append([]iceberg.PartitionSpec(nil), t.Metadata.PartitionSpecs...)
+	sort.Slice(specs, func(i, j int) bool { return specs[i].ID < specs[j].ID })
+	out := &iceberg.StructType{}
+	seen := map[int]bool{}
+	for i := range specs {
+		pt, err := t.PartitionType(&specs[i])
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range pt.Fields {
+			if seen[f.ID] {
+				continue
+			}
+			seen[f.ID] = true
+			f.Required = false
+			out.Fields = append(out.Fields, f)
+		}
+	}
+	return out, nil
 }
