@@ -270,3 +270,25 @@ func TestScanRejectsBadRequests(t *testing.T) {
 }
 
 var _ = time.UTC
+
+// Parallel decoding returns exactly the sequential result, in the same
+// order, with limits and deletes.
+func TestParallelScanIsDeterministic(t *testing.T) {
+	for _, table := range []string{"impala_iceberg_partitioned", "impala_iceberg_v2_partitioned_position_deletes", "duckdb_equality_deletes/mytable_partitioned"} {
+		_, seq := scanFixture(t, table, ScanOptions{Threads: 1})
+		for _, threads := range []int{2, 4, 16} {
+			_, par := scanFixture(t, table, ScanOptions{Threads: threads})
+			if strings.Join(joined(par), "\n") != strings.Join(joined(seq), "\n") {
+				t.Errorf("%s: %d threads gave a different result than 1", table, threads)
+			}
+			for _, limit := range []int64{0, 1, 3, 11} {
+				l := limit
+				_, lim := scanFixture(t, table, ScanOptions{Threads: threads, Limit: &l})
+				want := seq[:min(int(limit), len(seq))]
+				if strings.Join(joined(lim), "\n") != strings.Join(joined(want), "\n") {
+					t.Errorf("%s: %d threads, limit %d: got %d rows, not the first rows of the sequential scan", table, threads, limit, len(lim))
+				}
+			}
+		}
+	}
+}

@@ -12,7 +12,13 @@ import (
 // Reader streams the scan's batches: every task in order, at most
 // Options.Limit rows, batches allocated from alloc (pass C memory, e.g.
 // mallocator, when batches leave Go through the C Data Interface).
+//
+// With Options.Threads > 1 (the default is every core), several tasks
+// decode at once; batches still come in task order.
 func (s *Scan) Reader(ctx context.Context, alloc memory.Allocator) (array.RecordReader, error) {
+	if threads := s.Options.threads(); threads > 1 && len(s.tasks) > 1 {
+		return newParallelReader(ctx, s, alloc, threads), nil
+	}
 	r := &scanReader{ctx: ctx, scan: s, mem: alloc, remaining: -1}
 	if s.Options.Limit != nil {
 		r.remaining = *s.Options.Limit

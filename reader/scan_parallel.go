@@ -1,0 +1,156 @@
+package reader
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// batchesInFlight is how many decoded batches a task may hold ahead of the
+// consumer: with `threads` tasks decoding at once, it bounds memory.
+const batchesInFlight = 2
+
+// parallelReader decodes up to `threads` tasks at once and returns their
+// batches in task order, so results are deterministic.
+type parallelReader struct {
+	refs      atomic.Int64
+	scan      *Scan
+	cancel    context.CancelFunc
+	results   []chan taskResult
+	next      int
+	cur       arrow.RecordBatch
+	remaining int64
+	err       error
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+type taskResult struct {
+	rec arrow.RecordBatch
+	err error
+}
+
+func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *parallelReader {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &parallelReader{scan: s, cancel: cancel, remaining: -1}
+	if s.Options.Limit != nil {
+		r.remaining = *s.Options.Limit
+	}
+	r.refs.Store(1)
+	r.results = make([]chan taskResult, len(s.tasks))
+	for i := range r.results {
+		r.results[i] = make(chan taskResult, batchesInFlight)
+	}
+	slots := make(chan struct{}, threads)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		for i, task := range s.tasks {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				for _, ch := range r.results[i:] {
+					close(ch)
+				}
+				return
+			}
+			r.wg.Add(1)
+			go func(task Task, out chan<- taskResult) {
+				defer func() { <-slots; r.wg.Done(); close(out) }()
+				r.decode(ctx, task, alloc, out)
+			}(*task, r.results[i])
+		}
+	}()
+	return r
+}
+
+// decode runs one task, sending its batches in order.
+func (r *parallelReader) decode(ctx context.Context, task Task, alloc memory.Allocator, out chan<- taskResult) {
+	// Each task may return at most the scan's limit; the consumer trims.
+	task.Limit = r.scan.Options.Limit
+	tr, err := task.open(ctx, r.scan.table.IO, alloc, r.scan.schema, r.scan.deleteCache)
+	if err != nil {
+		out <- taskResult{err: err}
+		return
+	}
+	defer tr.Release()
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		rec.Retain()
+		select {
+		case out <- taskResult{rec: rec}:
+		case <-ctx.Done():
+			rec.Release()
+			return
+		}
+	}
+	if err := tr.Err(); err != nil && ctx.Err() == nil {
+		out <- taskResult{err: err}
+	}
+}
+
+func (r *parallelReader) Retain() { r.refs.Add(1) }
+
+func (r *parallelReader) Release() {
+	if r.refs.Add(-1) == 0 {
+		r.stop()
+	}
+}
+
+// stop cancels the workers, then drains and releases what they produced.
+func (r *parallelReader) stop() {
+	r.closeOnce.Do(func() {
+		if r.cur != nil {
+			r.cur.Release()
+			r.cur = nil
+		}
+		r.cancel()
+		for _, ch := range r.results {
+			for res := range ch {
+				if res.rec != nil {
+					res.rec.Release()
+				}
+			}
+		}
+		r.wg.Wait()
+	})
+}
+
+func (r *parallelReader) Schema() *arrow.Schema          { return r.scan.schema }
+func (r *parallelReader) Err() error                     { return r.err }
+func (r *parallelReader) Record() arrow.RecordBatch      { return r.cur }
+func (r *parallelReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+func (r *parallelReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	for r.err == nil && r.remaining != 0 && r.next < len(r.results) {
+		res, ok := <-r.results[r.next]
+		if !ok {
+			r.next++
+			continue
+		}
+		if res.err != nil {
+			r.err = res.err
+			break
+		}
+		rec := res.rec
+		if r.remaining >= 0 {
+			if rec.NumRows() > r.remaining {
+				sliced := rec.NewSlice(0, r.remaining)
+				rec.Release()
+				rec = sliced
+			}
+			r.remaining -= rec.NumRows()
+		}
+		r.cur = rec
+		return true
+	}
+	r.stop()
+	return false
+}
