@@ -65,7 +65,9 @@ func gather(d arrow.ArrayData, rows rowSet, alloc memory.Allocator) (arrow.Array
 	}
 	validity, nulls := gatherValidity(d, rows, alloc)
 	values := newBuffer(alloc, n*width)
-	gatherFixedWidth(values.Bytes(), bufferBytes(d, 1), width, d.Offset(), idx, sorted)
+	if n > 0 {
+		gatherFixedWidth(values.Bytes(), bufferBytes(d, 1), width, d.Offset(), idx, sorted)
+	}
 	return newData(dt, n, []*memory.Buffer{validity, values}, nil, nulls, 0), nil
 }
 

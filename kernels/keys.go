@@ -56,7 +56,8 @@ type keyColumn struct {
 // values: null equals null and differs from every value; -0.0 equals 0.0;
 // all NaNs are equal; int and long, float and double, decimal precisions,
 // string and large_string compare by value. Keys reads the arrays'
-// buffers in place: they must outlive it.
+// buffers in place: they must outlive it. Equal and Encode may be called
+// concurrently; Hash reuses scratch space and may not.
 type Keys struct {
 	cols  []keyColumn
 	rows  int
@@ -98,7 +99,7 @@ func (c *keyColumn) prepare(d arrow.ArrayData) error {
 	case *arrow.NullType:
 		c.class = classNull
 	case *arrow.BooleanType:
-		c.class, c.width = classBool, 0
+		c.class = classBool
 	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type:
 		c.class, c.signed = classInt, true
 	case *arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type, *arrow.Uint64Type:

@@ -1,0 +1,31 @@
+"""floe: read Apache Iceberg tables as Arrow data, through libfloe's C API
+(ctypes only: no compiled extension, no required dependency).
+
+    import floe
+    t = floe.Table.open("warehouse/db/events", location_map={"s3://old/events": "warehouse/db/events"})
+    t.metadata["format-version"]
+    scan = t.scan(selected_fields=["id", "payload.kind"], limit=100)
+    rows = scan.to_pylist()          # Python values, no pyarrow needed
+    table = scan.to_arrow()          # with pyarrow
+    reader = pa.RecordBatchReader.from_stream(scan)   # Arrow PyCapsule Interface
+
+libfloe.so is found through $FLOE_LIBRARY, else build/libfloe.so in the
+repository this package sits in, else the system library path.
+
+libfloe runs the Go runtime: do not use it in a process forked from one that
+had loaded it (multiprocessing: use the "spawn" or "forkserver" start
+method). Tasks pickle, so they can be read in worker processes.
+"""
+
+from ._arrow import Field
+from ._errors import FloeError, Status
+from ._lib import library
+from ._table import Scan, Table, Task
+
+
+def version():
+    """The version of the loaded libfloe."""
+    return library().floe_version().decode("ascii")
+
+
+__all__ = ["Field", "FloeError", "Scan", "Status", "Table", "Task", "version"]

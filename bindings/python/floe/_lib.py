@@ -1,0 +1,136 @@
+"""Loading libfloe.so and declaring its C API (include/floe.h) for ctypes."""
+
+import ctypes
+import ctypes.util
+import os
+import threading
+
+# ---- Arrow C Data Interface structures ------------------------------------
+
+
+class ArrowSchema(ctypes.Structure):
+    pass
+
+
+ArrowSchema._fields_ = [
+    ("format", ctypes.c_char_p),
+    ("name", ctypes.c_char_p),
+    ("metadata", ctypes.c_void_p),  # binary: int32 count, then length-prefixed pairs
+    ("flags", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("children", ctypes.POINTER(ctypes.POINTER(ArrowSchema))),
+    ("dictionary", ctypes.POINTER(ArrowSchema)),
+    ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))),
+    ("private_data", ctypes.c_void_p),
+]
+
+
+class ArrowArray(ctypes.Structure):
+    pass
+
+
+ArrowArray._fields_ = [
+    ("length", ctypes.c_int64),
+    ("null_count", ctypes.c_int64),
+    ("offset", ctypes.c_int64),
+    ("n_buffers", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("buffers", ctypes.POINTER(ctypes.c_void_p)),
+    ("children", ctypes.POINTER(ctypes.POINTER(ArrowArray))),
+    ("dictionary", ctypes.POINTER(ArrowArray)),
+    ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))),
+    ("private_data", ctypes.c_void_p),
+]
+
+
+class ArrowArrayStream(ctypes.Structure):
+    pass
+
+
+ArrowArrayStream._fields_ = [
+    ("get_schema", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ArrowArrayStream), ctypes.POINTER(ArrowSchema))),
+    ("get_next", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ArrowArrayStream), ctypes.POINTER(ArrowArray))),
+    ("get_last_error", ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.POINTER(ArrowArrayStream))),
+    ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))),
+    ("private_data", ctypes.c_void_p),
+]
+
+# ---- finding and declaring the library ------------------------------------
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_REPO_BUILD = os.path.normpath(os.path.join(_HERE, "..", "..", "..", "build", "libfloe.so"))
+
+
+def _candidates():
+    env = os.environ.get("FLOE_LIBRARY")
+    if env:
+        # An explicit choice is the only one: a typo should fail, not fall
+        # back to some other build.
+        return [env]
+    found = [_REPO_BUILD] if os.path.exists(_REPO_BUILD) else []
+    system = ctypes.util.find_library("floe")
+    if system:
+        found.append(system)
+    return found
+
+
+_c = ctypes
+_P = ctypes.POINTER
+_SIGNATURES = {
+    "floe_version": (_c.c_char_p, []),
+    "floe_last_error": (_c.c_char_p, []),
+    "floe_status_name": (_c.c_char_p, [_c.c_int]),
+    "floe_string_free": (None, [_c.c_void_p]),
+    "floe_bytes_free": (None, [_c.c_void_p]),
+    "floe_table_open": (_c.c_int, [_c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_table_metadata_json": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p)]),
+    "floe_table_metadata_location": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p)]),
+    "floe_table_free": (_c.c_int, [_c.c_void_p]),
+    "floe_scan_open": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_scan_schema": (_c.c_int, [_c.c_void_p, _c.c_void_p]),
+    "floe_scan_plan": (_c.c_int, [_c.c_void_p, _P(_c.c_int64)]),
+    "floe_scan_task": (_c.c_int, [_c.c_void_p, _c.c_int64, _P(_c.c_void_p), _P(_c.c_size_t)]),
+    "floe_scan_stream": (_c.c_int, [_c.c_void_p, _c.c_void_p]),
+    "floe_scan_free": (_c.c_int, [_c.c_void_p]),
+    "floe_task_stream": (_c.c_int, [_c.c_char_p, _c.c_size_t, _c.c_char_p, _c.c_void_p]),
+    "floe_arrow_stream_new": (_c.c_void_p, []),
+    "floe_arrow_schema_new": (_c.c_void_p, []),
+    "floe_capsule_stream_name": (_c.c_void_p, []),
+    "floe_capsule_schema_name": (_c.c_void_p, []),
+    "floe_capsule_release_stream": (None, [_c.c_void_p]),
+    "floe_capsule_release_schema": (None, [_c.c_void_p]),
+}
+
+_lock = threading.Lock()
+_lib = None
+
+
+def library():
+    """The loaded libfloe (loaded on first use)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is None:
+            _lib = _load()
+    return _lib
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append(f"{path}: {e}")
+            continue
+        for name, (restype, argtypes) in _SIGNATURES.items():
+            fn = getattr(lib, name)
+            fn.restype = restype
+            fn.argtypes = argtypes
+        return lib
+    hint = "; ".join(tried) if tried else "none found"
+    raise OSError(
+        "cannot load libfloe.so: set FLOE_LIBRARY to its path, or build it with `make lib` "
+        f"(looked for {_REPO_BUILD} and the system library path: {hint})"
+    )

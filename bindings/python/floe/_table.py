@@ -1,0 +1,350 @@
+"""Tables, scans and tasks over libfloe's C API."""
+
+import ctypes
+import json
+import threading
+
+from . import _arrow
+from ._errors import FloeError, Status
+from ._lib import ArrowArray, ArrowArrayStream, ArrowSchema, library
+
+_py_capsule_new = ctypes.pythonapi.PyCapsule_New
+_py_capsule_new.restype = ctypes.py_object
+_py_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+
+
+def _check(rc):
+    if rc != 0:
+        msg = library().floe_last_error()
+        raise FloeError(rc, msg.decode("utf-8", "replace") if msg else "")
+
+
+def _json_arg(value):
+    return json.dumps(value).encode("utf-8")
+
+
+def _take_string(ptr):
+    """Copies and frees a string floe returned."""
+    try:
+        return ctypes.string_at(ptr.value).decode("utf-8")
+    finally:
+        library().floe_string_free(ptr)
+
+
+class _Handle:
+    """An owned floe handle, freed once by close() or the garbage collector.
+    A closed object keeps the stale handle: calls through it reach floe,
+    which answers INVALID_ARGUMENT rather than crashing."""
+
+    _free_name = None
+
+    def __init__(self, handle):
+        self._handle = handle
+        self._closed = False
+        self._close_lock = threading.Lock()
+
+    def close(self):
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        _check(getattr(library(), self._free_name)(self._handle))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # at interpreter exit, or a handle already gone
+            pass
+
+
+class Table(_Handle):
+    """An opened Iceberg table (one version of its metadata)."""
+
+    _free_name = "floe_table_free"
+
+    def __init__(self, handle, options):
+        super().__init__(handle)
+        self._options = options
+        self._metadata = None
+
+    @classmethod
+    def open(cls, location, location_map=None, **options):
+        """Opens the table at location: a table directory, a metadata JSON
+        file, or "ns.table" under a warehouse.
+
+        location_map maps location prefixes written in the table's metadata
+        (``hdfs://nn/warehouse/t``) onto where the files are now. Other
+        keyword options go to floe as they are: ``warehouse`` (for dataset
+        names) and ``properties`` (storage settings; none are supported by
+        this build yet)."""
+        opts = dict(options)
+        if location_map:
+            opts["location_map"] = dict(location_map)
+        handle = ctypes.c_void_p()
+        _check(library().floe_table_open(str(location).encode("utf-8"), _json_arg(opts), ctypes.byref(handle)))
+        return cls(handle.value, opts)
+
+    @property
+    def metadata(self):
+        """The table metadata as a dict, in the Iceberg metadata JSON form."""
+        if self._metadata is None:
+            out = ctypes.c_void_p()
+            _check(library().floe_table_metadata_json(self._handle, ctypes.byref(out)))
+            self._metadata = json.loads(_take_string(out))
+        return self._metadata
+
+    @property
+    def metadata_location(self):
+        """The metadata file this table was read from."""
+        out = ctypes.c_void_p()
+        _check(library().floe_table_metadata_location(self._handle, ctypes.byref(out)))
+        return _take_string(out)
+
+    def scan(self, row_filter=None, selected_fields=None, snapshot_id=None, as_of_timestamp=None, ref=None,
+             limit=None, batch_size=None, threads=None, case_sensitive=True):
+        """Plans a scan. Names follow pyiceberg: selected_fields are dotted
+        column names (None or ("*",) for every column); as_of_timestamp is
+        in milliseconds since the epoch; snapshot_id, as_of_timestamp and
+        ref are exclusive. row_filter is not supported yet."""
+        opts = {}
+        if row_filter is not None:
+            opts["filter"] = row_filter
+        if selected_fields is not None and tuple(selected_fields) != ("*",):
+            opts["columns"] = list(selected_fields)
+        for key, value in (("snapshot_id", snapshot_id), ("as_of_timestamp", as_of_timestamp), ("ref", ref),
+                           ("limit", limit), ("batch_size", batch_size), ("threads", threads)):
+            if value is not None:
+                opts[key] = value
+        if not case_sensitive:
+            opts["case_insensitive"] = True
+        handle = ctypes.c_void_p()
+        _check(library().floe_scan_open(self._handle, _json_arg(opts), ctypes.byref(handle)))
+        return Scan(handle.value, self)
+
+    def __repr__(self):
+        state = "closed" if self._closed else self.metadata.get("location", "")
+        return f"<floe.Table {state}>"
+
+
+class _Readable:
+    """Reading shared by scans and tasks: subclasses provide _open_stream
+    (filling an ArrowArrayStream at an address) and _iceberg_types."""
+
+    def _open_stream(self, address):
+        raise NotImplementedError
+
+    def _iceberg_types(self):
+        return {}
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The Arrow PyCapsule Interface: a new "arrow_array_stream"
+        capsule. requested_schema is ignored: floe returns the scan's own
+        schema, which the caller may cast."""
+        lib = library()
+        ptr = lib.floe_arrow_stream_new()
+        if not ptr:
+            raise MemoryError("cannot allocate an ArrowArrayStream")
+        # The capsule owns the structure from here on: its destructor (C code
+        # in libfloe) releases an unconsumed stream and frees it, also at
+        # interpreter exit.
+        capsule = _py_capsule_new(ptr, lib.floe_capsule_stream_name(),
+                                  ctypes.cast(lib.floe_capsule_release_stream, ctypes.c_void_p).value)
+        self._open_stream(ptr)
+        return capsule
+
+    def _batches(self):
+        """Yields (schema Field, ArrowArray) per batch, releasing each batch
+        when the caller moves on and the stream at the end."""
+        stream = ArrowArrayStream()
+        self._open_stream(ctypes.addressof(stream))
+        try:
+            schema = ArrowSchema()
+            rc = stream.get_schema(ctypes.byref(stream), ctypes.byref(schema))
+            if rc != 0:
+                raise _stream_error(stream, rc)
+            try:
+                field = _arrow.parse_schema(schema)
+            finally:
+                schema.release(ctypes.byref(schema))
+            while True:
+                batch = ArrowArray()
+                rc = stream.get_next(ctypes.byref(stream), ctypes.byref(batch))
+                if rc != 0:
+                    raise _stream_error(stream, rc)
+                if not batch.release:
+                    return
+                try:
+                    yield field, batch
+                finally:
+                    batch.release(ctypes.byref(batch))
+        finally:
+            if stream.release:
+                stream.release(ctypes.byref(stream))
+
+    def to_pylist(self):
+        """Every row as a dict of Python values (see floe._arrow for the
+        type mapping), decoded with ctypes alone."""
+        decoder = _arrow.Decoder(self._iceberg_types())
+        rows = []
+        for field, batch in self._batches():
+            rows.extend(decoder.batch_rows(field, batch))
+        return rows
+
+    def count(self):
+        """The number of rows, deletes applied (reads the data)."""
+        return sum(batch.length for _, batch in self._batches())
+
+    def to_arrow_batch_reader(self):
+        """A pyarrow.RecordBatchReader over the batches (needs pyarrow)."""
+        import pyarrow as pa
+
+        if hasattr(pa.RecordBatchReader, "from_stream"):
+            return pa.RecordBatchReader.from_stream(self)
+        # pyarrow < 15: import from a structure the reader moves out of.
+        stream = ArrowArrayStream()
+        self._open_stream(ctypes.addressof(stream))
+        return pa.RecordBatchReader._import_from_c(ctypes.addressof(stream))
+
+    def to_arrow(self):
+        """A pyarrow.Table of every row (needs pyarrow)."""
+        return self.to_arrow_batch_reader().read_all()
+
+
+def _stream_error(stream, errno_value):
+    ptr = stream.get_last_error(ctypes.byref(stream))
+    msg = ctypes.string_at(ptr).decode("utf-8", "replace") if ptr else ""
+    code = {2: Status.NOT_FOUND, 22: Status.INVALID_ARGUMENT, 38: Status.UNSUPPORTED}.get(errno_value, Status.IO)
+    return FloeError(code, f"{msg} (errno {errno_value})")
+
+
+class Scan(_Handle, _Readable):
+    """A planned scan: its schema, its tasks, and its rows."""
+
+    _free_name = "floe_scan_free"
+
+    def __init__(self, handle, table):
+        _Handle.__init__(self, handle)
+        self._table = table
+        self._types = None
+
+    def _open_stream(self, address):
+        _check(library().floe_scan_stream(self._handle, address))
+
+    def _iceberg_types(self):
+        if self._types is None:
+            md = self._table.metadata
+            types = {}
+            for schema in md.get("schemas", []) + ([md["schema"]] if "schema" in md else []):
+                types.update(_arrow.iceberg_types(schema))
+            self._types = types
+        return self._types
+
+    def __arrow_c_schema__(self):
+        """The Arrow PyCapsule Interface: the scan's schema as an
+        "arrow_schema" capsule."""
+        lib = library()
+        ptr = lib.floe_arrow_schema_new()
+        if not ptr:
+            raise MemoryError("cannot allocate an ArrowSchema")
+        capsule = _py_capsule_new(ptr, lib.floe_capsule_schema_name(),
+                                  ctypes.cast(lib.floe_capsule_release_schema, ctypes.c_void_p).value)
+        _check(lib.floe_scan_schema(self._handle, ptr))
+        return capsule
+
+    @property
+    def schema(self):
+        """The Arrow schema as a floe._arrow.Field tree (no pyarrow needed)."""
+        schema = ArrowSchema()
+        _check(library().floe_scan_schema(self._handle, ctypes.byref(schema)))
+        try:
+            return _arrow.parse_schema(schema)
+        finally:
+            schema.release(ctypes.byref(schema))
+
+    def plan_tasks(self):
+        """The scan's tasks, one per data file, each readable on its own,
+        here or (pickled, or as to_bytes()) in another process."""
+        lib = library()
+        count = ctypes.c_int64()
+        _check(lib.floe_scan_plan(self._handle, ctypes.byref(count)))
+        tasks = []
+        for i in range(count.value):
+            ptr, size = ctypes.c_void_p(), ctypes.c_size_t()
+            _check(lib.floe_scan_task(self._handle, i, ctypes.byref(ptr), ctypes.byref(size)))
+            try:
+                data = ctypes.string_at(ptr.value, size.value)
+            finally:
+                lib.floe_bytes_free(ptr)
+            tasks.append(Task(data, _task_options(self._table._options)))
+        return tasks
+
+    def __repr__(self):
+        return f"<floe.Scan of {self._table!r}>"
+
+
+def _task_options(table_options):
+    # A task carries the file paths already mapped; the map is still needed
+    # to match paths that delete files spell the old way.
+    return {k: v for k, v in table_options.items() if k in ("location_map", "properties")}
+
+
+class Task(_Readable):
+    """One unit of a scan (a data file with its deletes), serialisable."""
+
+    def __init__(self, data, options=None):
+        self._data = bytes(data)
+        self._options = dict(options or {})
+        self._info = None
+
+    @classmethod
+    def from_bytes(cls, data, location_map=None, **options):
+        """A task from to_bytes(). location_map (and properties) say how to
+        reach the files from this process."""
+        opts = dict(options)
+        if location_map:
+            opts["location_map"] = dict(location_map)
+        return cls(data, opts)
+
+    def to_bytes(self):
+        """The serialised task (floe_scan_task's bytes)."""
+        return self._data
+
+    def __reduce__(self):
+        return (Task, (self._data, self._options))
+
+    @property
+    def info(self):
+        """The decoded task (file path, record count, deletes...) as a dict."""
+        if self._info is None:
+            self._info = json.loads(self._data)
+        return self._info
+
+    @property
+    def file_path(self):
+        return self.info.get("path")
+
+    @property
+    def record_count(self):
+        """Rows in the data file, before deletes."""
+        return self.info.get("record_count")
+
+    def _open_stream(self, address):
+        _check(library().floe_task_stream(self._data, len(self._data), _json_arg(self._options), address))
+
+    def _iceberg_types(self):
+        return _arrow.iceberg_types(self.info.get("schema"))
+
+    def __eq__(self, other):
+        return isinstance(other, Task) and other._data == self._data and other._options == self._options
+
+    def __hash__(self):
+        return hash(self._data)
+
+    def __repr__(self):
+        return f"<floe.Task {self.file_path}>"

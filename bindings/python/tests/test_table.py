@@ -1,0 +1,170 @@
+"""Opening tables, metadata, planning, tasks and errors: everything short of
+reading data files."""
+
+import ctypes
+import os
+import pickle
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import floe  # noqa: E402
+from floe import FloeError, Status  # noqa: E402
+
+from fixtures import FIXTURES, all_fixtures, fixture  # noqa: E402
+
+LINEITEM_FIRST_SNAPSHOT = 7817332053627255703
+
+
+class OpenTest(unittest.TestCase):
+    def test_version(self):
+        self.assertRegex(floe.version(), r"^\d+\.\d+\.\d+$")
+
+    def test_every_fixture_opens(self):
+        for f in all_fixtures():
+            with self.subTest(f.name):
+                with f.open() as t:
+                    self.assertEqual(t.metadata["format-version"], f.format_version)
+                    self.assertEqual(os.path.realpath(t.metadata_location), os.path.realpath(f.metadata))
+                    scan = t.scan()
+                    self.assertGreater(len(scan.plan_tasks()), 0)
+                    scan.close()
+
+    def test_metadata_file_directly(self):
+        f = fixture("duckdb_uuid")
+        with floe.Table.open(f.metadata, location_map=f.location_map) as t:
+            self.assertEqual(t.metadata["current-snapshot-id"], 3974286791591741252)
+
+    def test_dataset_name_in_warehouse(self):
+        f = fixture("duckdb_equality_deletes/mytable")
+        warehouse = os.path.join(FIXTURES, "duckdb_equality_deletes", "warehouse")
+        with floe.Table.open("mydb.mytable", location_map=f.location_map, warehouse=warehouse) as t:
+            self.assertEqual(t.metadata["format-version"], 2)
+
+    def test_metadata_has_snapshots(self):
+        with fixture("duckdb_lineitem_iceberg").open() as t:
+            ids = [s["snapshot-id"] for s in t.metadata["snapshots"]]
+            self.assertEqual(ids, [LINEITEM_FIRST_SNAPSHOT, 2354745328521181395])
+
+
+class ScanPlanTest(unittest.TestCase):
+    def setUp(self):
+        self.table = fixture("duckdb_lineitem_iceberg").open()
+
+    def tearDown(self):
+        self.table.close()
+
+    def test_schema(self):
+        schema = self.table.scan().schema
+        names = [c.name for c in schema.children]
+        self.assertEqual(len(names), 16)
+        self.assertEqual(names[0], "l_orderkey")
+        by_name = {c.name: c for c in schema.children}
+        self.assertEqual(by_name["l_quantity"].format, "d:15,2")
+        self.assertEqual(by_name["l_shipdate"].format, "tdD")
+        self.assertEqual(by_name["l_comment"].format, "u")
+        self.assertEqual(by_name["l_comment"].field_id, 16)
+
+    def test_selected_fields(self):
+        schema = self.table.scan(selected_fields=["l_shipdate", "l_orderkey"]).schema
+        self.assertEqual([c.name for c in schema.children], ["l_shipdate", "l_orderkey"])
+        self.assertEqual(len(self.table.scan(selected_fields=("*",)).schema.children), 16)
+
+    def test_case_insensitive(self):
+        schema = self.table.scan(selected_fields=["L_ORDERKEY"], case_sensitive=False).schema
+        self.assertEqual([c.name for c in schema.children], ["l_orderkey"])
+
+    def test_time_travel_plan(self):
+        tasks = self.table.scan(snapshot_id=LINEITEM_FIRST_SNAPSHOT).plan_tasks()
+        self.assertEqual(len(tasks), 1)
+        self.assertEqual(tasks[0].record_count, 60175)
+        self.assertEqual(self.table.scan().plan_tasks()[0].record_count, 51793)
+
+    def test_schema_capsule(self):
+        capsule = self.table.scan().__arrow_c_schema__()
+        self.assertEqual(type(capsule).__name__, "PyCapsule")
+        ctypes.pythonapi.PyCapsule_GetName.restype = ctypes.c_char_p
+        ctypes.pythonapi.PyCapsule_GetName.argtypes = [ctypes.py_object]
+        self.assertEqual(ctypes.pythonapi.PyCapsule_GetName(capsule), b"arrow_schema")
+        del capsule  # the destructor releases the schema
+
+
+class TaskTest(unittest.TestCase):
+    def test_tasks_serialise_and_pickle(self):
+        f = fixture("impala_iceberg_v2_partitioned_position_deletes")
+        with f.open() as t:
+            tasks = t.scan().plan_tasks()
+        self.assertEqual(len(tasks), 3)
+        self.assertEqual(sum(task.record_count for task in tasks), 20)
+        for task in tasks:
+            again = pickle.loads(pickle.dumps(task))
+            self.assertEqual(again, task)
+            self.assertEqual(again.to_bytes(), task.to_bytes())
+            rebuilt = floe.Task.from_bytes(task.to_bytes(), location_map=f.location_map)
+            self.assertEqual(rebuilt, task)
+            self.assertTrue(os.path.exists(task.file_path), task.file_path)
+            self.assertTrue(task.info["deletes"], "every data file of this table has position deletes")
+
+
+class ErrorTest(unittest.TestCase):
+    def assertStatus(self, code, fn, *args, **kwargs):
+        with self.assertRaises(FloeError) as ctx:
+            fn(*args, **kwargs)
+        self.assertEqual(ctx.exception.code, code, ctx.exception.message)
+        self.assertTrue(ctx.exception.message)
+        return ctx.exception
+
+    def test_missing_table(self):
+        err = self.assertStatus(Status.NOT_FOUND, floe.Table.open, os.path.join(FIXTURES, "no_such_table"))
+        self.assertIn("no_such_table", err.message)
+
+    def test_bad_options(self):
+        loc = fixture("duckdb_uuid").location
+        self.assertStatus(Status.INVALID_ARGUMENT, floe.Table.open, loc, locaton_map={})
+        self.assertStatus(Status.INVALID_ARGUMENT, floe.Table.open, loc, location_map={"": "/x"})
+        self.assertStatus(Status.INVALID_ARGUMENT, floe.Table.open, "")
+        self.assertStatus(Status.UNSUPPORTED, floe.Table.open, loc, properties={"s3.region": "x"})
+        self.assertStatus(Status.UNSUPPORTED, floe.Table.open, "s3://bucket/t")
+
+    def test_bad_json_through_the_c_api(self):
+        handle = ctypes.c_void_p()
+        lib = floe.library()
+        rc = lib.floe_table_open(fixture("duckdb_uuid").location.encode(), b'{"location_map": ', ctypes.byref(handle))
+        self.assertEqual(rc, Status.INVALID_ARGUMENT)
+        self.assertIn(b"not valid JSON", lib.floe_last_error())
+        self.assertIsNone(handle.value)
+
+    def test_bad_scans(self):
+        with fixture("duckdb_uuid").open() as t:
+            self.assertStatus(Status.INVALID_ARGUMENT, t.scan, selected_fields=["nope"])
+            self.assertStatus(Status.INVALID_ARGUMENT, t.scan, limit=-1)
+            self.assertStatus(Status.INVALID_ARGUMENT, t.scan, ref="main", snapshot_id=3974286791591741252)
+            self.assertStatus(Status.NOT_FOUND, t.scan, snapshot_id=42)
+            self.assertStatus(Status.NOT_FOUND, t.scan, ref="nope")
+            self.assertStatus(Status.UNSUPPORTED, t.scan, row_filter="uuid IS NULL")
+
+    def test_use_after_close(self):
+        t = fixture("duckdb_uuid").open()
+        scan = t.scan()
+        t.close()
+        t.close()  # closing twice is harmless
+        self.assertStatus(Status.INVALID_ARGUMENT, lambda: t.metadata_location)
+        self.assertStatus(Status.INVALID_ARGUMENT, t.scan)
+        self.assertEqual(len(scan.plan_tasks()), 2)  # a scan outlives its table
+        scan.close()
+        err = self.assertStatus(Status.INVALID_ARGUMENT, scan.plan_tasks)
+        self.assertIn("not valid", err.message)
+        self.assertStatus(Status.INVALID_ARGUMENT, lambda: scan.schema)
+
+    def test_corrupt_task(self):
+        self.assertStatus(Status.INVALID_ARGUMENT, floe.Task.from_bytes(b"\x00garbage").count)
+        self.assertStatus(Status.INVALID_ARGUMENT, floe.Task.from_bytes(b'{"version": 99}').to_pylist)
+
+    def test_error_pickles(self):
+        err = pickle.loads(pickle.dumps(FloeError(2, "gone")))
+        self.assertEqual((err.code, err.message), (Status.NOT_FOUND, "gone"))
+
+
+if __name__ == "__main__":
+    unittest.main()

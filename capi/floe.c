@@ -1,0 +1,133 @@
+// The public entry points of include/floe.h. Each one clears the thread's
+// error, checks the pointers it was given, and calls the Go function that
+// does the work. Handles cross into Go as integers (runtime/cgo.Handle
+// values), never as pointers, so a bogus or freed handle is a lookup that
+// fails in Go rather than a dereference here.
+#include <stdlib.h>
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "capi.h"
+
+static floe_status fail(floe_status code, const char* msg) {
+  capi_set_error(msg, strlen(msg));
+  return code;
+}
+
+#define REQUIRE(cond, fn, what) \
+  if (!(cond)) return fail(FLOE_INVALID_ARGUMENT, fn ": " what " is NULL")
+
+const char* floe_version(void) { return FLOE_VERSION_STRING; }
+
+const char* floe_status_name(int status) {
+  switch (status) {
+    case FLOE_OK: return "FLOE_OK";
+    case FLOE_INVALID_ARGUMENT: return "FLOE_INVALID_ARGUMENT";
+    case FLOE_NOT_FOUND: return "FLOE_NOT_FOUND";
+    case FLOE_IO: return "FLOE_IO";
+    case FLOE_FORMAT: return "FLOE_FORMAT";
+    case FLOE_UNSUPPORTED: return "FLOE_UNSUPPORTED";
+    case FLOE_CONFLICT: return "FLOE_CONFLICT";
+    case FLOE_INTERNAL: return "FLOE_INTERNAL";
+  }
+  return "FLOE_UNKNOWN_STATUS";
+}
+
+void floe_string_free(char* s) { free(s); }
+
+void floe_bytes_free(uint8_t* bytes) { free(bytes); }
+
+floe_status floe_table_open(const char* location, const char* options_json, floe_table** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_table_open", "out");
+  *out = NULL;
+  REQUIRE(location != NULL, "floe_table_open", "location");
+  uintptr_t handle = 0;
+  floe_status rc = capiTableOpen((char*)location, (char*)options_json, &handle);
+  if (rc == FLOE_OK) *out = (floe_table*)handle;
+  return rc;
+}
+
+floe_status floe_table_metadata_json(floe_table* table, char** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_table_metadata_json", "out");
+  *out = NULL;
+  REQUIRE(table != NULL, "floe_table_metadata_json", "table");
+  return capiTableMetadataJSON((uintptr_t)table, out);
+}
+
+floe_status floe_table_metadata_location(floe_table* table, char** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_table_metadata_location", "out");
+  *out = NULL;
+  REQUIRE(table != NULL, "floe_table_metadata_location", "table");
+  return capiTableMetadataLocation((uintptr_t)table, out);
+}
+
+floe_status floe_table_free(floe_table* table) {
+  capi_clear_error();
+  if (table == NULL) return FLOE_OK;
+  return capiTableFree((uintptr_t)table);
+}
+
+floe_status floe_scan_open(floe_table* table, const char* scan_json, floe_scan** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_scan_open", "out");
+  *out = NULL;
+  REQUIRE(table != NULL, "floe_scan_open", "table");
+  uintptr_t handle = 0;
+  floe_status rc = capiScanOpen((uintptr_t)table, (char*)scan_json, &handle);
+  if (rc == FLOE_OK) *out = (floe_scan*)handle;
+  return rc;
+}
+
+// Arrow structures are zeroed before Go writes pointers into them: Go's
+// write barrier may inspect the old contents of a pointer field.
+floe_status floe_scan_schema(floe_scan* scan, struct ArrowSchema* out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_scan_schema", "out");
+  memset(out, 0, sizeof *out);
+  REQUIRE(scan != NULL, "floe_scan_schema", "scan");
+  return capiScanSchema((uintptr_t)scan, out);
+}
+
+floe_status floe_scan_plan(floe_scan* scan, int64_t* task_count) {
+  capi_clear_error();
+  REQUIRE(task_count != NULL, "floe_scan_plan", "task_count");
+  *task_count = 0;
+  REQUIRE(scan != NULL, "floe_scan_plan", "scan");
+  return capiScanPlan((uintptr_t)scan, task_count);
+}
+
+floe_status floe_scan_task(floe_scan* scan, int64_t i, uint8_t** bytes, size_t* len) {
+  capi_clear_error();
+  REQUIRE(bytes != NULL, "floe_scan_task", "bytes");
+  *bytes = NULL;
+  REQUIRE(len != NULL, "floe_scan_task", "len");
+  *len = 0;
+  REQUIRE(scan != NULL, "floe_scan_task", "scan");
+  return capiScanTask((uintptr_t)scan, i, bytes, len);
+}
+
+floe_status floe_scan_stream(floe_scan* scan, struct ArrowArrayStream* out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_scan_stream", "out");
+  memset(out, 0, sizeof *out);
+  REQUIRE(scan != NULL, "floe_scan_stream", "scan");
+  return capiScanStream((uintptr_t)scan, out);
+}
+
+floe_status floe_scan_free(floe_scan* scan) {
+  capi_clear_error();
+  if (scan == NULL) return FLOE_OK;
+  return capiScanFree((uintptr_t)scan);
+}
+
+floe_status floe_task_stream(const uint8_t* task, size_t len, const char* options_json,
+                             struct ArrowArrayStream* out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_task_stream", "out");
+  memset(out, 0, sizeof *out);
+  REQUIRE(task != NULL, "floe_task_stream", "task");
+  return capiTaskStream((uint8_t*)task, len, (char*)options_json, out);
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"runtime/cgo"
+)
+
+// C holds floe objects as runtime/cgo.Handle ids: integers that the Go
+// runtime never reuses, so a freed or made-up handle fails the lookup
+// (cgo.Handle.Value panics on it, which lookup turns into an error) instead
+// of reaching freed memory.
+
+// newHandle registers v and returns the id C will hold.
+func newHandle(v any) uintptr { return uintptr(cgo.NewHandle(v)) }
+
+// lookup returns the object behind handle h if it is a live handle to a T.
+func lookup[T any](h uintptr, what string) (v T, err error) {
+	defer func() {
+		if recover() != nil {
+			err = invalidArgument("%s handle %#x is not valid (freed, or not from floe)", what, h)
+		}
+	}()
+	obj := cgo.Handle(h).Value()
+	v, ok := obj.(T)
+	if !ok {
+		return v, invalidArgument("handle %#x is a %s, not a %s", h, describe(obj), what)
+	}
+	return v, nil
+}
+
+// release frees handle h if it is a live handle to a T. Of two threads
+// freeing the same handle at once, one gets an error (Delete panics on a
+// missing id), never a double free.
+func release[T any](h uintptr, what string) (err error) {
+	if _, err := lookup[T](h, what); err != nil {
+		return err
+	}
+	defer func() {
+		if recover() != nil {
+			err = invalidArgument("%s handle %#x was freed twice", what, h)
+		}
+	}()
+	cgo.Handle(h).Delete()
+	return nil
+}
+
+func describe(obj any) string {
+	switch obj.(type) {
+	case *tableHandle:
+		return "floe_table"
+	case *scanHandle:
+		return "floe_scan"
+	case *stream:
+		return "Arrow stream"
+	}
+	return fmt.Sprintf("%T", obj)
+}

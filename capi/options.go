@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// tableOptions is the options_json of floe_table_open and floe_task_stream.
+type tableOptions struct {
+	LocationMap map[string]string `json:"location_map"`
+	Warehouse   string            `json:"warehouse"`
+	// Properties are storage settings (credentials, endpoints). Only local
+	// files are readable today, so any property is refused rather than
+	// silently ignored.
+	Properties map[string]string `json:"properties"`
+}
+
+// parseTableOptions reads options JSON; empty input means defaults.
+func parseTableOptions(data []byte) (tableOptions, error) {
+	var o tableOptions
+	if err := decodeStrict(data, &o, "table options"); err != nil {
+		return o, err
+	}
+	if len(o.Properties) > 0 {
+		keys := make([]string, 0, len(o.Properties))
+		for k := range o.Properties {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return o, withStatus(statusUnsupported, fmt.Errorf("table options: storage property %q is not supported by this build (local files only)", keys[0]))
+	}
+	if _, err := fileio.NewLocationMap(o.LocationMap); err != nil {
+		return o, withStatus(statusInvalidArgument, fmt.Errorf("table options: %w", err))
+	}
+	return o, nil
+}
+
+func (o tableOptions) table() table.Options {
+	return table.Options{LocationMap: o.LocationMap, Warehouse: o.Warehouse}
+}
+
+// decodeStrict decodes one JSON object into v, refusing unknown keys and
+// anything after the object. Empty input and "null" leave v as it is.
+func decodeStrict(data []byte, v any, what string) error {
+	data, err := checkJSON(data, what)
+	if err != nil || data == nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalidArgument("%s: %v", what, err)
+	}
+	return nil
+}
+
+// checkJSON returns nil for empty (or blank) input, an error for input
+// that is not one valid JSON value, and data otherwise.
+func checkJSON(data []byte, what string) ([]byte, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	if !json.Valid(data) {
+		return nil, invalidArgument("%s are not valid JSON: %s", what, jsonSyntaxError(data))
+	}
+	return data, nil
+}
+
+// jsonSyntaxError says where JSON stops being valid.
+func jsonSyntaxError(data []byte) string {
+	var anything any
+	err := json.Unmarshal(data, &anything)
+	if se, ok := err.(*json.SyntaxError); ok {
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "invalid"
+}

@@ -1,0 +1,160 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/cdata"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/reader"
+)
+
+// scanHandle is what a floe_scan* stands for.
+type scanHandle struct {
+	scan *reader.Scan
+}
+
+//export capiScanOpen
+func capiScanOpen(th C.uintptr_t, scanJSON *C.char, out *C.uintptr_t) (rc C.int) {
+	const fn = "floe_scan_open"
+	defer recoverStatus(fn, &rc)
+	t, err := lookup[*tableHandle](uintptr(th), "floe_table")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	opts, err := parseScanOptions(cBytes(scanJSON))
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	if err := checkScanTarget(t.table, opts); err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	s, err := reader.NewScan(context.Background(), t.table, opts)
+	if err != nil {
+		return fail(fn, err, statusFormat)
+	}
+	*out = C.uintptr_t(newHandle(&scanHandle{scan: s}))
+	return C.int(statusOK)
+}
+
+// parseScanOptions reads scan_json: syntax is checked here (the reader's
+// parser accepts trailing garbage), the keys and values by the reader.
+func parseScanOptions(data []byte) (reader.ScanOptions, error) {
+	data, err := checkJSON(data, "scan options")
+	if err != nil || data == nil {
+		return reader.ScanOptions{}, err
+	}
+	opts, err := reader.ParseScanOptions(data)
+	if err != nil {
+		return opts, withStatus(classify(err, statusInvalidArgument), err)
+	}
+	return opts, nil
+}
+
+// checkScanTarget resolves the snapshot and the columns before planning, so
+// that a missing snapshot is FLOE_NOT_FOUND and a missing column
+// FLOE_INVALID_ARGUMENT rather than whatever planning would make of them.
+func checkScanTarget(t *table.Table, opts reader.ScanOptions) error {
+	sel := table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref}
+	if (sel.SnapshotID != nil && sel.AsOfMs != nil) || (sel.SnapshotID != nil && sel.Ref != "") || (sel.AsOfMs != nil && sel.Ref != "") {
+		return invalidArgument("scan options: give at most one of snapshot_id, as_of_timestamp and ref")
+	}
+	snap, err := t.Snapshot(sel)
+	if err != nil {
+		return withStatus(statusNotFound, err)
+	}
+	schema := t.Metadata.CurrentSchema()
+	if snap != nil {
+		if schema, err = t.Metadata.SchemaForSnapshot(snap); err != nil {
+			return withStatus(statusFormat, err)
+		}
+	}
+	if schema == nil {
+		return withStatus(statusFormat, fmt.Errorf("the table metadata has no current schema"))
+	}
+	partitionType, err := t.UnifiedPartitionType()
+	if err != nil {
+		return withStatus(statusFormat, err)
+	}
+	if _, err := reader.ProjectColumns(schema, opts.Columns, opts.CaseInsensitive, partitionType); err != nil {
+		return invalidArgument("scan options: %v", err)
+	}
+	return nil
+}
+
+//export capiScanSchema
+func capiScanSchema(h C.uintptr_t, out *C.struct_ArrowSchema) (rc C.int) {
+	const fn = "floe_scan_schema"
+	defer recoverStatus(fn, &rc)
+	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	cdata.ExportArrowSchema(s.scan.Schema(), (*cdata.CArrowSchema)(unsafe.Pointer(out)))
+	return C.int(statusOK)
+}
+
+//export capiScanPlan
+func capiScanPlan(h C.uintptr_t, count *C.int64_t) (rc C.int) {
+	const fn = "floe_scan_plan"
+	defer recoverStatus(fn, &rc)
+	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	*count = C.int64_t(len(s.scan.Tasks()))
+	return C.int(statusOK)
+}
+
+//export capiScanTask
+func capiScanTask(h C.uintptr_t, i C.int64_t, bytes **C.uint8_t, n *C.size_t) (rc C.int) {
+	const fn = "floe_scan_task"
+	defer recoverStatus(fn, &rc)
+	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	tasks := s.scan.Tasks()
+	if i < 0 || int64(i) >= int64(len(tasks)) {
+		return fail(fn, invalidArgument("task index %d is out of range: the scan has %d tasks", int64(i), len(tasks)), statusInvalidArgument)
+	}
+	data, err := tasks[i].MarshalBinary()
+	if err != nil {
+		return fail(fn, err, statusInternal)
+	}
+	*bytes = (*C.uint8_t)(C.CBytes(data))
+	*n = C.size_t(len(data))
+	return C.int(statusOK)
+}
+
+//export capiScanStream
+func capiScanStream(h C.uintptr_t, out *C.struct_ArrowArrayStream) (rc C.int) {
+	const fn = "floe_scan_stream"
+	defer recoverStatus(fn, &rc)
+	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rdr, err := s.scan.Reader(ctx, cAllocator)
+	if err != nil {
+		cancel()
+		return fail(fn, err, statusFormat)
+	}
+	exportStream(rdr, s.scan.Schema(), cancel, out)
+	return C.int(statusOK)
+}
+
+//export capiScanFree
+func capiScanFree(h C.uintptr_t) (rc C.int) {
+	const fn = "floe_scan_free"
+	defer recoverStatus(fn, &rc)
+	if err := release[*scanHandle](uintptr(h), "floe_scan"); err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	return C.int(statusOK)
+}

@@ -1,0 +1,118 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/floedb/floe/iceberg/fileio"
+)
+
+// status mirrors enum floe_status in include/floe.h.
+type status C.int
+
+const (
+	statusOK              status = 0
+	statusInvalidArgument status = 1
+	statusNotFound        status = 2
+	statusIO              status = 3
+	statusFormat          status = 4
+	statusUnsupported     status = 5
+	statusConflict        status = 6
+	statusInternal        status = 7
+)
+
+// floeError is an error whose status the code that made it knows.
+type floeError struct {
+	code status
+	err  error
+}
+
+func (e *floeError) Error() string { return e.err.Error() }
+func (e *floeError) Unwrap() error { return e.err }
+
+// withStatus marks err with a status, overriding classification.
+func withStatus(code status, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &floeError{code: code, err: err}
+}
+
+func invalidArgument(format string, args ...any) error {
+	return withStatus(statusInvalidArgument, fmt.Errorf(format, args...))
+}
+
+// classify picks the status for an error from the Go packages. Sentinels
+// decide first; the packages have no sentinel for "unsupported" or
+// "corrupt", so the wording decides between those, and what remains takes
+// the caller's fallback (FORMAT where files were being parsed).
+func classify(err error, fallback status) status {
+	var fe *floeError
+	switch {
+	case errors.As(err, &fe):
+		return fe.code
+	case errors.Is(err, fileio.ErrUnsupportedScheme):
+		return statusUnsupported
+	case errors.Is(err, fs.ErrNotExist):
+		return statusNotFound
+	case errors.Is(err, fs.ErrExist):
+		return statusConflict
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return statusIO
+	}
+	var errno syscall.Errno
+	var pathErr *fs.PathError
+	if errors.As(err, &errno) || errors.As(err, &pathErr) {
+		return statusIO
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "not supported") || strings.Contains(msg, "unsupported") || strings.Contains(msg, "not implemented") {
+		return statusUnsupported
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return statusFormat
+	}
+	return fallback
+}
+
+// fail records err as the calling thread's last error and returns its
+// status. fn names the C entry point, so messages say where they come from.
+func fail(fn string, err error, fallback status) C.int {
+	code := classify(err, fallback)
+	setLastError(fn + ": " + err.Error())
+	return C.int(code)
+}
+
+func setLastError(msg string) {
+	if msg == "" {
+		C.capi_clear_error()
+		return
+	}
+	C.capi_set_error((*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)))
+}
+
+// recoverStatus turns a panic in an entry point into FLOE_INTERNAL with the
+// panic's message and stack, so a bug in floe never takes the host down.
+// Use as: defer recoverStatus("floe_x", &rc).
+func recoverStatus(fn string, rc *C.int) {
+	if r := recover(); r != nil {
+		*rc = fail(fn, fmt.Errorf("internal error (recovered panic: %v)\n%s", r, debug.Stack()), statusInternal)
+	}
+}
+
+// lastError is floe_last_error() of the calling OS thread (for tests, which
+// must lock their goroutine to its thread).
+func lastError() string { return C.GoString(C.floe_last_error()) }
+
+// cStatus is the C type entry points return, named for tests.
+type cStatus = C.int

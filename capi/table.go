@@ -1,0 +1,97 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// tableHandle is what a floe_table* stands for.
+type tableHandle struct {
+	table *table.Table
+}
+
+//export capiTableOpen
+func capiTableOpen(location, optionsJSON *C.char, out *C.uintptr_t) (rc C.int) {
+	const fn = "floe_table_open"
+	defer recoverStatus(fn, &rc)
+	opts, err := parseTableOptions(cBytes(optionsJSON))
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	where := C.GoString(location)
+	if where == "" {
+		return fail(fn, invalidArgument("location is empty"), statusInvalidArgument)
+	}
+	t, err := table.Open(context.Background(), where, opts.table())
+	if err != nil {
+		return fail(fn, err, statusFormat)
+	}
+	*out = C.uintptr_t(newHandle(&tableHandle{table: t}))
+	return C.int(statusOK)
+}
+
+//export capiTableMetadataJSON
+func capiTableMetadataJSON(h C.uintptr_t, out **C.char) (rc C.int) {
+	const fn = "floe_table_metadata_json"
+	defer recoverStatus(fn, &rc)
+	t, err := lookup[*tableHandle](uintptr(h), "floe_table")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	data, err := t.table.Metadata.MarshalJSON()
+	if err != nil {
+		return fail(fn, fmt.Errorf("encode table metadata: %w", err), statusInternal)
+	}
+	*out = cString(data)
+	return C.int(statusOK)
+}
+
+//export capiTableMetadataLocation
+func capiTableMetadataLocation(h C.uintptr_t, out **C.char) (rc C.int) {
+	const fn = "floe_table_metadata_location"
+	defer recoverStatus(fn, &rc)
+	t, err := lookup[*tableHandle](uintptr(h), "floe_table")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	*out = cString([]byte(t.table.MetadataLocation))
+	return C.int(statusOK)
+}
+
+//export capiTableFree
+func capiTableFree(h C.uintptr_t) (rc C.int) {
+	const fn = "floe_table_free"
+	defer recoverStatus(fn, &rc)
+	if err := release[*tableHandle](uintptr(h), "floe_table"); err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	return C.int(statusOK)
+}
+
+// cBytes views a NUL-terminated C string as bytes without copying; nil for
+// NULL. The view must not outlive the call that received the string.
+func cBytes(s *C.char) []byte {
+	if s == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(s)), C.strlen(s))
+}
+
+// cString copies b into a new NUL-terminated malloc'd string (freed by
+// floe_string_free).
+func cString(b []byte) *C.char {
+	p := (*C.char)(C.malloc(C.size_t(len(b) + 1)))
+	if p == nil {
+		panic("out of memory")
+	}
+	dst := unsafe.Slice((*byte)(unsafe.Pointer(p)), len(b)+1)
+	copy(dst, b)
+	dst[len(b)] = 0
+	return p
+}

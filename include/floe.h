@@ -1,0 +1,309 @@
+/*
+ * floe.h — the C API of libfloe: read Apache Iceberg tables as Arrow data.
+ *
+ * This header is written by hand and is the stable interface of libfloe.so.
+ * It is C99 and needs nothing but the C standard library.
+ *
+ *   floe_table *t;  floe_scan *s;  struct ArrowArrayStream stream;
+ *   if (floe_table_open("warehouse/db/events", NULL, &t) != FLOE_OK)
+ *       fprintf(stderr, "%s\n", floe_last_error());
+ *   floe_scan_open(t, "{\"columns\": [\"id\", \"payload.kind\"]}", &s);
+ *   floe_scan_stream(s, &stream);      // Arrow C stream: get_next() until
+ *   ...                                // a released array, then release()
+ *   floe_scan_free(s);  floe_table_free(t);
+ *
+ * ERRORS. Every function that can fail returns a floe_status. On failure
+ * floe_last_error() returns a message for the calling thread; it stays valid
+ * until that thread's next floe_* call. Arguments are checked: a NULL where
+ * an object is needed, malformed JSON, an unknown option, or a handle that
+ * was already freed (or never came from floe) give FLOE_INVALID_ARGUMENT,
+ * not a crash. An internal panic is caught and reported as FLOE_INTERNAL.
+ *
+ * OWNERSHIP. Handles (floe_table*, floe_scan*) are opaque; free each once
+ * with its _free function. Strings and byte buffers that floe returns are
+ * freed with floe_string_free / floe_bytes_free. Arrow structures follow the
+ * Arrow C Data Interface: the consumer calls their release callback. Arrow
+ * buffers are allocated with malloc and are never copied on export; they
+ * stay valid until the array's release callback runs, independent of the
+ * scan or table handle they came from (a stream may outlive its scan).
+ *
+ * THREADS. Every function may be called from any thread, and several
+ * threads may use the same table or scan handle at once. A stream
+ * (struct ArrowArrayStream) must be used by one thread at a time, as the
+ * Arrow C Stream Interface requires (floe serialises calls on one stream
+ * anyway, so misuse does not corrupt memory). Different streams of one scan
+ * can be read in parallel.
+ *
+ * EMBEDDING (libfloe is written in Go):
+ *  - The Go runtime starts when the library is loaded: it adds a few threads
+ *    (about five) and a few MB of memory before any floe call.
+ *  - Do not call floe in a child created by fork() without exec(): the Go
+ *    runtime's threads do not survive fork and the child hangs. Python:
+ *    use multiprocessing's "spawn" or "forkserver" start method; tasks are
+ *    serialisable (floe_scan_task) precisely so other processes can read
+ *    them.
+ *  - The Go runtime installs signal handlers for SIGSEGV, SIGBUS, SIGFPE,
+ *    SIGPIPE and SIGURG (SIGURG is used for goroutine preemption; expect
+ *    EINTR from slow system calls in host threads). Handlers the host
+ *    installed before loading floe are kept and called for signals that do
+ *    not come from Go code. A host that installs its own SIGSEGV/SIGBUS
+ *    handler after loading must use SA_ONSTACK and chain to the previous one.
+ *  - The first floe call from a new host thread costs a few microseconds
+ *    (the thread is registered with the Go runtime); later calls cost well
+ *    under a microsecond of overhead.
+ *  - Unloading (dlclose) the library is not supported; load it once.
+ */
+#ifndef FLOE_H
+#define FLOE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Arrow C Data Interface and C Stream Interface, as published by Apache
+ * Arrow (https://arrow.apache.org/docs/format/CDataInterface.html). The
+ * guards let this header sit next to any other copy of the definitions.
+ * ------------------------------------------------------------------------ */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  /* Array type description */
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+
+  /* Release callback */
+  void (*release)(struct ArrowSchema*);
+  /* Opaque producer-specific data */
+  void* private_data;
+};
+
+struct ArrowArray {
+  /* Array data description */
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+
+  /* Release callback */
+  void (*release)(struct ArrowArray*);
+  /* Opaque producer-specific data */
+  void* private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+  /* Callbacks providing stream functionality */
+  int (*get_schema)(struct ArrowArrayStream*, struct ArrowSchema* out);
+  int (*get_next)(struct ArrowArrayStream*, struct ArrowArray* out);
+  const char* (*get_last_error)(struct ArrowArrayStream*);
+
+  /* Release callback */
+  void (*release)(struct ArrowArrayStream*);
+
+  /* Opaque producer-specific data */
+  void* private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
+
+/* ------------------------------------------------------------------------
+ * Version and errors
+ * ------------------------------------------------------------------------ */
+
+/* The version this header describes. floe_version() gives the version of
+ * the library actually loaded. */
+#define FLOE_VERSION_MAJOR 0
+#define FLOE_VERSION_MINOR 1
+#define FLOE_VERSION_PATCH 0
+#define FLOE_VERSION_STRING "0.1.0"
+
+/* The library's version, "MAJOR.MINOR.PATCH". A static string. */
+const char* floe_version(void);
+
+/* Status codes. Values are stable; new codes may be added at the end, so
+ * treat an unknown nonzero value as an error. */
+typedef enum floe_status {
+  FLOE_OK = 0,
+  /* A NULL or freed handle, a NULL output pointer, malformed JSON, an
+   * unknown option or column name, an index out of range. */
+  FLOE_INVALID_ARGUMENT = 1,
+  /* The table, a file it names, a snapshot, ref or timestamp does not
+   * exist. */
+  FLOE_NOT_FOUND = 2,
+  /* Reading or writing storage failed (permissions, a device or network
+   * error). */
+  FLOE_IO = 3,
+  /* A metadata, manifest, data or delete file is corrupt or not valid
+   * Iceberg/Parquet/Avro. */
+  FLOE_FORMAT = 4,
+  /* Valid input that this build of floe cannot handle (a storage scheme,
+   * a codec, a feature of the format, row filters). */
+  FLOE_UNSUPPORTED = 5,
+  /* Another writer got there first (reserved for commits). */
+  FLOE_CONFLICT = 6,
+  /* A bug in floe, such as a caught panic. The message says where. */
+  FLOE_INTERNAL = 7
+} floe_status;
+
+/* The message of the calling thread's last failed floe call, or "" when
+ * that call succeeded. Never NULL. Valid until the thread's next floe_*
+ * call; copy it to keep it. Per-thread storage is freed when the thread
+ * exits. */
+const char* floe_last_error(void);
+
+/* A short constant name for a status, such as "FLOE_NOT_FOUND". */
+const char* floe_status_name(int status);
+
+/* Free memory floe returned. NULL is accepted. */
+void floe_string_free(char* s);
+void floe_bytes_free(uint8_t* bytes);
+
+/* ------------------------------------------------------------------------
+ * Tables
+ * ------------------------------------------------------------------------ */
+
+typedef struct floe_table floe_table;
+
+/* Open the table at location: a metadata JSON file, a table directory (its
+ * metadata/ folder is searched: version hint, then the newest vN or
+ * NNNNN-uuid metadata file), or a dataset name "ns.table" under the
+ * warehouse.
+ *
+ * options_json may be NULL or "{}". Keys (unknown keys are refused):
+ *   "location_map": {"<prefix written in metadata>": "<where it is now>", ...}
+ *       rewrites every path the table names; prefixes match whole path
+ *       elements and the longest wins (a table copied out of HDFS or S3).
+ *   "warehouse": "<dir>"   root for dataset names (default $FLOE_WAREHOUSE).
+ *   "properties": {"<key>": "<value>", ...}   storage settings (credentials,
+ *       endpoints), reserved: this build reads local files only and
+ *       answers FLOE_UNSUPPORTED to any property.
+ *
+ * On success *out is a new handle; on failure *out is set to NULL. */
+floe_status floe_table_open(const char* location, const char* options_json, floe_table** out);
+
+/* The table metadata, as Iceberg table metadata JSON (the format of
+ * metadata/vN.metadata.json), in a new string to free with
+ * floe_string_free. */
+floe_status floe_table_metadata_json(floe_table* table, char** out);
+
+/* The metadata file the table was read from, in a new string to free with
+ * floe_string_free. */
+floe_status floe_table_metadata_location(floe_table* table, char** out);
+
+/* Release a table. Scans opened from it stay usable. Freeing NULL is
+ * FLOE_OK; freeing twice is FLOE_INVALID_ARGUMENT. */
+floe_status floe_table_free(floe_table* table);
+
+/* Reserved: commits (appends, overwrites, deletes, schema changes) will come
+ * as floe_commit* handles opened from a floe_table, ending in
+ * floe_commit_apply() that reports FLOE_CONFLICT when another writer won. */
+
+/* ------------------------------------------------------------------------
+ * Scans
+ * ------------------------------------------------------------------------ */
+
+typedef struct floe_scan floe_scan;
+
+/* Plan a scan of a table. The manifests are read here; data files are read
+ * by the streams.
+ *
+ * scan_json may be NULL or "{}" (every column of the current snapshot).
+ * Keys (unknown keys are refused):
+ *   "columns":  ["a", "s.b", ...]  dotted names, nested fields pruned; omit
+ *               for all columns; [] for none (counting).
+ *   "filter":   row filter (reserved: answered with FLOE_UNSUPPORTED).
+ *   "snapshot_id": <int64> | "as_of_timestamp": <ms since epoch> |
+ *   "ref":      "<branch or tag>"      at most one of the three.
+ *   "limit":    <int64>  at most this many rows.
+ *   "batch_size": <int>  at most this many rows per batch (default 65536).
+ *   "threads":  <int>    tasks decoded in parallel (default: every core).
+ *   "case_insensitive": <bool>  column name matching.
+ *   "verify_crc": <bool>        check Parquet page checksums.
+ */
+floe_status floe_scan_open(floe_table* table, const char* scan_json, floe_scan** out);
+
+/* The Arrow schema of every batch the scan's streams return. Each field's
+ * metadata carries its Iceberg field id under "PARQUET:field_id". Timestamps
+ * are us or ns, with time zone "UTC" for timestamptz; uuid is
+ * fixed_size_binary(16). out must point at writable memory; the caller
+ * releases it. */
+floe_status floe_scan_schema(floe_scan* scan, struct ArrowSchema* out);
+
+/* The number of tasks (units of work, one per data file) the scan has. */
+floe_status floe_scan_plan(floe_scan* scan, int64_t* task_count);
+
+/* Task i (0 <= i < task_count), serialised: a self-contained byte string
+ * any floe process can read with floe_task_stream. The bytes are a new
+ * buffer to free with floe_bytes_free. */
+floe_status floe_scan_task(floe_scan* scan, int64_t i, uint8_t** bytes, size_t* len);
+
+/* Stream every batch of the scan (all its tasks, up to its limit). out must
+ * point at writable memory; the caller releases the stream. Each call opens
+ * a new, independent stream. Stream callbacks return 0 or an errno value
+ * (EIO, ENOENT, EINVAL, ENOSYS) with get_last_error describing it. */
+floe_status floe_scan_stream(floe_scan* scan, struct ArrowArrayStream* out);
+
+/* Release a scan. Streams opened from it stay usable. Freeing NULL is
+ * FLOE_OK; freeing twice is FLOE_INVALID_ARGUMENT. */
+floe_status floe_scan_free(floe_scan* scan);
+
+/* ------------------------------------------------------------------------
+ * Tasks, possibly in another process
+ * ------------------------------------------------------------------------ */
+
+/* Stream the batches of one serialised task (from floe_scan_task, maybe in
+ * another process or on another machine). options_json takes the same
+ * "location_map" and "properties" keys as floe_table_open, telling how to
+ * reach the files from here; NULL or "{}" when the paths in the task are
+ * valid as they are. */
+floe_status floe_task_stream(const uint8_t* task, size_t len, const char* options_json,
+                             struct ArrowArrayStream* out);
+
+/* ------------------------------------------------------------------------
+ * Arrow PyCapsule Interface support, for bindings that create Python
+ * capsules without a compiled extension (the ctypes binding does). These
+ * call CPython's PyCapsule_GetPointer, found in the running process, so
+ * they work only inside a Python interpreter.
+ * ------------------------------------------------------------------------ */
+
+/* Zeroed, malloc'd structures to hand to a capsule. */
+struct ArrowArrayStream* floe_arrow_stream_new(void);
+struct ArrowSchema* floe_arrow_schema_new(void);
+
+/* The names PyCapsules of each kind must carry (static strings). */
+const char* floe_capsule_stream_name(void);  /* "arrow_array_stream" */
+const char* floe_capsule_schema_name(void);  /* "arrow_schema" */
+
+/* PyCapsule destructors: release the structure unless a consumer moved it
+ * out (release == NULL), then free it. Pass their addresses as the
+ * destructor to PyCapsule_New. */
+void floe_capsule_release_stream(void* capsule);
+void floe_capsule_release_schema(void* capsule);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FLOE_H */
