@@ -28,6 +28,8 @@ func TestScanAppliesDeletes(t *testing.T) {
 				"16,'Lisa','download',2020-01-01 11:00:00"}},
 		{"impala_iceberg_v2_positional_not_all_data_files_have_delete_files", ScanOptions{},
 			[]string{"1,'a'", "2,'b'", "3,'c'", "5,'X'", "4,'d'", "6,'f'"}},
+		{"impala_iceberg_v3_deletion_vectors", ScanOptions{}, []string{"1", "3", "5"}},
+		{"impala_iceberg_v3_deletion_vectors", ScanOptions{SnapshotID: snap(2700858159721908397)}, []string{"1", "2", "3", "4", "5"}},
 		{"duckdb_equality_deletes/mytable", ScanOptions{}, []string{"4,'d',2025-01-04", "5,'e',2025-01-05"}},
 		{"duckdb_equality_deletes/mytable_partitioned", ScanOptions{}, []string{"1,'a',2025-01-01", "4,'d',2025-01-04", "5,'e',2025-01-05"}},
 	}
@@ -46,6 +48,7 @@ func TestDeletedRowsNeverCount(t *testing.T) {
 		"duckdb_equality_deletes/mytable":                                   2,
 		"duckdb_equality_deletes/mytable_partitioned":                       3,
 		"impala_iceberg_v2_delete_pos_and_multi_eq_ids":                     4,
+		"impala_iceberg_v3_deletion_vectors":                                3,
 	}
 	for table, want := range counts {
 		_, rows := scanFixture(t, table, ScanOptions{Columns: []string{}})
