@@ -5,7 +5,7 @@ FUZZTIME  ?= 5s
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib test test-go test-c test-python fuzz demo bench bench-c clean
+.PHONY: all build cli lib test test-go test-c test-python fuzz demo bench bench-c test-duckdb clean
 
 all: build
 
@@ -56,7 +56,7 @@ fuzz:
 	  done; \
 	done; echo "fuzz: $$passed passed, 0 failed"
 
-demo: cli
+demo: cli lib
 	@echo "== floe info: a v1 table in the legacy format (Spark, hour + identity partitions)"
 	$(BIN)/floe info $(FIX)/impala_iceberg_partitioned \
 	  --map /test-warehouse/iceberg_test/iceberg_partitioned=$(FIX)/impala_iceberg_partitioned
@@ -79,8 +79,18 @@ demo: cli
 	$(BIN)/floe files $(FIX)/impala_iceberg_v3_deletion_vectors \
 	  --map hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors=$(FIX)/impala_iceberg_v3_deletion_vectors
 
+	@echo
+	@echo "== Python (ctypes over libfloe.so): a v3 table with deletion vectors, rows as dicts"
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) PYTHONPATH=bindings/python python3 -c "import floe; \
+	  t = floe.Table.open('$(FIX)/impala_iceberg_v3_deletion_vectors', location_map={'hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors': '$(FIX)/impala_iceberg_v3_deletion_vectors'}); \
+	  print(t.scan(selected_fields=['i', '_pos']).to_pylist())"
+
 bench:
 	cd benchmarks && $(GO) run ./cmd/bench
+
+# DuckDB SQL over floe scans (benchmarks module, cgo; first build ~1-2 min).
+test-duckdb:
+	cd benchmarks && $(GO) test -count=1 -tags duckdb_arrow ./duckdb/
 
 clean:
 	rm -rf $(BIN) build
