@@ -3,6 +3,7 @@ package reader
 import (
 	"fmt"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,7 +14,11 @@ import (
 // defaultBatchRows is the row count of a batch when the request names none.
 const defaultBatchRows = 65536
 
-// ReadRequest asks for columns of one row group, rows [RowStart, RowEnd).
+// RowRange is rows [Start, End) of a row group.
+type RowRange struct{ Start, End int64 }
+
+// ReadRequest asks for columns of one row group, rows [RowStart, RowEnd)
+// or the rows of Ranges.
 type ReadRequest struct {
 	// Columns are the arrays to produce, one per entry, in order.
 	Columns []Column
@@ -22,6 +27,11 @@ type ReadRequest struct {
 	// RowStart and RowEnd bound the rows read, relative to the row group.
 	// RowEnd <= 0 means the end of the row group.
 	RowStart, RowEnd int64
+	// Ranges, when set, replaces RowStart/RowEnd: ascending, disjoint row
+	// ranges (say, the pages a page-index filter kept). Rows between them
+	// are skipped without decompressing whole pages; batches never span
+	// two ranges (Batch.FirstRow tells where each starts).
+	Ranges []RowRange
 	// BatchSize caps the rows per batch (default 65536).
 	BatchSize int
 	// Allocator provides every output buffer. Use memory/mallocator when
@@ -39,7 +49,10 @@ type ReadRequest struct {
 // Batch is one set of aligned arrays; the caller owns it and must Release.
 type Batch struct {
 	NumRows int
-	Columns []arrow.Array
+	// FirstRow is the index of the batch's first row within its row group
+	// (add the sizes of earlier row groups for the row's file position).
+	FirstRow int64
+	Columns  []arrow.Array
 }
 
 // Release releases every column.
@@ -62,8 +75,10 @@ type BatchReader struct {
 	mem       memory.Allocator
 	batchSize int
 	parallel  int
-	next, end int64
-	skip      int64
+	ranges    []RowRange
+	cur       int   // index of the range being read
+	pos       int64 // row the column readers stand at
+	remaining int64
 	err       error
 }
 
@@ -75,20 +90,22 @@ func (f *File) NewBatchReader(req ReadRequest) (br *BatchReader, err error) {
 		return nil, fmt.Errorf("row group %d out of range (file has %d)", req.RowGroup, len(f.RowGroups))
 	}
 	rg := &f.RowGroups[req.RowGroup]
-	end := req.RowEnd
-	if end <= 0 || end > rg.NumRows {
-		end = rg.NumRows
-	}
-	if req.RowStart < 0 || req.RowStart > end {
-		return nil, fmt.Errorf("row range [%d,%d) does not fit row group %d of %d rows", req.RowStart, req.RowEnd, req.RowGroup, rg.NumRows)
+	ranges, err := requestRanges(req, rg.NumRows)
+	if err != nil {
+		return nil, err
 	}
 	br = &BatchReader{
 		mem:       req.Allocator,
 		batchSize: req.BatchSize,
 		parallel:  max(req.Parallelism, 1),
-		next:      req.RowStart,
-		end:       end,
-		skip:      req.RowStart,
+		ranges:    ranges,
+	}
+	for _, r := range ranges {
+		br.remaining += r.End - r.Start
+	}
+	readStart, readEnd := int64(0), int64(0)
+	if len(ranges) > 0 {
+		readStart, readEnd = ranges[0].Start, ranges[len(ranges)-1].End
 	}
 	if br.mem == nil {
 		br.mem = memory.DefaultAllocator
@@ -97,7 +114,7 @@ func (f *File) NewBatchReader(req ReadRequest) (br *BatchReader, err error) {
 		br.batchSize = defaultBatchRows
 	}
 	newLeaf := func(n *Node, c *conversion, slotDef int) *leafReader {
-		l := newLeafReader(f, rg, n, c, br.mem, req.VerifyChecksums)
+		l := newLeafReader(f, rg, n, c, br.mem, req.VerifyChecksums, readStart, readEnd)
 		l.slotDef = slotDef
 		br.leaves = append(br.leaves, l)
 		return l
@@ -124,6 +141,38 @@ func (f *File) NewBatchReader(req ReadRequest) (br *BatchReader, err error) {
 	return br, nil
 }
 
+// requestRanges checks and normalises the rows a request asks for.
+func requestRanges(req ReadRequest, rows int64) ([]RowRange, error) {
+	if len(req.Ranges) == 0 {
+		end := req.RowEnd
+		if end <= 0 || end > rows {
+			end = rows
+		}
+		if req.RowStart < 0 || req.RowStart > end {
+			return nil, fmt.Errorf("row range [%d,%d) does not fit row group %d of %d rows", req.RowStart, req.RowEnd, req.RowGroup, rows)
+		}
+		if req.RowStart == end {
+			return nil, nil
+		}
+		return []RowRange{{req.RowStart, end}}, nil
+	}
+	if req.RowStart != 0 || req.RowEnd != 0 {
+		return nil, fmt.Errorf("a read request takes RowStart/RowEnd or Ranges, not both")
+	}
+	var out []RowRange
+	prev := int64(0)
+	for _, r := range req.Ranges {
+		if r.Start < prev || r.End < r.Start || r.End > rows {
+			return nil, fmt.Errorf("row ranges must be ascending, disjoint and within the row group's %d rows; got [%d,%d) after row %d", rows, r.Start, r.End, prev)
+		}
+		if r.End > r.Start {
+			out = append(out, r)
+		}
+		prev = r.End
+	}
+	return out, nil
+}
+
 // owns reports whether n is a node of this file's schema (a synthetic list
 // element counts through its repeated field).
 func (f *File) owns(n *Node) bool {
@@ -137,7 +186,7 @@ func (f *File) owns(n *Node) bool {
 func (b *BatchReader) Fields() []arrow.Field { return b.fields }
 
 // Remaining is the number of rows not yet returned.
-func (b *BatchReader) Remaining() int64 { return b.end - b.next }
+func (b *BatchReader) Remaining() int64 { return b.remaining }
 
 // Next decodes the next batch; it returns io.EOF after the last one. After
 // an error every later call returns the same error.
@@ -145,9 +194,13 @@ func (b *BatchReader) Next() (batch *Batch, err error) {
 	if b.err != nil {
 		return nil, b.err
 	}
-	if b.next >= b.end {
+	for b.cur < len(b.ranges) && b.pos >= b.ranges[b.cur].End {
+		b.cur++
+	}
+	if b.cur >= len(b.ranges) {
 		return nil, io.EOF
 	}
+	r := b.ranges[b.cur]
 	defer func() {
 		if err != nil {
 			b.err = err
@@ -157,17 +210,17 @@ func (b *BatchReader) Next() (batch *Batch, err error) {
 		}
 	}()
 	defer recoverAsError(&err, "parquet: decoding")
-	if b.skip > 0 {
-		if err := b.forEachLeaf(func(l *leafReader) error { return l.skipRows(int(b.skip)) }); err != nil {
+	if b.pos < r.Start {
+		if err := b.forEachLeaf(func(l *leafReader) error { return l.skipTo(r.Start) }); err != nil {
 			return nil, err
 		}
-		b.skip = 0
+		b.pos = r.Start
 	}
-	n := int(min(int64(b.batchSize), b.end-b.next))
+	n := int(min(int64(b.batchSize), r.End-b.pos))
 	if err := b.forEachLeaf(func(l *leafReader) error { return l.readRows(n) }); err != nil {
 		return nil, err
 	}
-	batch = &Batch{NumRows: n, Columns: make([]arrow.Array, 0, len(b.cols))}
+	batch = &Batch{NumRows: n, FirstRow: b.pos, Columns: make([]arrow.Array, 0, len(b.cols))}
 	for _, c := range b.cols {
 		d, err := c.build(b.mem)
 		if err != nil {
@@ -182,7 +235,8 @@ func (b *BatchReader) Next() (batch *Batch, err error) {
 		batch.Columns = append(batch.Columns, array.MakeFromData(d))
 		d.Release()
 	}
-	b.next += int64(n)
+	b.pos += int64(n)
+	b.remaining -= int64(n)
 	return batch, nil
 }
 
@@ -234,13 +288,13 @@ func (b *BatchReader) Close() {
 	}
 }
 
-// ReadAll reads the requested rows as a single batch.
+// ReadAll reads the requested rows of one range (RowStart/RowEnd) as a
+// single batch.
 func (f *File) ReadAll(req ReadRequest) (*Batch, error) {
-	end := req.RowEnd
-	if req.RowGroup >= 0 && req.RowGroup < len(f.RowGroups) && (end <= 0 || end > f.RowGroups[req.RowGroup].NumRows) {
-		end = f.RowGroups[req.RowGroup].NumRows
+	if len(req.Ranges) > 0 {
+		return nil, fmt.Errorf("ReadAll reads one row range; use a BatchReader for several")
 	}
-	req.BatchSize = int(max(end-req.RowStart, 1))
+	req.BatchSize = math.MaxInt32
 	br, err := f.NewBatchReader(req)
 	if err != nil {
 		return nil, err
@@ -248,7 +302,7 @@ func (f *File) ReadAll(req ReadRequest) (*Batch, error) {
 	defer br.Close()
 	b, err := br.Next()
 	if err == io.EOF {
-		return &Batch{Columns: emptyColumns(br, req.Allocator)}, nil
+		return &Batch{FirstRow: req.RowStart, Columns: emptyColumns(br, req.Allocator)}, nil
 	}
 	return b, err
 }

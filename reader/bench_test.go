@@ -105,9 +105,10 @@ var benchTwoColumns = []string{"l_orderkey", "l_discount"}
 func BenchmarkDecodeFloe(b *testing.B) {
 	path := benchFile(b)
 	for _, tc := range []struct {
-		name string
-		cols []string
-	}{{"all", nil}, {"two", benchTwoColumns}} {
+		name      string
+		cols      []string
+		recycling bool
+	}{{"all", nil, false}, {"two", benchTwoColumns, false}, {"all-recycling", nil, true}, {"two-recycling", benchTwoColumns, true}} {
 		b.Run(tc.name, func(b *testing.B) {
 			fh, err := os.Open(path)
 			if err != nil {
@@ -115,7 +116,13 @@ func BenchmarkDecodeFloe(b *testing.B) {
 			}
 			defer fh.Close()
 			st, _ := fh.Stat()
-			mem := mallocator.NewMallocator()
+			malloc := mallocator.NewMallocator()
+			var mem memory.Allocator = malloc
+			if tc.recycling {
+				rec := NewRecyclingAllocator(malloc, 0)
+				defer rec.Release()
+				mem = rec
+			}
 			b.SetBytes(st.Size())
 			b.ReportAllocs()
 			for b.Loop() {
@@ -152,8 +159,11 @@ func BenchmarkDecodeFloe(b *testing.B) {
 					b.Fatalf("read %d rows", rows)
 				}
 			}
-			if mem.AllocatedBytes() != 0 {
-				b.Fatalf("%d bytes of output not freed", mem.AllocatedBytes())
+			if rec, ok := mem.(*RecyclingAllocator); ok {
+				rec.Release()
+			}
+			if malloc.AllocatedBytes() != 0 {
+				b.Fatalf("%d bytes of output not freed", malloc.AllocatedBytes())
 			}
 		})
 	}

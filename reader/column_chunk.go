@@ -14,30 +14,55 @@ type chunkReader struct {
 	meta      *ColumnChunk
 	leaf      *Node
 	verifyCRC bool
+	// rows wanted from the row group, so the offset index can trim the read
+	rowStart, rowEnd, rowGroupRows int64
+	// skippedRows counts rows in data pages the trimmed read left out
+	skippedRows int64
 
-	data       []byte // pooled; the chunk's bytes
+	data       []byte // pooled; the chunk's bytes (or the needed part)
 	loaded     bool
+	loadErr    error
 	pos        int
 	valuesSeen int64
 	hdr        pageHeader
 }
 
+func (c *chunkReader) ensureLoaded() error {
+	if !c.loaded {
+		c.loaded = true
+		c.loadErr = c.load()
+	}
+	return c.loadErr
+}
+
 func (c *chunkReader) load() error {
-	c.loaded = true
 	if c.meta.FilePath != "" {
 		return fmt.Errorf("column %s lives in another file (%q); external column chunks are not supported", c.leaf.DottedPath(), c.meta.FilePath)
 	}
 	if err := checkCodec(c.meta.Codec); err != nil {
 		return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
 	}
-	size := int(c.meta.TotalCompressedSize)
-	c.data = getBytes(size)
-	n, err := c.f.r.ReadAt(c.data, c.meta.Start())
-	if n < size {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
+	ranges, skipped, err := c.f.planChunkRead(c.meta, c.rowStart, c.rowEnd, c.rowGroupRows)
+	if err != nil {
+		return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
+	}
+	c.skippedRows = skipped
+	total := int64(0)
+	for _, r := range ranges {
+		total += r.size
+	}
+	c.data = getBytes(int(total))
+	pos := 0
+	for _, r := range ranges {
+		part := c.data[pos : pos+int(r.size)]
+		n, err := c.f.r.ReadAt(part, r.off)
+		if n < len(part) {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("column %s: reading %d bytes at offset %d: %w", c.leaf.DottedPath(), r.size, r.off, err)
 		}
-		return fmt.Errorf("column %s: reading %d bytes at offset %d: %w", c.leaf.DottedPath(), size, c.meta.Start(), err)
+		pos += len(part)
 	}
 	return nil
 }
@@ -45,10 +70,8 @@ func (c *chunkReader) load() error {
 // next returns the next page's header and its body as stored (compressed).
 // It returns io.EOF after the chunk's last page.
 func (c *chunkReader) next() (*pageHeader, []byte, error) {
-	if !c.loaded {
-		if err := c.load(); err != nil {
-			return nil, nil, err
-		}
+	if err := c.ensureLoaded(); err != nil {
+		return nil, nil, err
 	}
 	if c.pos >= len(c.data) || (c.meta.NumValues > 0 && c.valuesSeen >= c.meta.NumValues) {
 		return nil, nil, io.EOF

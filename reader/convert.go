@@ -247,13 +247,16 @@ func planDecimalFromInt(n *Node, c *conversion, t *arrow.Decimal128Type, width i
 	for range scale {
 		mul *= 10
 	}
-	if width == 4 {
+	switch {
+	case width == 8 && mul == 1:
+		c.fixed = int64ToDecimal128
+	case width == 4:
 		c.fixed = func(dst, src []byte, count int) {
 			for i := range count {
 				putDecimal128(dst[i*16:], int64(int32(binary.LittleEndian.Uint32(src[i*4:]))), mul)
 			}
 		}
-	} else {
+	default:
 		c.fixed = func(dst, src []byte, count int) {
 			for i := range count {
 				putDecimal128(dst[i*16:], int64(binary.LittleEndian.Uint64(src[i*8:])), mul)
@@ -261,6 +264,17 @@ func planDecimalFromInt(n *Node, c *conversion, t *arrow.Decimal128Type, width i
 		}
 	}
 	return c, nil
+}
+
+// int64ToDecimal128 is the common case (DECIMAL on INT64, same scale):
+// sign extension only.
+func int64ToDecimal128(dst, src []byte, n int) {
+	dst, src = dst[:16*n], src[:8*n]
+	for i := range n {
+		v := binary.LittleEndian.Uint64(src[8*i:])
+		binary.LittleEndian.PutUint64(dst[16*i:], v)
+		binary.LittleEndian.PutUint64(dst[16*i+8:], uint64(int64(v)>>63))
+	}
 }
 
 // putDecimal128 stores v*mul as a little-endian two's complement 128-bit

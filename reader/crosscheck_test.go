@@ -3,7 +3,9 @@ package reader
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,11 +127,11 @@ func floeColumns(t testing.TB, f *File, types []arrow.DataType, mem memory.Alloc
 		}
 		for {
 			b, err := br.Next()
-			if err != nil {
-				if err.Error() != "EOF" {
-					t.Fatalf("row group %d: %v", rg, err)
-				}
+			if errors.Is(err, io.EOF) {
 				break
+			}
+			if err != nil {
+				t.Fatalf("row group %d: %v", rg, err)
 			}
 			for i, c := range b.Columns {
 				parts[i] = append(parts[i], c)
@@ -269,6 +271,7 @@ func crossCheck(t testing.TB, name string, data []byte, batchSize int) {
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	got := floeColumns(t, f, types, mem, batchSize)
+	defer mem.AssertSize(t, 0)
 	defer releaseAll(got)
 	for i := range ref {
 		assertSameArrays(t, fmt.Sprintf("%s column %s", name, schema.Field(i).Name), ref[i], got[i])

@@ -17,8 +17,8 @@ type dictionary struct {
 	starts []uint32 // binary targets: value k is data[starts[k]:starts[k]+lens[k]]
 	lens   []uint32
 	data   []byte
-	// totalLen is the sum of lens, for sizing output.
-	totalLen int
+	// totalLen is the sum of lens, for sizing output; maxLen the longest.
+	totalLen, maxLen int
 }
 
 func (l *leafReader) loadDictionary(h *pageHeader, body []byte) error {
@@ -56,6 +56,7 @@ func (l *leafReader) loadDictionary(h *pageHeader, body []byte) error {
 			d.starts = append(d.starts, uint32(pos))
 			d.lens = append(d.lens, size)
 			d.totalLen += int(size)
+			d.maxLen = max(d.maxLen, int(size))
 			pos += int(size)
 		}
 		d.data = buf
@@ -81,7 +82,7 @@ func (l *leafReader) loadDictionary(h *pageHeader, body []byte) error {
 			d.lens = append(d.lens, uint32(w))
 		}
 		d.data = src
-		d.totalLen = n * w
+		d.totalLen, d.maxLen = n*w, w
 	case c.fromBytes != nil:
 		d.fixed = grow(d.fixed, n*c.width)
 		for k := range n {
@@ -181,15 +182,34 @@ func (d *dictionary) gatherBinary(o *leafOutput, start int, idx []int32) error {
 		}
 		total += int(d.lens[k])
 	}
-	if err := o.ensureData(total); err != nil {
+	// 8 bytes of slack let short values move as one word.
+	if err := o.ensureData(total + 8); err != nil {
 		return err
 	}
 	data := o.data.b
 	pos := o.dataLen
-	for i, k := range idx {
-		s, l := d.starts[k], d.lens[k]
-		pos += copy(data[pos:], d.data[s:s+l])
-		o.setOffset(start+1+i, pos)
+	if d.maxLen <= 8 && len(d.data) >= 8 && o.kind == targetBinary {
+		offs := o.offsets.b[4*(start+1) : 4*(start+1+len(idx))]
+		for i, k := range idx {
+			s := int(d.starts[k])
+			var word uint64
+			if s+8 <= len(d.data) {
+				word = binary.LittleEndian.Uint64(d.data[s:])
+			} else {
+				var tmp [8]byte
+				copy(tmp[:], d.data[s:])
+				word = binary.LittleEndian.Uint64(tmp[:])
+			}
+			binary.LittleEndian.PutUint64(data[pos:], word)
+			pos += int(d.lens[k])
+			binary.LittleEndian.PutUint32(offs[4*i:], uint32(pos))
+		}
+	} else {
+		for i, k := range idx {
+			s, l := d.starts[k], d.lens[k]
+			pos += copy(data[pos:], d.data[s:s+l])
+			o.setOffset(start+1+i, pos)
+		}
 	}
 	o.dataLen = pos
 	return nil

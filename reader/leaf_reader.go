@@ -29,6 +29,10 @@ type leafReader struct {
 	pg   pageState
 	dict dictionary
 	out  leafOutput
+	// pagesDecoded counts data pages whose values were decompressed.
+	pagesDecoded int
+	// rowPos is the row (within the row group) the reader stands at.
+	rowPos int64
 
 	// scratch, reused page after page
 	pageBuf, dictPage, levelBuf, idxScratch, bssScratch scratch
@@ -51,13 +55,14 @@ type pageState struct {
 	values    pageValues
 }
 
-func newLeafReader(f *File, rg *RowGroup, n *Node, conv *conversion, mem memory.Allocator, verifyCRC bool) *leafReader {
+func newLeafReader(f *File, rg *RowGroup, n *Node, conv *conversion, mem memory.Allocator, verifyCRC bool, rowStart, rowEnd int64) *leafReader {
 	meta := &rg.Columns[n.Leaf]
 	return &leafReader{
-		node:   n,
-		conv:   conv,
-		codec:  meta.Codec,
-		chunk:  chunkReader{f: f, meta: meta, leaf: n, verifyCRC: verifyCRC},
+		node:  n,
+		conv:  conv,
+		codec: meta.Codec,
+		chunk: chunkReader{f: f, meta: meta, leaf: n, verifyCRC: verifyCRC,
+			rowStart: rowStart, rowEnd: rowEnd, rowGroupRows: rg.NumRows},
 		maxDef: n.DefLevel,
 		maxRep: n.RepLevel,
 		out:    newLeafOutput(mem, conv),
@@ -127,6 +132,7 @@ func (l *leafReader) pageBytes(body []byte, size int, s *scratch) ([]byte, error
 func (l *leafReader) preparePage(h *pageHeader, body []byte) error {
 	pg := &l.pg
 	n := int(h.numValues)
+	l.pagesDecoded++
 	if n > maxPageValues {
 		return l.errorf("page claims %d values; at most %d are supported", n, maxPageValues)
 	}
@@ -286,6 +292,7 @@ func (l *leafReader) tryDirect(h *pageHeader, body []byte, want int) (bool, erro
 		return false, nil
 	}
 	o := &l.out
+	l.pagesDecoded++
 	dst := o.values.b[o.length*w : (o.length+n)*w]
 	if compressed {
 		if err := decompress(l.codec, dst, src); err != nil {
@@ -323,6 +330,13 @@ func (l *leafReader) appendLevels(defs, reps []uint8, k int) {
 
 // readRows decodes the next n rows into a fresh output.
 func (l *leafReader) readRows(n int) error {
+	if err := l.chunk.ensureLoaded(); err != nil {
+		return err
+	}
+	if l.rowPos < l.chunk.skippedRows {
+		return l.errorf("rows %d..%d were left out of the read", l.rowPos, l.chunk.skippedRows)
+	}
+	l.rowPos += int64(n)
 	l.defs, l.reps = l.defs[:0], l.reps[:0]
 	if l.maxRep == 0 {
 		l.out.begin(n)
@@ -423,6 +437,23 @@ func (l *leafReader) readNested(n int) error {
 			return nil
 		}
 	}
+}
+
+// skipTo advances to row target of the row group. The chunk read may
+// already start past rows the offset index showed were not wanted.
+func (l *leafReader) skipTo(target int64) error {
+	if err := l.chunk.ensureLoaded(); err != nil {
+		return err
+	}
+	if l.rowPos < l.chunk.skippedRows {
+		l.rowPos = l.chunk.skippedRows
+	}
+	if target < l.rowPos {
+		return l.errorf("cannot skip back to row %d from row %d", target, l.rowPos)
+	}
+	n := target - l.rowPos
+	l.rowPos = target
+	return l.skipRows(int(n))
 }
 
 // skipRows advances past n rows without producing output. Whole pages are

@@ -163,11 +163,9 @@ func TestLegacyListLayoutsMatchPqarrow(t *testing.T) {
 		}
 		crossCheck(t, fmt.Sprintf("legacy v%d", version), data, 0)
 		crossCheck(t, fmt.Sprintf("legacy v%d batches of 50", version), data, 50)
-		checkRowRangesT(t, data)
+		checkRowRanges(t, data)
 	}
 }
-
-func checkRowRangesT(t *testing.T, data []byte) { checkRowRanges(t, data) }
 
 // TestMigratedComplexFixture reads the Hive-written file pqarrow rejects
 // (UNKNOWN logical type on MAP_KEY_VALUE groups). The reference values are

@@ -153,12 +153,11 @@ func byIndex(s colSpec) colSpec {
 	return s
 }
 
-func listOf(elem any, n int, r *rand.Rand, gen func(r *rand.Rand, i int) any) []any {
+func listOf(n int, r *rand.Rand, gen func(r *rand.Rand, i int) any) []any {
 	out := make([]any, n)
 	for i := range out {
 		out[i] = gen(r, i)
 	}
-	_ = elem
 	return out
 }
 
@@ -172,13 +171,13 @@ func maybeNull(r *rand.Rand, gen func(r *rand.Rand, i int) any) func(r *rand.Ran
 }
 
 func nestedSpecs() []colSpec {
-	list32 := func(r *rand.Rand, i int) any { return listOf(nil, r.IntN(5), r, maybeNull(r, genInt32)) }
-	strList := func(r *rand.Rand, i int) any { return listOf(nil, r.IntN(4), r, genWord) }
+	list32 := func(r *rand.Rand, i int) any { return listOf(r.IntN(5), r, maybeNull(r, genInt32)) }
+	strList := func(r *rand.Rand, i int) any { return listOf(r.IntN(4), r, genWord) }
 	return []colSpec{
 		optional("list_i32", parquet.List(parquet.Optional(parquet.Int(32))), list32),
 		required("list_req_str", parquet.List(parquet.String()), strList),
 		optional("list_list_i64", parquet.List(parquet.Optional(parquet.List(parquet.Optional(parquet.Int(64))))), func(r *rand.Rand, i int) any {
-			return listOf(nil, r.IntN(4), r, maybeNull(r, func(r *rand.Rand, i int) any { return listOf(nil, r.IntN(4), r, maybeNull(r, genInt64)) }))
+			return listOf(r.IntN(4), r, maybeNull(r, func(r *rand.Rand, i int) any { return listOf(r.IntN(4), r, maybeNull(r, genInt64)) }))
 		}),
 		optional("map_str_i32", parquet.Map(parquet.String(), parquet.Optional(parquet.Int(32))), func(r *rand.Rand, i int) any {
 			m := map[string]any{}
@@ -209,7 +208,7 @@ func nestedSpecs() []colSpec {
 			"a": parquet.Optional(parquet.Int(32)),
 			"b": parquet.String(),
 		})), func(r *rand.Rand, i int) any {
-			return listOf(nil, r.IntN(4), r, maybeNull(r, func(r *rand.Rand, i int) any {
+			return listOf(r.IntN(4), r, maybeNull(r, func(r *rand.Rand, i int) any {
 				return map[string]any{"a": maybeNull(r, genSmall32)(r, i), "b": genWord(r, i)}
 			}))
 		}),
@@ -336,6 +335,9 @@ func TestWideningConversions(t *testing.T) {
 		optional("time_ns", parquet.Time(parquet.Nanosecond), func(r *rand.Rand, _ int) any { return r.Int64N(86400e9) }),
 		optional("date", parquet.Date(), func(r *rand.Rand, _ int) any { return int32(r.IntN(40000) - 10000) }),
 		optional("s", enc(parquet.String(), &parquet.RLEDictionary), genWord),
+		optional("u8", parquet.Uint(8), func(r *rand.Rand, _ int) any { return int32(uint8(r.Uint32())) }),
+		optional("i16", parquet.Int(16), func(r *rand.Rand, _ int) any { return int32(int16(r.Uint32())) }),
+		optional("u64", parquet.Uint(64), func(r *rand.Rand, _ int) any { return int64(r.Uint64()) }),
 	}
 	data := writeSpecs(t, specs, 3000, 5, parquet.PageBufferSize(4096))
 	schema, ref := pqarrowColumns(t, data)
@@ -370,6 +372,14 @@ func TestWideningConversions(t *testing.T) {
 		{"time_ms", arrow.FixedWidthTypes.Time64us, func(r arrow.Array, i int) any { return int64(r.(*array.Time32).Value(i)) * 1000 }, t64},
 		{"time_ns", arrow.FixedWidthTypes.Time64us, func(r arrow.Array, i int) any { return floorDivAny(int64(r.(*array.Time64).Value(i)), 1000) }, t64},
 		{"date", arrow.FixedWidthTypes.Timestamp_us, func(r arrow.Array, i int) any { return int64(r.(*array.Date32).Value(i)) * 86400e6 }, ts},
+		{"u8", arrow.PrimitiveTypes.Int16, func(r arrow.Array, i int) any { return int64(r.(*array.Uint8).Value(i)) },
+			func(a arrow.Array, i int) any { return int64(a.(*array.Int16).Value(i)) }},
+		{"u8", arrow.PrimitiveTypes.Int32, func(r arrow.Array, i int) any { return int64(r.(*array.Uint8).Value(i)) },
+			func(a arrow.Array, i int) any { return int64(a.(*array.Int32).Value(i)) }},
+		{"i16", arrow.PrimitiveTypes.Int32, func(r arrow.Array, i int) any { return int64(r.(*array.Int16).Value(i)) },
+			func(a arrow.Array, i int) any { return int64(a.(*array.Int32).Value(i)) }},
+		{"i16", arrow.PrimitiveTypes.Int64, func(r arrow.Array, i int) any { return int64(r.(*array.Int16).Value(i)) }, i64},
+		{"u64", arrow.PrimitiveTypes.Int64, func(r arrow.Array, i int) any { return int64(r.(*array.Uint64).Value(i)) }, i64},
 		{"s", arrow.BinaryTypes.LargeString, func(r arrow.Array, i int) any { return r.(*array.String).Value(i) },
 			func(a arrow.Array, i int) any { return a.(*array.LargeString).Value(i) }},
 		{"s", arrow.BinaryTypes.Binary, func(r arrow.Array, i int) any { return r.(*array.String).Value(i) },
