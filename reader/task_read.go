@@ -236,6 +236,7 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 				b, err := r.batches.Next()
 				if err == nil {
 					defer b.Release()
+					r.pos = r.rgStart + b.FirstRow
 					return r.assemble(b.Columns, b.NumRows)
 				}
 				if !errors.Is(err, io.EOF) {
@@ -276,14 +277,17 @@ func (r *taskReader) startRowGroup() error {
 		r.constRows = rows
 		return nil
 	}
-	br, err := r.file.NewBatchReader(ReadRequest{
+	req := ReadRequest{
 		Columns:         r.request,
 		RowGroup:        r.rowGroup,
-		RowEnd:          rows,
 		BatchSize:       r.task.BatchSize,
 		Allocator:       r.mem,
 		VerifyChecksums: r.task.VerifyCRC,
-	})
+	}
+	if req.Ranges = r.aliveRanges(rows); req.Ranges == nil {
+		req.RowEnd = rows
+	}
+	br, err := r.file.NewBatchReader(req)
 	if err != nil {
 		return err
 	}
@@ -376,6 +380,59 @@ func (r *taskReader) lineage(p *columnPlan, stored arrow.Array, start int64, n i
 	defer s.Release()
 	defer computed.Release()
 	return kernels.CoalesceInt64(s.(*array.Int64), computed.(*array.Int64), r.mem)
+}
+
+// minDeletedRun is the shortest run of deleted rows worth skipping in
+// the decoder: shorter runs cost less to decode and filter than to split
+// a batch around.
+const minDeletedRun = 4096
+
+// aliveRanges are the row ranges of the current row group that hold rows
+// no position delete removes, when long deleted runs make skipping
+// worthwhile; nil means read the group whole. The decoder skips the rows
+// between ranges without decompressing pages that hold none of them.
+func (r *taskReader) aliveRanges(rows int64) []RowRange {
+	ds := r.deletes
+	if ds == nil || ds.deletedIn(r.rgStart, r.rgStart+rows) < minDeletedRun {
+		return nil
+	}
+	var out []RowRange
+	next := int64(0) // first row not yet covered
+	runStart, runEnd := int64(-1), int64(-1)
+	flush := func() {
+		if runEnd-runStart >= minDeletedRun {
+			if runStart > next {
+				out = append(out, RowRange{Start: next, End: runStart})
+			}
+			next = runEnd
+		}
+	}
+	it := ds.positions.Iterator()
+	it.AdvanceIfNeeded(uint64(r.rgStart))
+	for it.HasNext() {
+		p := int64(it.Next()) - r.rgStart
+		if p >= rows {
+			break
+		}
+		if p == runEnd {
+			runEnd++
+			continue
+		}
+		flush()
+		runStart, runEnd = p, p+1
+	}
+	flush()
+	if len(out) == 0 && next == 0 {
+		return nil
+	}
+	if next < rows {
+		out = append(out, RowRange{Start: next, End: rows})
+	}
+	if len(out) == 0 {
+		// Everything is deleted; startRowGroup already skips that case.
+		return nil
+	}
+	return out
 }
 
 // survivors marks the rows of a batch that no delete removes: positions
