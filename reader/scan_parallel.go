@@ -140,15 +140,7 @@ func (r *parallelReader) Next() bool {
 			break
 		}
 		rec := res.rec
-		if r.remaining >= 0 {
-			if rec.NumRows() > r.remaining {
-				sliced := rec.NewSlice(0, r.remaining)
-				rec.Release()
-				rec = sliced
-			}
-			r.remaining -= rec.NumRows()
-		}
-		r.cur = rec
+		r.cur = trimToLimit(rec, &r.remaining)
 		return true
 	}
 	r.stop()

@@ -206,17 +206,24 @@ func (r *taskReader) Next() bool {
 			rec.Release()
 			continue
 		}
-		if r.remaining >= 0 {
-			if rec.NumRows() > r.remaining {
-				sliced := rec.NewSlice(0, r.remaining)
-				rec.Release()
-				rec = sliced
-			}
-			r.remaining -= rec.NumRows()
-		}
-		r.cur = rec
+		r.cur = trimToLimit(rec, &r.remaining)
 		return true
 	}
+}
+
+// trimToLimit slices rec to the rows the limit still allows and counts
+// them off; a negative remaining means no limit. It takes over rec.
+func trimToLimit(rec arrow.RecordBatch, remaining *int64) arrow.RecordBatch {
+	if *remaining < 0 {
+		return rec
+	}
+	if rec.NumRows() > *remaining {
+		sliced := rec.NewSlice(0, *remaining)
+		rec.Release()
+		rec = sliced
+	}
+	*remaining -= rec.NumRows()
+	return rec
 }
 
 // nextBatch returns the next batch of the current row group, moving to the

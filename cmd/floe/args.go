@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -106,4 +108,23 @@ func (a *args) snapshotSelector() (table.SnapshotSelector, error) {
 	}
 	sel.Ref, _ = a.last("ref")
 	return sel, nil
+}
+
+// openTable opens the command's one positional TABLE with the --map and
+// --warehouse options and reads --snapshot, --as-of and --ref; usage is
+// the error when the positional argument is missing.
+func (a *args) openTable(ctx context.Context, usage string) (*table.Table, table.SnapshotSelector, error) {
+	if len(a.positional) != 1 {
+		return nil, table.SnapshotSelector{}, errors.New(usage)
+	}
+	opts, err := a.tableOptions()
+	if err != nil {
+		return nil, table.SnapshotSelector{}, err
+	}
+	sel, err := a.snapshotSelector()
+	if err != nil {
+		return nil, sel, err
+	}
+	t, err := table.Open(ctx, a.positional[0], opts)
+	return t, sel, err
 }

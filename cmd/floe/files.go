@@ -16,18 +16,7 @@ func runFiles(ctx context.Context, raw []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(a.positional) != 1 {
-		return fmt.Errorf("usage: floe files TABLE [--snapshot ID | --as-of MS | --ref NAME] [--map PREFIX=TARGET]… [--json]")
-	}
-	opts, err := a.tableOptions()
-	if err != nil {
-		return err
-	}
-	sel, err := a.snapshotSelector()
-	if err != nil {
-		return err
-	}
-	t, err := table.Open(ctx, a.positional[0], opts)
+	t, sel, err := a.openTable(ctx, "usage: floe files TABLE [--snapshot ID | --as-of MS | --ref NAME] [--map PREFIX=TARGET]… [--json]")
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/reader"
 )
 
@@ -21,14 +20,7 @@ func runScan(ctx context.Context, raw []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(a.positional) != 1 {
-		return fmt.Errorf("usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--format jsonl|csv|table] [--map PREFIX=TARGET]…")
-	}
-	opts, err := a.tableOptions()
-	if err != nil {
-		return err
-	}
-	sel, err := a.snapshotSelector()
+	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--format jsonl|csv|table] [--map PREFIX=TARGET]…")
 	if err != nil {
 		return err
 	}
@@ -58,10 +50,6 @@ func runScan(ctx context.Context, raw []string, out io.Writer) error {
 	format, _ := a.last("format")
 	if format == "" {
 		format = "jsonl"
-	}
-	t, err := table.Open(ctx, a.positional[0], opts)
-	if err != nil {
-		return err
 	}
 	scan, err := reader.NewScan(ctx, t, so)
 	if err != nil {
