@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/reader"
+)
+
+// floeScan reads the table through floe's public Go API on one thread,
+// batches allocated by alloc.
+func floeScan(metadataPath string, columns []string, alloc memory.Allocator) func() (checksum, error) {
+	return func() (checksum, error) {
+		ctx := context.Background()
+		t, err := table.Open(ctx, metadataPath, table.Options{})
+		if err != nil {
+			return checksum{}, err
+		}
+		scan, err := reader.NewScan(ctx, t, reader.ScanOptions{Columns: columns, Threads: 1})
+		if err != nil {
+			return checksum{}, err
+		}
+		rr, err := scan.Reader(ctx, alloc)
+		if err != nil {
+			return checksum{}, err
+		}
+		defer rr.Release()
+		var sum checksum
+		var sink float64
+		for rr.Next() {
+			consumeRecord(rr.RecordBatch(), &sum, &sink)
+		}
+		return sum, rr.Err()
+	}
+}
+
+// newMallocator is the C allocator the C API hands batches out of.
+// newMallocator is the allocator libfloe's C API uses: C memory, released
+// buffers pooled for reuse (capi/stream.go).
+func newMallocator() memory.Allocator {
+	return reader.NewRecyclingAllocator(mallocator.NewMallocator(), 128<<20)
+}
