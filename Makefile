@@ -5,7 +5,7 @@ FUZZTIME  ?= 5s
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib test test-go test-c test-python fuzz demo bench bench-c test-duckdb clean
+.PHONY: all build cli lib test test-go test-c test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
 
 all: build
 
@@ -14,7 +14,7 @@ build: cli lib
 cli:
 	$(GO) build -o $(BIN)/floe ./cmd/floe
 
-test: test-go fuzz test-c test-python
+test: test-go fuzz test-c test-python test-benchmarks
 
 test-go:
 	$(GO) vet ./...
@@ -84,6 +84,12 @@ demo: cli lib
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) PYTHONPATH=bindings/python python3 -c "import floe; \
 	  t = floe.Table.open('$(FIX)/impala_iceberg_v3_deletion_vectors', location_map={'hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors': '$(FIX)/impala_iceberg_v3_deletion_vectors'}); \
 	  print(t.scan(selected_fields=['i', '_pos']).to_pylist())"
+
+# The benchmarks module's own tests (the generator, every peer agreeing on
+# the answer) and DuckDB running SQL over floe streams. Its own module keeps
+# iceberg-go and DuckDB out of the library's dependencies.
+test-benchmarks:
+	cd benchmarks && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) test -count=1 -tags duckdb_arrow ./duckdb/
 
 bench:
 	cd benchmarks && $(GO) run ./cmd/bench
