@@ -37,6 +37,8 @@ void floe_string_free(char* s) { free(s); }
 
 void floe_bytes_free(uint8_t* bytes) { free(bytes); }
 
+void floe_release_cached_memory(void) { capiReleaseCachedMemory(); }
+
 floe_status floe_table_open(const char* location, const char* options_json, floe_table** out) {
   capi_clear_error();
   REQUIRE(out != NULL, "floe_table_open", "out");

@@ -36,6 +36,12 @@ var cAllocator = reader.NewRecyclingAllocator(mallocator.NewMallocator(), cPoolB
 // cPoolBytes bounds the idle C memory floe keeps for reuse.
 const cPoolBytes = 128 << 20
 
+//export capiReleaseCachedMemory
+func capiReleaseCachedMemory() {
+	defer func() { _ = recover() }() // nothing to report: the pool is best effort
+	cAllocator.Release()
+}
+
 // stream is the Go side of an exported struct ArrowArrayStream. arrow-go's
 // cdata.ExportRecordReader would do, but its get_next lets a panic in the
 // reader kill the host and reports every failure as EIO; this one turns a
