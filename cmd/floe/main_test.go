@@ -154,3 +154,42 @@ func TestScanAppliesDeletionVectors(t *testing.T) {
 		t.Errorf("got %q, want i then 1, 3, 5", lines)
 	}
 }
+
+// INDEX.md's answers for the fixtures with row-level deletes, through the
+// CLI (CSV: strings bare, timestamps ISO).
+func TestScanDeleteFixtures(t *testing.T) {
+	cases := []struct {
+		table string
+		args  []string
+		want  []string
+	}{
+		{"impala_iceberg_v2_delete_pos_and_multi_eq_ids", nil, []string{"1,str1,2020-12-01", "333333,str3,2024-01-25", "4,str4,2024-01-26", "5,str5,2024-01-27"}},
+		{"impala_iceberg_v2_delete_equality_partitioned", nil, []string{"1,str1,2023-12-24", "1,str1,2023-12-25", "2,str2,2023-12-24", "222,str2,2023-12-25", "333333,str3,2023-12-24", "4,str4,2023-12-24"}},
+		{"impala_iceberg_v2_equality_delete_schema_evolution", nil, []string{"1,2024-03-20,str1,", "44,2024-03-21,str4,4444", "5,2024-03-22,str5,"}},
+		{"impala_iceberg_v2_equality_delete_schema_evolution", []string{"--snapshot", "3986738438831924669"}, []string{"1,2024-03-20,str1", "4,2024-03-21,str4", "5,2024-03-22,str5"}},
+		{"impala_iceberg_v2_partitioned_position_deletes", []string{"--columns", "id,action,_pos"}, []string{
+			"10,click,5", "12,click,3", "14,download,2", "16,download,5", "18,click,1", "2,download,0", "20,view,3", "4,view,7", "6,view,0", "8,download,3"}},
+		{"impala_iceberg_v2_positional_not_all_data_files_have_delete_files", nil, []string{"1,a", "2,b", "3,c", "4,d", "5,X", "6,f"}},
+		{"impala_iceberg_v3_row_lineage", []string{"--columns", "i,_row_id,_last_updated_sequence_number"}, []string{"1,0,1", "2,1,2", "3,2,3"}},
+		{"duckdb_equality_deletes/mytable", nil, []string{"4,d,2025-01-04", "5,e,2025-01-05"}},
+		{"duckdb_equality_deletes/mytable_partitioned", nil, []string{"1,a,2025-01-01", "4,d,2025-01-04", "5,e,2025-01-05"}},
+	}
+	for _, c := range cases {
+		fx, err := fixtures.Get(c.table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append(append([]string{"scan", fx.Dir, "--format", "csv"}, mapArgs(fx)...), c.args...)
+		status, out, errOut := runCLI(t, args...)
+		if status != 0 {
+			t.Errorf("%s: status %d: %s", c.table, status, errOut)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")[1:]
+		sort.Strings(lines)
+		sort.Strings(c.want)
+		if strings.Join(lines, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s %v:\ngot  %q\nwant %q", c.table, c.args, lines, c.want)
+		}
+	}
+}
