@@ -96,6 +96,39 @@ class RowsTest(unittest.TestCase):
         self.assertEqual(sorted(r["id"] for r in rows), [2, 4, 6, 8, 10, 12, 14, 16, 18, 20])
         self.assertEqual(sorted(r["action"] for r in rows).count("click"), 3)
 
+    def test_delete_fixture_values(self):
+        d = datetime.date
+        cases = {
+            "impala_iceberg_v2_delete_pos_and_multi_eq_ids": [
+                (1, "str1", d(2020, 12, 1)), (4, "str4", d(2024, 1, 26)), (5, "str5", d(2024, 1, 27)), (333333, "str3", d(2024, 1, 25))],
+            "impala_iceberg_v2_delete_equality_partitioned": [
+                (1, "str1", d(2023, 12, 24)), (1, "str1", d(2023, 12, 25)), (2, "str2", d(2023, 12, 24)),
+                (4, "str4", d(2023, 12, 24)), (222, "str2", d(2023, 12, 25)), (333333, "str3", d(2023, 12, 24))],
+            "impala_iceberg_v2_equality_delete_schema_evolution": [
+                (1, d(2024, 3, 20), "str1", None), (5, d(2024, 3, 22), "str5", None), (44, d(2024, 3, 21), "str4", 4444)],
+            "impala_iceberg_v2_positional_not_all_data_files_have_delete_files": [
+                (1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, "X"), (6, "f")],
+            "impala_iceberg_v3_deletion_vectors": [(1,), (3,), (5,)],
+            "duckdb_equality_deletes/mytable": [(4, "d", d(2025, 1, 4)), (5, "e", d(2025, 1, 5))],
+            "duckdb_equality_deletes/mytable_partitioned": [
+                (1, "a", d(2025, 1, 1)), (4, "d", d(2025, 1, 4)), (5, "e", d(2025, 1, 5))],
+        }
+        for name, want in cases.items():
+            with self.subTest(name), fixture(name).open() as t:
+                got = sorted(tuple(r.values()) for r in t.scan().to_pylist())
+                self.assertEqual(got, sorted(want))
+        with fixture("impala_iceberg_v2_equality_delete_schema_evolution").open() as t:
+            old = sorted(tuple(r.values()) for r in t.scan(snapshot_id=3986738438831924669).to_pylist())
+        self.assertEqual(old, [(1, d(2024, 3, 20), "str1"), (4, d(2024, 3, 21), "str4"), (5, d(2024, 3, 22), "str5")])
+
+    def test_positions_and_row_lineage(self):
+        with fixture("impala_iceberg_v2_partitioned_position_deletes").open() as t:
+            rows = t.scan(selected_fields=["action", "_pos"]).to_pylist()
+        self.assertEqual(sorted(r["_pos"] for r in rows if r["action"] == "view"), [0, 3, 7])
+        with fixture("impala_iceberg_v3_row_lineage").open() as t:
+            rows = t.scan(selected_fields=["i", "_row_id", "_last_updated_sequence_number"]).to_pylist()
+        self.assertEqual(sorted(tuple(r.values()) for r in rows), [(1, 0, 1), (2, 1, 2), (3, 2, 3)])
+
     def test_migrated_nested_values(self):
         with fixture("impala_iceberg_migrated_complex_test").open() as t:
             rows = t.scan(selected_fields=["struct_1_col.string_col", "struct_2_col.struct_3_col.float_col"]).to_pylist()
