@@ -270,6 +270,10 @@ func (l *leafReader) valuesBool(bits []byte, off, n int) error {
 }
 
 // valuesBinary appends n values at slots start..start+n-1.
+// shortCopy is the length up to which plain byte-array values are copied
+// with one fixed-size move instead of a memmove call per value.
+const shortCopy = 32
+
 func (l *leafReader) valuesBinary(start, n int) error {
 	if n == 0 {
 		return nil
@@ -319,7 +323,10 @@ func (l *leafReader) valuesBinary(start, n int) error {
 			pos += 4 + size
 			total += size
 		}
-		if err := o.ensureData(total); err != nil {
+		// The slack lets short values be copied as one 32-byte move
+		// whatever their length: bytes past a value are overwritten by the
+		// next one or lie beyond the batch's data.
+		if err := o.ensureData(total + shortCopy); err != nil {
 			return err
 		}
 		out := o.data.b
@@ -329,7 +336,12 @@ func (l *leafReader) valuesBinary(start, n int) error {
 			offs := o.offsets.b[(start+1)*4:]
 			for k := range n {
 				size := int(binary.LittleEndian.Uint32(data[pos:]))
-				dpos += copy(out[dpos:], data[pos+4:pos+4+size])
+				if size <= shortCopy && len(data)-pos-4 >= shortCopy {
+					*(*[shortCopy]byte)(out[dpos:]) = *(*[shortCopy]byte)(data[pos+4:])
+					dpos += size
+				} else {
+					dpos += copy(out[dpos:], data[pos+4:pos+4+size])
+				}
 				pos += 4 + size
 				binary.LittleEndian.PutUint32(offs[k*4:], uint32(dpos))
 			}
