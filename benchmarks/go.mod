@@ -3,6 +3,7 @@ module github.com/floedb/floe/benchmarks
 go 1.26
 
 require (
+	github.com/RoaringBitmap/roaring/v2 v2.30.0
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/apache/iceberg-go v0.7.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
@@ -12,7 +13,6 @@ require (
 
 require (
 	cloud.google.com/go v0.123.0 // indirect
-	github.com/RoaringBitmap/roaring/v2 v2.30.0 // indirect
 	github.com/andybalholm/brotli v1.2.3 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
 	github.com/apache/thrift v0.24.0 // indirect

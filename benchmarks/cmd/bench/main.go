@@ -45,6 +45,10 @@ func main() {
 	only := flag.String("peers", "", "comma-separated peers to run (default all): floe,floe-go,pqarrow,parquet-go,duckdb,iceberg-go")
 	jsonOut := flag.String("json", "results/latest.json", "where to write the results as JSON (empty: nowhere)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of one extra floe full scan here")
+	deletesOnly := flag.Bool("deletes", false, "run only the delete section: floe and iceberg-go on the plain, position delete, deletion vector and equality delete tables")
+	skipDeletes := flag.Bool("skip-deletes", false, "leave out the delete section")
+	deletesJSON := flag.String("deletes-json", "results/latest-deletes.json", "where to write the delete section's results (empty: nowhere)")
+	deletesProfile := flag.String("deletes-cpuprofile", "", "write CPU profiles of one extra floe scan of each delete table to <this>-<kind>.prof")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -59,9 +63,23 @@ func main() {
 		}
 	}
 
+	var deleteTables *lineitem.DeleteTables
+	if !*skipDeletes || *deletesOnly {
+		if deleteTables, err = lineitem.GenerateDeletes(tbl, log.Printf); err != nil {
+			log.Fatalf("bench: %v", err)
+		}
+	}
+
 	// Every peer runs on one thread: Go code on one P, DuckDB with
 	// threads=1, iceberg-go and floe with a concurrency of 1.
 	runtime.GOMAXPROCS(1)
+
+	if *deletesOnly {
+		if !runDeleteSection(tbl, deleteTables, *repeat, *deletesJSON, *deletesProfile) {
+			os.Exit(1)
+		}
+		return
+	}
 
 	mallocator := newMallocator()
 	peers := []peer{
@@ -118,9 +136,43 @@ func main() {
 		}
 		fmt.Printf("\nresults written to %s\n", *jsonOut)
 	}
-	if len(res.Mismatches) > 0 {
+	deletesOK := true
+	if deleteTables != nil {
+		deletesOK = runDeleteSection(tbl, deleteTables, *repeat, *deletesJSON, *deletesProfile)
+	}
+	if len(res.Mismatches) > 0 || !deletesOK {
 		os.Exit(1)
 	}
+}
+
+// runDeleteSection measures, prints and saves the delete section; false
+// when floe returned a wrong result (a peer's wrong result is reported,
+// not fatal: it is what the peer does).
+func runDeleteSection(tbl *lineitem.Table, dt *lineitem.DeleteTables, repeat int, jsonOut, profilePrefix string) bool {
+	res := measureDeletes(tbl, dt, repeat, []string{"floe", "iceberg-go"}, log.Printf)
+	res.GoVersion = runtime.Version()
+	if profilePrefix != "" {
+		for _, t := range dt.Tables {
+			path := profilePrefix + "-" + string(t.Kind) + ".prof"
+			if err := profileFloe(path, floeScan(t.MetadataPath, nil, newMallocator())); err != nil {
+				log.Fatalf("bench: profile: %v", err)
+			}
+			log.Printf("CPU profile of a floe scan of the %s table written to %s", t.Kind, path)
+		}
+	}
+	res.print(os.Stdout)
+	if jsonOut != "" {
+		if err := writeJSON(jsonOut, res); err != nil {
+			log.Fatalf("bench: %v", err)
+		}
+		fmt.Printf("\ndelete results written to %s\n", jsonOut)
+	}
+	for _, s := range res.Scans {
+		if s.Peer == "floe" && s.Status != "ok" {
+			return false
+		}
+	}
+	return true
 }
 
 func profileFloe(path string, scan func() (checksum, error)) error {

@@ -151,8 +151,10 @@ func (r *results) print(w io.Writer) {
 	}
 }
 
-func (r *results) writeJSON(path string) error {
-	data, err := json.MarshalIndent(r, "", "  ")
+func (r *results) writeJSON(path string) error { return writeJSON(path, r) }
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
