@@ -36,11 +36,93 @@ type deleteSet struct {
 	equality  []*equalityDeletes
 }
 
-// equalityDeletes is one equality delete file's keys, canonically encoded
-// (null equals null), keyed on fieldIDs in that order.
+// equalityDeletes is one equality delete file's keys on fieldIDs (in that
+// order), canonically encoded so null equals null. Rows are probed by the
+// 64-bit hash of their key: first against a small bitmap with one bit per
+// hash bucket, which rejects most rows (most rows of a scan are not
+// deleted) without touching the larger table; then against the keys with
+// that hash, compared by their encoding.
 type equalityDeletes struct {
 	fieldIDs []int
-	keys     map[string]struct{}
+	// filter is tested with the hash's top bits; slots (open addressing,
+	// linear probing, keyed by the hash's low bits) hold key index + 1,
+	// 0 for empty, with slotHash the full hash of each slot's key.
+	filter     []uint64
+	filterBits uint
+	slots      []int32
+	slotHash   []uint64
+	slotMask   uint64
+	arena      []byte
+	ends       []uint32
+	hashes     []uint64
+}
+
+// keyHashSeed seeds the key hash; any fixed value works, since both sides
+// of a probe hash with it.
+const keyHashSeed = 0x9e3779b97f4a7c15
+
+// add records every row of keys.
+func (e *equalityDeletes) add(keys *kernels.Keys, hashBuf []uint64) []uint64 {
+	hashBuf = keys.Hash(keyHashSeed, hashBuf)
+	for i := 0; i < keys.Len(); i++ {
+		e.arena = keys.Encode(e.arena, i)
+		e.ends = append(e.ends, uint32(len(e.arena)))
+	}
+	e.hashes = append(e.hashes, hashBuf...)
+	return hashBuf
+}
+
+// index builds the bitmap (about 16 bits per key) and the hash table (at
+// most half full) once every key is in.
+func (e *equalityDeletes) index() {
+	n := len(e.hashes)
+	e.filterBits = 6
+	for uint64(1)<<e.filterBits < uint64(n)*16 {
+		e.filterBits++
+	}
+	e.filter = make([]uint64, (uint64(1)<<e.filterBits)/64)
+	size := uint64(16)
+	for size < uint64(n)*2 {
+		size <<= 1
+	}
+	e.slotMask = size - 1
+	e.slots = make([]int32, size)
+	e.slotHash = make([]uint64, size)
+	for i, h := range e.hashes {
+		b := h >> (64 - e.filterBits)
+		e.filter[b>>6] |= 1 << (b & 63)
+		s := h & e.slotMask
+		for e.slots[s] != 0 {
+			s = (s + 1) & e.slotMask
+		}
+		e.slots[s] = int32(i + 1)
+		e.slotHash[s] = h
+	}
+	e.hashes = nil
+}
+
+// mayContain is the bitmap test: false means the key is surely absent.
+func (e *equalityDeletes) mayContain(h uint64) bool {
+	b := h >> (64 - e.filterBits)
+	return e.filter[b>>6]&(1<<(b&63)) != 0
+}
+
+// contains reports whether a key with hash h and encoding key was deleted.
+func (e *equalityDeletes) contains(h uint64, key []byte) bool {
+	for s := h & e.slotMask; e.slots[s] != 0; s = (s + 1) & e.slotMask {
+		if e.slotHash[s] != h {
+			continue
+		}
+		i := e.slots[s] - 1
+		start := uint32(0)
+		if i > 0 {
+			start = e.ends[i-1]
+		}
+		if string(e.arena[start:e.ends[i]]) == string(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // deleteCache shares parsed delete files between the tasks of one scan: a
@@ -231,7 +313,7 @@ func readPositionDeletes(ctx context.Context, files fileio.FileIO, d *TaskDelete
 // field id, at the table's types, so renamed and promoted keys compare)
 // into a set of canonical key encodings.
 func readEqualityDeletes(ctx context.Context, files fileio.FileIO, d *TaskDelete, fields []iceberg.NestedField) (*equalityDeletes, error) {
-	eq := &equalityDeletes{keys: map[string]struct{}{}}
+	eq := &equalityDeletes{}
 	for _, f := range fields {
 		eq.fieldIDs = append(eq.fieldIDs, f.ID)
 	}
@@ -243,21 +325,19 @@ func readEqualityDeletes(ctx context.Context, files fileio.FileIO, d *TaskDelete
 		f.InitialDefault = nil
 		readFields[i] = f
 	}
-	var buf []byte
+	var hashBuf []uint64
 	err := readFile(ctx, files, d.Path, d.FileFormat, d.FileSize, readFields, func(rec arrow.RecordBatch) error {
 		keys, err := kernels.NewKeys(rec.Columns())
 		if err != nil {
 			return err
 		}
-		for i := 0; i < keys.Len(); i++ {
-			buf = keys.Encode(buf[:0], i)
-			eq.keys[string(buf)] = struct{}{}
-		}
+		hashBuf = eq.add(keys, hashBuf)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	eq.index()
 	return eq, nil
 }
 

@@ -44,6 +44,7 @@ type taskReader struct {
 	rgStart, pos int64
 	keep         []byte
 	keyBuf       []byte
+	hashBuf      []uint64
 
 	rowGroup  int
 	batches   *BatchReader
@@ -484,12 +485,13 @@ func (r *taskReader) survivors(cols []arrow.Array, start int64, n int) (keep []b
 		if err != nil {
 			return nil, 0, err
 		}
-		for i := 0; i < n; i++ {
-			if keep[i>>3]&(1<<(i&7)) == 0 {
+		r.hashBuf = keys.Hash(keyHashSeed, r.hashBuf)
+		for i, h := range r.hashBuf {
+			if keep[i>>3]&(1<<(i&7)) == 0 || !eq.mayContain(h) {
 				continue
 			}
 			r.keyBuf = keys.Encode(r.keyBuf[:0], i)
-			if _, hit := eq.keys[string(r.keyBuf)]; hit {
+			if eq.contains(h, r.keyBuf) {
 				clear(i)
 			}
 		}
