@@ -181,6 +181,16 @@ func (t *Task) loadDeletes(ctx context.Context, files fileio.FileIO, cache *dele
 			}
 			ds.addPositions(bm.(*roaring64.Bitmap))
 		case d.Content == int(manifest.ContentPositionDeletes):
+			if d.ReferencedDataFile == t.Path {
+				bm, err := cache.get("pos1:"+d.Path, func() (any, error) {
+					return readPositionsOnly(ctx, files, d)
+				})
+				if err != nil {
+					return nil, fmt.Errorf("position delete file %s: %w", d.Path, err)
+				}
+				ds.addPositions(bm.(*roaring64.Bitmap))
+				continue
+			}
 			byPath, err := cache.get("pos:"+d.Path, func() (any, error) {
 				return readPositionDeletes(ctx, files, d, locations)
 			})
@@ -307,6 +317,34 @@ func readPositionDeletes(ctx context.Context, files fileio.FileIO, d *TaskDelete
 		return nil, err
 	}
 	return out, nil
+}
+
+// readPositionsOnly reads the pos column of a position delete file that
+// names a single data file: the paths, a large column, are not decoded.
+func readPositionsOnly(ctx context.Context, files fileio.FileIO, d *TaskDelete) (*roaring64.Bitmap, error) {
+	bm := roaring64.New()
+	err := readFile(ctx, files, d.Path, d.FileFormat, d.FileSize, positionDeleteFields[1:], func(rec arrow.RecordBatch) error {
+		pos, ok := rec.Column(0).(*array.Int64)
+		if !ok {
+			return fmt.Errorf("pos read as %s", rec.Column(0).DataType())
+		}
+		if pos.NullN() > 0 {
+			return fmt.Errorf("pos has nulls")
+		}
+		vals := pos.Int64Values()
+		buf := make([]uint64, 0, len(vals))
+		for _, v := range vals {
+			if v >= 0 {
+				buf = append(buf, uint64(v))
+			}
+		}
+		bm.AddMany(buf)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return bm, nil
 }
 
 // readEqualityDeletes reads an equality delete file's key columns (by

@@ -35,6 +35,14 @@ func writeParquet(t *testing.T, path string, group parquet.Group, rows []map[str
 // row groups are not decoded, and what survives is exactly the rows no
 // delete names, with their original positions.
 func TestPositionDeletesSkipDeletedRuns(t *testing.T) {
+	// Both ways of reading a position delete file: every (file_path, pos)
+	// row, and only pos when the manifest names the one data file.
+	for _, referenced := range []bool{false, true} {
+		testPositionDeletesSkipDeletedRuns(t, referenced)
+	}
+}
+
+func testPositionDeletesSkipDeletedRuns(t *testing.T, referenced bool) {
 	dir := t.TempDir()
 	const rows = 50000
 	data := make([]map[string]any, rows)
@@ -77,6 +85,9 @@ func TestPositionDeletesSkipDeletedRuns(t *testing.T) {
 			{ID: FieldIDPos, Name: "_pos", Type: iceberg.LongType{}, Required: true},
 		},
 		Deletes: []TaskDelete{{Path: delPath, Content: 1, FileFormat: "parquet", RecordCount: int64(len(dels))}},
+	}
+	if referenced {
+		task.Deletes[0].ReferencedDataFile = dataPath
 	}
 	// The task survives serialisation, as a distributed reader would get it.
 	raw, err := task.MarshalBinary()

@@ -69,6 +69,9 @@ type TaskDelete struct {
 	EqualityIDs        []int  `json:"equality_ids,omitempty"`
 	ContentOffset      *int64 `json:"content_offset,omitempty"`
 	ContentSize        *int64 `json:"content_size,omitempty"`
+	// ReferencedDataFile, when set, is the only data file (remapped) a
+	// position delete file names, so its file_path column need not be read.
+	ReferencedDataFile string `json:"referenced_data_file,omitempty"`
 }
 
 func newTask(t *table.Table, schema *iceberg.Schema, dt *table.DataFileTask, proj *Projection, mapping iceberg.NameMapping, opts ScanOptions) (*Task, error) {
@@ -121,6 +124,7 @@ func newTask(t *table.Table, schema *iceberg.Schema, dt *table.DataFileTask, pro
 			Path: d.Path, Content: int(d.File.Content), FileFormat: d.File.FileFormat, FileSize: d.File.FileSizeInBytes,
 			RecordCount: d.File.RecordCount, DataSequenceNumber: d.DataSequenceNumber, EqualityIDs: d.File.EqualityIDs,
 			ContentOffset: d.File.ContentOffset, ContentSize: d.File.ContentSizeInBytes,
+			ReferencedDataFile: referencedPath(t, d),
 		})
 	}
 	return task, nil
@@ -150,6 +154,13 @@ func (t *Task) filePathAsWritten() string {
 		return t.WrittenPath
 	}
 	return t.Path
+}
+
+func referencedPath(t *table.Table, d *table.DeleteFile) string {
+	if p := d.ReferencedDataFile(); p != "" {
+		return t.Locations.Apply(p)
+	}
+	return ""
 }
 
 // HasDeletes reports whether any delete file applies to the task.

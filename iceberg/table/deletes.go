@@ -118,6 +118,11 @@ func (idx *deleteIndex) forDataFile(task *DataFileTask, t *Table) []*DeleteFile 
 	return out
 }
 
+// ReferencedDataFile is the one data file (as written in metadata) that a
+// position delete file or deletion vector covers, from referenced_data_file
+// or from equal file_path bounds; "" when it may cover several.
+func (d *DeleteFile) ReferencedDataFile() string { return singleReferencedFile(d) }
+
 // singleReferencedFile is the one data file a position delete file covers,
 // from referenced_data_file or from equal file_path bounds.
 func singleReferencedFile(d *DeleteFile) string {
