@@ -1,0 +1,324 @@
+package expr
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/floedb/floe/iceberg"
+)
+
+// Bound is an expression tree returned by Bind: its leaves are
+// *BoundPredicate, AlwaysTrue or AlwaysFalse.
+type Bound = Expr
+
+// BoundPredicate is a predicate resolved against a schema. Values hold the
+// literals in the field type's canonical Go form (see iceberg/values.go):
+// one for comparisons and starts-with, a sorted set of two or more distinct
+// values for in / not in, none for the null and NaN tests.
+type BoundPredicate struct {
+	Op      Op
+	FieldID int
+	Name    string // the column as the filter named it
+	Field   iceberg.NestedField
+	Values  []any
+}
+
+func (*BoundPredicate) isExpr() {}
+
+func (p *BoundPredicate) String() string {
+	var b strings.Builder
+	writeColumn(&b, p.Name)
+	b.WriteByte(' ')
+	b.WriteString(p.Op.String())
+	switch {
+	case p.Op.IsUnary():
+	case p.Op.IsSet():
+		b.WriteString(" (")
+		for i, v := range p.Values {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeBoundLiteral(&b, p.Field.Type, v)
+		}
+		b.WriteByte(')')
+	case p.Op == OpStartsWith || p.Op == OpNotStartsWith:
+		b.WriteByte(' ')
+		s, _ := p.Values[0].(string)
+		writeQuoted(&b, escapeLike(s)+"%")
+	default:
+		b.WriteByte(' ')
+		writeBoundLiteral(&b, p.Field.Type, p.Values[0])
+	}
+	return b.String()
+}
+
+// writeBoundLiteral writes a canonical value as the text syntax would
+// (dates, timestamps, uuids and decimals as quoted strings).
+func writeBoundLiteral(b *strings.Builder, t iceberg.Type, v any) {
+	raw, err := iceberg.ValueToJSON(t, v)
+	if err != nil {
+		fmt.Fprintf(b, "%v", v)
+		return
+	}
+	if len(raw) > 0 && raw[0] == '"' {
+		writeQuoted(b, strings.Trim(string(raw), `"`))
+		return
+	}
+	b.Write(raw)
+}
+
+// Bind resolves every column of e against schema and converts literals to
+// the columns' types, folding predicates whose outcome the types decide:
+// "is null" on a required column is false, and a literal outside the
+// column type's range (a long beyond int, a double beyond float, a number
+// with more digits than a decimal's precision) makes a comparison always
+// true or always false the way Iceberg's Java binder does (int_col < 1e12 is
+// true, int_col = 1e12 false) and drops out of in sets.
+//
+// Conversions: strings convert to any primitive type (dates, times,
+// timestamps with or without zone, taken as UTC when absent, uuids,
+// decimals, numbers, booleans, and hex for binary and fixed); integers to
+// any numeric type, date (days) and timestamps (µs or ns as the type
+// counts); floats to float, double and decimal, and to int and long only
+// when integral. A decimal literal with more fraction digits than its
+// column's scale is an error rather than being rounded.
+func Bind(e Expr, schema *iceberg.Schema, caseSensitive bool) (Bound, error) {
+	if schema == nil {
+		return nil, fmt.Errorf("bind: no schema")
+	}
+	b := binder{schema: schema, caseSensitive: caseSensitive}
+	return b.bind(e)
+}
+
+type binder struct {
+	schema        *iceberg.Schema
+	caseSensitive bool
+}
+
+func (b binder) bind(e Expr) (Expr, error) {
+	switch e := e.(type) {
+	case AlwaysTrue, AlwaysFalse:
+		return e, nil
+	case *And:
+		l, r, err := b.bindPair(e.Left, e.Right)
+		if err != nil {
+			return nil, err
+		}
+		return NewAnd(l, r), nil
+	case *Or:
+		l, r, err := b.bindPair(e.Left, e.Right)
+		if err != nil {
+			return nil, err
+		}
+		return NewOr(l, r), nil
+	case *Not:
+		c, err := b.bind(e.Child)
+		if err != nil {
+			return nil, err
+		}
+		return NewNot(c), nil
+	case *Predicate:
+		return b.bindPredicate(e)
+	case nil:
+		return nil, fmt.Errorf("bind: nil expression")
+	}
+	return nil, fmt.Errorf("bind: cannot bind %T", e)
+}
+
+func (b binder) bindPair(left, right Expr) (Expr, Expr, error) {
+	l, err := b.bind(left)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := b.bind(right)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, r, nil
+}
+
+func (b binder) findField(name string) (iceberg.NestedField, error) {
+	if b.caseSensitive {
+		if f, ok := b.schema.FindFieldByName(name); ok {
+			return f, nil
+		}
+	} else {
+		f, err := b.schema.FindFieldByNameCaseInsensitive(name)
+		if err == nil {
+			return f, nil
+		}
+		if strings.Contains(err.Error(), "ambiguous") {
+			return f, err
+		}
+	}
+	msg := fmt.Sprintf("no column named %q", name)
+	if close := closeNames(b.schema, name); len(close) > 0 {
+		msg += "; did you mean " + strings.Join(close, ", ") + "?"
+	}
+	return iceberg.NestedField{}, fmt.Errorf("%s", msg)
+}
+
+func (b binder) bindPredicate(p *Predicate) (Expr, error) {
+	if p.Op >= opCount {
+		return nil, fmt.Errorf("bind: invalid operator %d", p.Op)
+	}
+	field, err := b.findField(p.Column)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := field.Type.(iceberg.PrimitiveType); !ok {
+		return nil, fmt.Errorf("column %q is a %s; predicates need a primitive column", p.Column, field.Type)
+	}
+	for parent := b.schema.ParentID(field.ID); parent != 0; parent = b.schema.ParentID(parent) {
+		pf, _ := b.schema.FindField(parent)
+		if _, isStruct := pf.Type.(*iceberg.StructType); !isStruct {
+			return nil, fmt.Errorf("column %q is inside the %s %q; predicates on list and map contents are not supported", p.Column, pf.Type, pf.Name)
+		}
+	}
+	bound := &BoundPredicate{Op: p.Op, FieldID: field.ID, Name: p.Column, Field: field}
+	switch p.Op {
+	case OpIsNull, OpNotNull:
+		if len(p.Values) != 0 {
+			return nil, fmt.Errorf("%s %s takes no value", p.Column, p.Op)
+		}
+		if field.Required {
+			return constant(p.Op == OpNotNull), nil
+		}
+		return bound, nil
+	case OpIsNaN, OpNotNaN:
+		if len(p.Values) != 0 {
+			return nil, fmt.Errorf("%s %s takes no value", p.Column, p.Op)
+		}
+		switch field.Type.(type) {
+		case iceberg.FloatType, iceberg.DoubleType:
+			return bound, nil
+		}
+		return nil, fmt.Errorf("%s %s: column is a %s; only float and double columns hold NaN", p.Column, p.Op, field.Type)
+	case OpStartsWith, OpNotStartsWith:
+		if _, ok := field.Type.(iceberg.StringType); !ok {
+			return nil, fmt.Errorf("%s %s: column is a %s; starts with needs a string column", p.Column, p.Op, field.Type)
+		}
+		if len(p.Values) != 1 {
+			return nil, fmt.Errorf("%s %s takes one value", p.Column, p.Op)
+		}
+		s, ok := p.Values[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("%s %s: the pattern must be a string, got %v", p.Column, p.Op, p.Values[0])
+		}
+		bound.Values = []any{s}
+		return bound, nil
+	case OpIn, OpNotIn:
+		return b.bindSet(p, bound)
+	}
+	if len(p.Values) != 1 {
+		return nil, fmt.Errorf("%s %s takes one value", p.Column, p.Op)
+	}
+	v, r, err := convertLiteral(field.Type, p.Values[0])
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", p.Column, p.Op, err)
+	}
+	switch r {
+	case aboveMax:
+		return constant(p.Op == OpLt || p.Op == OpLtEq || p.Op == OpNotEq), nil
+	case belowMin:
+		return constant(p.Op == OpGt || p.Op == OpGtEq || p.Op == OpNotEq), nil
+	}
+	bound.Values = []any{v}
+	return bound, nil
+}
+
+func (b binder) bindSet(p *Predicate, bound *BoundPredicate) (Expr, error) {
+	t := p.Values
+	if len(t) == 0 {
+		return nil, fmt.Errorf("%s %s needs at least one value", p.Column, p.Op)
+	}
+	values := make([]any, 0, len(t))
+	for _, lit := range t {
+		v, r, err := convertLiteral(bound.Field.Type, lit)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", p.Column, p.Op, err)
+		}
+		if r == inRange {
+			values = append(values, v)
+		}
+	}
+	typ := bound.Field.Type
+	slices.SortFunc(values, func(a, b any) int { return iceberg.Compare(typ, a, b) })
+	values = slices.CompactFunc(values, func(a, b any) bool { return iceberg.Compare(typ, a, b) == 0 })
+	switch len(values) {
+	case 0:
+		return constant(p.Op == OpNotIn), nil
+	case 1:
+		bound.Op = OpEq
+		if p.Op == OpNotIn {
+			bound.Op = OpNotEq
+		}
+	}
+	bound.Values = values
+	return bound, nil
+}
+
+func constant(b bool) Expr {
+	if b {
+		return AlwaysTrue{}
+	}
+	return AlwaysFalse{}
+}
+
+// closeNames suggests columns a mistyped name may have meant.
+func closeNames(schema *iceberg.Schema, name string) []string {
+	type candidate struct {
+		name string
+		dist int
+	}
+	var found []candidate
+	want := strings.ToLower(name)
+	var walk func(prefix string, fields []iceberg.NestedField)
+	walk = func(prefix string, fields []iceberg.NestedField) {
+		for _, f := range fields {
+			full := prefix + f.Name
+			lower := strings.ToLower(full)
+			d := editDistance(want, lower)
+			if d <= max(2, len(want)/3) || strings.Contains(lower, want) || strings.Contains(want, lower) {
+				found = append(found, candidate{full, d})
+			}
+			if st, ok := f.Type.(*iceberg.StructType); ok {
+				walk(full+".", st.Fields)
+			}
+		}
+	}
+	walk("", schema.Fields)
+	slices.SortFunc(found, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.dist, b.dist), strings.Compare(a.name, b.name))
+	})
+	var out []string
+	for i := 0; i < len(found) && i < 5; i++ {
+		out = append(out, fmt.Sprintf("%q", found[i].name))
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return max(len(a), len(b))
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,6 @@
+// Package expr owns Iceberg row-filter expressions: the unbound model
+// (And, Or, Not, AlwaysTrue, AlwaysFalse and predicates on column names),
+// its two input forms (pyiceberg's row_filter text and the REST catalog's
+// JSON expressions) and binding to a schema, which resolves column names to
+// field ids and converts literals to the columns' canonical Go values.
+package expr
