@@ -56,7 +56,6 @@ func TestParseScanOptions(t *testing.T) {
 		`{"limit": 1} trailing`:   statusInvalidArgument,
 		`{"colums": []}`:          statusInvalidArgument,
 		`{"threads": -1}`:         statusInvalidArgument,
-		`{"filter": "a > 1"}`:     statusUnsupported,
 		`{"batch_size": "large"}`: statusInvalidArgument,
 	} {
 		_, err := parseScanOptions([]byte(in))

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/reader"
 )
 
 // status mirrors enum floe_status in include/floe.h.
@@ -61,6 +62,8 @@ func classify(err error, fallback status) status {
 	switch {
 	case errors.As(err, &fe):
 		return fe.code
+	case errors.Is(err, reader.ErrInvalidFilter):
+		return statusInvalidArgument
 	case errors.Is(err, fileio.ErrUnsupportedScheme):
 		return statusUnsupported
 	case errors.Is(err, fs.ErrNotExist):

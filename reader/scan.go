@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 )
 
@@ -60,9 +61,6 @@ func (o *ScanOptions) validate() error {
 	if o.Threads < 0 {
 		return fmt.Errorf("scan options: threads must not be negative")
 	}
-	if len(o.Filter) > 0 && string(o.Filter) != "null" {
-		return fmt.Errorf("scan options: filters are not supported yet")
-	}
 	return nil
 }
 
@@ -113,6 +111,20 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 	if err != nil {
 		return nil, err
 	}
+	filter, err := parseFilter(opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	var filterJSON json.RawMessage
+	var filterCols []iceberg.NestedField
+	if filter != nil {
+		if filterCols, err = filterFields(filter, plan.Schema, opts.CaseInsensitive); err != nil {
+			return nil, err
+		}
+		if filterJSON, err = expr.MarshalJSON(filter); err != nil {
+			return nil, err
+		}
+	}
 	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache()}
 	nameMapping, err := t.Metadata.NameMapping()
 	if err != nil {
@@ -123,6 +135,7 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 		if err != nil {
 			return nil, err
 		}
+		task.Filter, task.FilterFields, task.CaseInsensitive = filterJSON, filterCols, opts.CaseInsensitive
 		s.tasks = append(s.tasks, task)
 	}
 	return s, nil

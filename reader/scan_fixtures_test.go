@@ -292,3 +292,18 @@ func TestParallelScanIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// scanError plans a scan and returns its error, if any.
+func scanError(t *testing.T, name string, opts ScanOptions) error {
+	t.Helper()
+	fx, err := fixtures.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.Open(context.Background(), fx.Dir, table.Options{LocationMap: fx.LocationMap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewScan(context.Background(), tbl, opts)
+	return err
+}

@@ -48,6 +48,12 @@ type Task struct {
 	// EqualityFields are the table's fields for every equality-delete key,
 	// so keys the query does not project can still be read and compared.
 	EqualityFields []iceberg.NestedField `json:"-"`
+	// Filter is the row filter (Iceberg REST JSON form) and FilterFields
+	// the top-level columns it reads, whole, so it binds wherever the task
+	// runs; rows it rejects never reach the output.
+	Filter          json.RawMessage       `json:"filter,omitempty"`
+	FilterFields    []iceberg.NestedField `json:"-"`
+	CaseInsensitive bool                  `json:"case_insensitive,omitempty"`
 	// Locations is the table's location map: position delete files name
 	// data files in the writer's spelling, which must be remapped to be
 	// compared with Path.
@@ -177,6 +183,7 @@ type taskJSON struct {
 	Schema            json.RawMessage            `json:"schema"`
 	EqualitySchema    json.RawMessage            `json:"equality_schema,omitempty"`
 	PartitionTuple    json.RawMessage            `json:"partition_tuple,omitempty"`
+	FilterSchema      json.RawMessage            `json:"filter_schema,omitempty"`
 	IdentityPartition map[string]json.RawMessage `json:"identity_partition,omitempty"`
 }
 
@@ -192,6 +199,11 @@ func (t *Task) MarshalBinary() ([]byte, error) {
 	if pt := t.partitionType(); pt != nil && t.PartitionTuple != nil {
 		if out.PartitionTuple, err = iceberg.ValueToJSON(pt, t.PartitionTuple); err != nil {
 			return nil, fmt.Errorf("task partition: %w", err)
+		}
+	}
+	if len(t.FilterFields) > 0 {
+		if out.FilterSchema, err = iceberg.NewSchema(0, t.FilterFields).MarshalJSON(); err != nil {
+			return nil, err
 		}
 	}
 	if len(t.EqualityFields) > 0 {
@@ -238,6 +250,13 @@ func UnmarshalTask(data []byte) (*Task, error) {
 			return nil, fmt.Errorf("serialised task: partition: %w", err)
 		}
 		task.PartitionTuple, _ = v.([]any)
+	}
+	if len(tj.FilterSchema) > 0 {
+		var fs iceberg.Schema
+		if err := fs.UnmarshalJSON(tj.FilterSchema); err != nil {
+			return nil, fmt.Errorf("serialised task: %w", err)
+		}
+		task.FilterFields = fs.Fields
 	}
 	if len(tj.EqualitySchema) > 0 {
 		var eq iceberg.Schema

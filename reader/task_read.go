@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/kernels"
 )
@@ -37,6 +38,7 @@ type taskReader struct {
 	// delete keys read only to probe the delete sets.
 	visible int
 	deletes *deleteSet
+	filter  *rowFilter
 	// eqColumns[i] are the plan indexes of deletes.equality[i]'s keys.
 	eqColumns [][]int
 	// rgStart is the file position of the current row group's first row;
@@ -116,6 +118,9 @@ func (r *taskReader) plan(cache *deleteCache, files fileio.FileIO) error {
 			r.eqColumns = append(r.eqColumns, cols)
 		}
 	}
+	if err := r.bindFilter(resolver); err != nil {
+		return err
+	}
 	for _, p := range r.plans {
 		if p.node == nil {
 			r.decoded = append(r.decoded, -1)
@@ -139,7 +144,11 @@ func (r *taskReader) keyColumn(resolver *fileResolver, id int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	f := fields[0]
+	return r.hiddenColumn(resolver, fields[0])
+}
+
+// hiddenColumn plans a column read only to evaluate deletes or filters.
+func (r *taskReader) hiddenColumn(resolver *fileResolver, f iceberg.NestedField) (int, error) {
 	f.Required = false
 	hidden, err := resolver.planFields([]iceberg.NestedField{f})
 	if err != nil {
@@ -234,7 +243,7 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 		if r.rowGroup >= 0 {
 			if len(r.request) == 0 && r.constRows > 0 {
 				n := min(r.constRows, int64(r.task.BatchSize))
-				if r.remaining >= 0 && r.deletes == nil {
+				if r.remaining >= 0 && !r.dropsRows() {
 					n = min(n, r.remaining)
 				}
 				r.constRows -= n
@@ -276,9 +285,9 @@ func (r *taskReader) startRowGroup() error {
 		r.constRows = 0
 		return nil
 	}
-	if r.remaining >= 0 && r.deletes == nil {
-		// Without deletes every decoded row is returned, so the limit
-		// bounds decoding too.
+	if r.remaining >= 0 && !r.dropsRows() {
+		// Without deletes or a filter every decoded row is returned, so the
+		// limit bounds decoding too.
 		rows = min(rows, r.remaining)
 	}
 	if len(r.request) == 0 {
@@ -350,6 +359,59 @@ func (r *taskReader) assemble(decoded []arrow.Array, n int) (arrow.RecordBatch, 
 	defer rec.Release()
 	return kernels.FilterRecord(rec, keep, r.mem)
 }
+
+// bindFilter binds the task's filter to its columns: output columns where
+// the scan returns them whole, hidden ones otherwise.
+func (r *taskReader) bindFilter(resolver *fileResolver) error {
+	if len(r.task.Filter) == 0 {
+		return nil
+	}
+	e, err := parseFilter(r.task.Filter)
+	if err != nil {
+		return err
+	}
+	bound, err := expr.Bind(e, iceberg.NewSchema(0, r.task.FilterFields), !r.task.CaseInsensitive)
+	if err != nil {
+		return err
+	}
+	f := &rowFilter{expr: pushNot(bound, false), column: map[int]int{}, lits: map[*expr.BoundPredicate][]any{}}
+	var bindErr error
+	walkPredicates(f.expr, func(p *expr.BoundPredicate) {
+		lits := make([]any, len(p.Values))
+		for i, v := range p.Values {
+			lits[i] = kernelLiteral(v)
+		}
+		f.lits[p] = lits
+		if _, done := f.column[p.FieldID]; done {
+			return
+		}
+		idx := -1
+		for i, pl := range r.plans[:r.visible] {
+			if pl.field.ID == p.FieldID && !iceberg.IsNested(pl.field.Type) {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			var err error
+			if idx, err = r.hiddenColumn(resolver, p.Field); err != nil {
+				bindErr = err
+				return
+			}
+		}
+		f.column[p.FieldID] = idx
+	})
+	if bindErr != nil {
+		return bindErr
+	}
+	if _, all := f.expr.(expr.AlwaysTrue); !all {
+		r.filter = f
+	}
+	return nil
+}
+
+// dropsRows reports whether deletes or a filter may drop decoded rows, so
+// that a limit cannot bound decoding.
+func (r *taskReader) dropsRows() bool { return r.deletes != nil || r.filter != nil }
 
 // lineage computes _pos, and _row_id and _last_updated_sequence_number
 // (v3 row lineage): a value the file stores wins; a null becomes the
@@ -447,8 +509,12 @@ func (r *taskReader) aliveRanges(rows int64) []RowRange {
 // first, then equality keys for the rows still alive.
 func (r *taskReader) survivors(cols []arrow.Array, start int64, n int) (keep []byte, kept int, err error) {
 	ds := r.deletes
-	if ds == nil || (ds.deletedIn(start, start+int64(n)) == 0 && len(ds.equality) == 0) {
+	noDeletes := ds == nil || (ds.deletedIn(start, start+int64(n)) == 0 && len(ds.equality) == 0)
+	if noDeletes && r.filter == nil {
 		return nil, n, nil
+	}
+	if ds == nil {
+		ds = &deleteSet{}
 	}
 	words := (n + 7) / 8
 	if cap(r.keep) < words {
@@ -495,6 +561,16 @@ func (r *taskReader) survivors(cols []arrow.Array, start int64, n int) (keep []b
 				clear(i)
 			}
 		}
+	}
+	if r.filter != nil {
+		pass, err := r.filter.eval(r.filter.expr, cols, n)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := range keep {
+			keep[i] &= pass[i]
+		}
+		kept = kernels.CountBits(keep, 0, n)
 	}
 	return keep, kept, nil
 }

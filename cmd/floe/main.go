@@ -15,8 +15,10 @@ usage:
   floe info  TABLE [--json]
   floe files TABLE [--snapshot ID | --as-of MS | --ref NAME] [--json]
   floe scan  TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME]
-             [--limit N] [--batch-size N] [--threads N] [--verify-crc]
-             [--format jsonl|csv|table]
+             [--filter EXPR] [--ignore-case] [--limit N] [--batch-size N]
+             [--threads N] [--verify-crc] [--format jsonl|csv|table]
+             EXPR: "a < 10 and b in ('x', 'y') and c is not null and d like 'ab%'"
+             or an Iceberg REST JSON expression
 
 TABLE is a metadata JSON file, a table directory, or a dataset name
 "ns.table" under the warehouse (--warehouse DIR or $FLOE_WAREHOUSE).

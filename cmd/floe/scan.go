@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"bufio"
 	"context"
 	"encoding/csv"
@@ -16,15 +17,23 @@ import (
 )
 
 func runScan(ctx context.Context, raw []string, out io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format"}, []string{"verify-crc"})
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter"}, []string{"verify-crc", "ignore-case"})
 	if err != nil {
 		return err
 	}
-	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--format jsonl|csv|table] [--map PREFIX=TARGET]…")
+	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table] [--map PREFIX=TARGET]…")
 	if err != nil {
 		return err
 	}
-	so := reader.ScanOptions{SnapshotID: sel.SnapshotID, AsOfTimestamp: sel.AsOfMs, Ref: sel.Ref, VerifyCRC: a.bools["verify-crc"]}
+	so := reader.ScanOptions{SnapshotID: sel.SnapshotID, AsOfTimestamp: sel.AsOfMs, Ref: sel.Ref, VerifyCRC: a.bools["verify-crc"], CaseInsensitive: a.bools["ignore-case"]}
+	if f, ok := a.last("filter"); ok {
+		// Text (pyiceberg's row_filter grammar) unless it is a JSON object.
+		if strings.HasPrefix(strings.TrimSpace(f), "{") {
+			so.Filter = json.RawMessage(f)
+		} else if so.Filter, err = json.Marshal(f); err != nil {
+			return err
+		}
+	}
 	if v, ok := a.last("columns"); ok {
 		so.Columns = []string{}
 		for _, c := range strings.Split(v, ",") {

@@ -271,7 +271,9 @@ static void test_bad_options(void) {
   CHECK_STATUS(floe_scan_open(t, "{\"as_of_timestamp\": 1000}", &s), FLOE_NOT_FOUND);
   CHECK_STATUS(floe_scan_open(t, "{\"ref\": \"main\", \"snapshot_id\": 3974286791591741252}", &s),
                FLOE_INVALID_ARGUMENT);
-  CHECK_STATUS(floe_scan_open(t, "{\"filter\": \"uuid IS NOT NULL\"}", &s), FLOE_UNSUPPORTED);
+  CHECK_STATUS(floe_scan_open(t, "{\"filter\": \"nope = 1\"}", &s), FLOE_INVALID_ARGUMENT);
+  check_error_mentions("nope");
+  CHECK_STATUS(floe_scan_open(t, "{\"filter\": \"uuid <\"}", &s), FLOE_INVALID_ARGUMENT);
   CHECK(s == NULL);
   CHECK_OK(floe_scan_open(t, "{\"ref\": \"main\"}", &s));
   uint8_t* bytes = NULL;

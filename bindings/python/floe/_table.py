@@ -111,7 +111,8 @@ class Table(_Handle):
         """Plans a scan. Names follow pyiceberg: selected_fields are dotted
         column names (None or ("*",) for every column); as_of_timestamp is
         in milliseconds since the epoch; snapshot_id, as_of_timestamp and
-        ref are exclusive. row_filter is not supported yet."""
+        ref are exclusive. row_filter is pyiceberg's text form ("a < 10 and b = 'x'") or a dict in
+        the Iceberg REST JSON expression form."""
         opts = {}
         if row_filter is not None:
             opts["filter"] = row_filter

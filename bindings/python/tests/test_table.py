@@ -142,7 +142,11 @@ class ErrorTest(unittest.TestCase):
             self.assertStatus(Status.INVALID_ARGUMENT, t.scan, ref="main", snapshot_id=3974286791591741252)
             self.assertStatus(Status.NOT_FOUND, t.scan, snapshot_id=42)
             self.assertStatus(Status.NOT_FOUND, t.scan, ref="nope")
-            self.assertStatus(Status.UNSUPPORTED, t.scan, row_filter="uuid IS NULL")
+            self.assertStatus(Status.INVALID_ARGUMENT, t.scan, row_filter="nope = 1")
+            self.assertStatus(Status.INVALID_ARGUMENT, t.scan, row_filter="uuid <")
+            # A required column is never null: the filter folds to false.
+            self.assertEqual(t.scan(row_filter="uuid IS NULL").count(), 0)
+            self.assertEqual(t.scan(row_filter="uuid = '1571effb-facd-42a3-90e9-0af522e9b6c2'").count(), 1)
 
     def test_use_after_close(self):
         t = fixture("duckdb_uuid").open()

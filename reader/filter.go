@@ -1,0 +1,220 @@
+package reader
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/kernels"
+)
+
+// ErrInvalidFilter marks a filter that does not parse or does not bind to
+// the table's schema: the caller's mistake, not the table's.
+var ErrInvalidFilter = errors.New("invalid filter")
+
+func invalidFilter(err error) error { return fmt.Errorf("%w: %v", ErrInvalidFilter, err) }
+
+// parseFilter reads a scan's filter: a JSON string holds pyiceberg's
+// row_filter text ("a < 10 and b = 'x'"), anything else is the Iceberg
+// REST catalog's JSON expression.
+func parseFilter(raw json.RawMessage) (expr.Expr, error) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, invalidFilter(err)
+		}
+		e, err := expr.ParseText(text)
+		if err != nil {
+			return nil, invalidFilter(err)
+		}
+		return e, nil
+	}
+	e, err := expr.ParseJSON(raw)
+	if err != nil {
+		return nil, invalidFilter(err)
+	}
+	return e, nil
+}
+
+// filterFields binds a filter to the scan's schema and returns the
+// top-level columns it reads; the task carries them so it can bind again
+// wherever it runs.
+func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]iceberg.NestedField, error) {
+	if _, err := expr.Bind(e, schema, !caseInsensitive); err != nil {
+		return nil, invalidFilter(err)
+	}
+	// Columns come from the filter as written, not as bound: binding may
+	// fold a predicate away (is null on a required column), and the task
+	// binds the written filter again.
+	var out []iceberg.NestedField
+	seen := map[int]bool{}
+	var walkErr error
+	walkUnbound(e, func(p *expr.Predicate) {
+		f, err := findColumn(schema, p.Column, caseInsensitive)
+		if err != nil {
+			walkErr = invalidFilter(err)
+			return
+		}
+		if schema.ParentID(f.ID) != 0 {
+			walkErr = invalidFilter(fmt.Errorf("filter on %q: filters on fields inside structs are not supported yet", p.Column))
+			return
+		}
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			out = append(out, f)
+		}
+	})
+	return out, walkErr
+}
+
+func walkUnbound(e expr.Expr, fn func(*expr.Predicate)) {
+	switch e := e.(type) {
+	case *expr.And:
+		walkUnbound(e.Left, fn)
+		walkUnbound(e.Right, fn)
+	case *expr.Or:
+		walkUnbound(e.Left, fn)
+		walkUnbound(e.Right, fn)
+	case *expr.Not:
+		walkUnbound(e.Child, fn)
+	case *expr.Predicate:
+		fn(e)
+	}
+}
+
+func walkPredicates(e expr.Expr, fn func(*expr.BoundPredicate)) {
+	switch e := e.(type) {
+	case *expr.And:
+		walkPredicates(e.Left, fn)
+		walkPredicates(e.Right, fn)
+	case *expr.Or:
+		walkPredicates(e.Left, fn)
+		walkPredicates(e.Right, fn)
+	case *expr.Not:
+		walkPredicates(e.Child, fn)
+	case *expr.BoundPredicate:
+		fn(e)
+	}
+}
+
+// pushNot moves negations down to the predicates (De Morgan), so rows are
+// evaluated with SQL's rule that a comparison with null is not true, and
+// neither is its negation.
+func pushNot(e expr.Expr, negate bool) expr.Expr {
+	switch e := e.(type) {
+	case *expr.And:
+		if negate {
+			return expr.NewOr(pushNot(e.Left, true), pushNot(e.Right, true))
+		}
+		return expr.NewAnd(pushNot(e.Left, false), pushNot(e.Right, false))
+	case *expr.Or:
+		if negate {
+			return expr.NewAnd(pushNot(e.Left, true), pushNot(e.Right, true))
+		}
+		return expr.NewOr(pushNot(e.Left, false), pushNot(e.Right, false))
+	case *expr.Not:
+		return pushNot(e.Child, !negate)
+	case expr.AlwaysTrue:
+		if negate {
+			return expr.AlwaysFalse{}
+		}
+	case expr.AlwaysFalse:
+		if negate {
+			return expr.AlwaysTrue{}
+		}
+	case *expr.BoundPredicate:
+		if negate {
+			c := *e
+			c.Op = e.Op.Negate()
+			return &c
+		}
+	}
+	return e
+}
+
+// rowFilter is a task's filter bound to its columns.
+type rowFilter struct {
+	expr expr.Expr
+	// column maps a predicate's field id to its plan index.
+	column map[int]int
+	lits   map[*expr.BoundPredicate][]any
+}
+
+var cmpOps = map[expr.Op]kernels.CmpOp{
+	expr.OpEq: kernels.CmpEq, expr.OpNotEq: kernels.CmpNotEq, expr.OpLt: kernels.CmpLt, expr.OpLtEq: kernels.CmpLtEq,
+	expr.OpGt: kernels.CmpGt, expr.OpGtEq: kernels.CmpGtEq, expr.OpIn: kernels.CmpIn, expr.OpNotIn: kernels.CmpNotIn,
+	expr.OpIsNull: kernels.CmpIsNull, expr.OpNotNull: kernels.CmpNotNull, expr.OpIsNaN: kernels.CmpIsNaN,
+	expr.OpNotNaN: kernels.CmpNotNaN, expr.OpStartsWith: kernels.CmpStartsWith, expr.OpNotStartsWith: kernels.CmpNotStartsWith,
+}
+
+// kernelLiteral converts a bound literal to the form the comparison
+// kernels take for the column's Arrow type.
+func kernelLiteral(v any) any {
+	switch v := v.(type) {
+	case iceberg.Decimal:
+		return decimal128.New(v.Hi, v.Lo)
+	case [16]byte:
+		return v[:]
+	}
+	return v
+}
+
+// eval returns the bitmap of the n rows of cols that satisfy e.
+func (f *rowFilter) eval(e expr.Expr, cols []arrow.Array, n int) ([]byte, error) {
+	words := (n + 7) / 8
+	switch e := e.(type) {
+	case *expr.And, *expr.Or:
+		var l, r expr.Expr
+		if a, ok := e.(*expr.And); ok {
+			l, r = a.Left, a.Right
+		} else {
+			o := e.(*expr.Or)
+			l, r = o.Left, o.Right
+		}
+		lb, err := f.eval(l, cols, n)
+		if err != nil {
+			return nil, err
+		}
+		rb, err := f.eval(r, cols, n)
+		if err != nil {
+			return nil, err
+		}
+		_, and := e.(*expr.And)
+		for i := range lb {
+			if and {
+				lb[i] &= rb[i]
+			} else {
+				lb[i] |= rb[i]
+			}
+		}
+		return lb, nil
+	case expr.AlwaysTrue:
+		out := make([]byte, words)
+		for i := range out {
+			out[i] = 0xff
+		}
+		return out, nil
+	case expr.AlwaysFalse:
+		return make([]byte, words), nil
+	case *expr.BoundPredicate:
+		out := make([]byte, words)
+		op, ok := cmpOps[e.Op]
+		if !ok {
+			return nil, fmt.Errorf("filter operator %s is not supported", e.Op)
+		}
+		if err := kernels.CompareToBitmap(cols[f.column[e.FieldID]], op, f.lits[e], out); err != nil {
+			return nil, fmt.Errorf("filter %s: %w", e, err)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("filter: unexpected expression %s", e)
+}
