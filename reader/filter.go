@@ -58,7 +58,11 @@ func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]
 	var out []iceberg.NestedField
 	seen := map[int]bool{}
 	var walkErr error
-	walkUnbound(e, func(p *expr.Predicate) {
+	expr.WalkPredicates(e, func(pe expr.Expr) {
+		p, ok := pe.(*expr.Predicate)
+		if !ok {
+			return
+		}
 		f, err := findColumn(schema, p.Column, caseInsensitive)
 		if err != nil {
 			walkErr = invalidFilter(err)
@@ -74,36 +78,6 @@ func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]
 		}
 	})
 	return out, walkErr
-}
-
-func walkUnbound(e expr.Expr, fn func(*expr.Predicate)) {
-	switch e := e.(type) {
-	case *expr.And:
-		walkUnbound(e.Left, fn)
-		walkUnbound(e.Right, fn)
-	case *expr.Or:
-		walkUnbound(e.Left, fn)
-		walkUnbound(e.Right, fn)
-	case *expr.Not:
-		walkUnbound(e.Child, fn)
-	case *expr.Predicate:
-		fn(e)
-	}
-}
-
-func walkPredicates(e expr.Expr, fn func(*expr.BoundPredicate)) {
-	switch e := e.(type) {
-	case *expr.And:
-		walkPredicates(e.Left, fn)
-		walkPredicates(e.Right, fn)
-	case *expr.Or:
-		walkPredicates(e.Left, fn)
-		walkPredicates(e.Right, fn)
-	case *expr.Not:
-		walkPredicates(e.Child, fn)
-	case *expr.BoundPredicate:
-		fn(e)
-	}
 }
 
 // pushNot moves negations down to the predicates (De Morgan), so rows are

@@ -376,7 +376,11 @@ func (r *taskReader) bindFilter(resolver *fileResolver) error {
 	}
 	f := &rowFilter{expr: pushNot(bound, false), column: map[int]int{}, lits: map[*expr.BoundPredicate][]any{}}
 	var bindErr error
-	walkPredicates(f.expr, func(p *expr.BoundPredicate) {
+	expr.WalkPredicates(f.expr, func(pe expr.Expr) {
+		p, ok := pe.(*expr.BoundPredicate)
+		if !ok {
+			return
+		}
 		lits := make([]any, len(p.Values))
 		for i, v := range p.Values {
 			lits[i] = kernelLiteral(v)

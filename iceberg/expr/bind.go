@@ -28,30 +28,9 @@ type BoundPredicate struct {
 func (*BoundPredicate) isExpr() {}
 
 func (p *BoundPredicate) String() string {
-	var b strings.Builder
-	writeColumn(&b, p.Name)
-	b.WriteByte(' ')
-	b.WriteString(p.Op.String())
-	switch {
-	case p.Op.IsUnary():
-	case p.Op.IsSet():
-		b.WriteString(" (")
-		for i, v := range p.Values {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeBoundLiteral(&b, p.Field.Type, v)
-		}
-		b.WriteByte(')')
-	case p.Op == OpStartsWith || p.Op == OpNotStartsWith:
-		b.WriteByte(' ')
-		s, _ := p.Values[0].(string)
-		writeQuoted(&b, escapeLike(s)+"%")
-	default:
-		b.WriteByte(' ')
-		writeBoundLiteral(&b, p.Field.Type, p.Values[0])
-	}
-	return b.String()
+	return predicateString(p.Name, p.Op, p.Values, func(b *strings.Builder, v any) {
+		writeBoundLiteral(b, p.Field.Type, v)
+	})
 }
 
 // writeBoundLiteral writes a canonical value as the text syntax would

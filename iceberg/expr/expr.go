@@ -144,30 +144,53 @@ func NewPredicate(op Op, column string, values ...any) (*Predicate, error) {
 }
 
 func (p *Predicate) String() string {
+	return predicateString(p.Column, p.Op, p.Values, writeLiteral)
+}
+
+// predicateString writes a predicate in the text syntax; literal writes
+// one value (unbound literals and bound, typed ones differ only there).
+func predicateString(column string, op Op, values []any, literal func(*strings.Builder, any)) string {
 	var b strings.Builder
-	writeColumn(&b, p.Column)
+	writeColumn(&b, column)
 	b.WriteByte(' ')
-	b.WriteString(p.Op.String())
+	b.WriteString(op.String())
 	switch {
-	case p.Op.IsUnary():
-	case p.Op.IsSet():
+	case op.IsUnary():
+	case op.IsSet():
 		b.WriteString(" (")
-		for i, v := range p.Values {
+		for i, v := range values {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeLiteral(&b, v)
+			literal(&b, v)
 		}
 		b.WriteByte(')')
-	case p.Op == OpStartsWith || p.Op == OpNotStartsWith:
+	case op == OpStartsWith || op == OpNotStartsWith:
 		b.WriteByte(' ')
-		s, _ := p.Values[0].(string)
+		s, _ := values[0].(string)
 		writeQuoted(&b, escapeLike(s)+"%")
 	default:
 		b.WriteByte(' ')
-		writeLiteral(&b, p.Values[0])
+		literal(&b, values[0])
 	}
 	return b.String()
+}
+
+// WalkPredicates calls fn for every predicate of e, bound or unbound, in
+// order.
+func WalkPredicates(e Expr, fn func(Expr)) {
+	switch e := e.(type) {
+	case *And:
+		WalkPredicates(e.Left, fn)
+		WalkPredicates(e.Right, fn)
+	case *Or:
+		WalkPredicates(e.Left, fn)
+		WalkPredicates(e.Right, fn)
+	case *Not:
+		WalkPredicates(e.Child, fn)
+	case *Predicate, *BoundPredicate:
+		fn(e)
+	}
 }
 
 // escapeLike protects the LIKE metacharacters of a literal prefix.
