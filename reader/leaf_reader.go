@@ -503,16 +503,7 @@ func (l *leafReader) skipRows(n int) error {
 				n = 0
 			}
 		}
-		nv := end - start
-		if pg.defs != nil {
-			nv = 0
-			for _, d := range pg.defs[start:end] {
-				if int(d) == l.maxDef {
-					nv++
-				}
-			}
-		}
-		if err := l.skipValues(nv); err != nil {
+		if err := l.skipValues(l.valuesIn(start, end)); err != nil {
 			return l.wrap(err)
 		}
 		pg.pos = end
@@ -526,6 +517,21 @@ func (l *leafReader) skipRows(n int) error {
 	return nil
 }
 
+// valuesIn counts the level entries [start, end) of the current page that
+// hold a value (are defined at the leaf), i.e. the values to skip.
+func (l *leafReader) valuesIn(start, end int) int {
+	if l.pg.defs == nil {
+		return end - start
+	}
+	nv := 0
+	for _, d := range l.pg.defs[start:end] {
+		if int(d) == l.maxDef {
+			nv++
+		}
+	}
+	return nv
+}
+
 // skipContinuation drops entries at the head of the next pages that
 // continue the last skipped row.
 func (l *leafReader) skipContinuation() error {
@@ -536,16 +542,7 @@ func (l *leafReader) skipContinuation() error {
 			for end < pg.numValues && pg.reps[end] != 0 {
 				end++
 			}
-			nv := end - start
-			if pg.defs != nil {
-				nv = 0
-				for _, d := range pg.defs[start:end] {
-					if int(d) == l.maxDef {
-						nv++
-					}
-				}
-			}
-			if err := l.skipValues(nv); err != nil {
+			if err := l.skipValues(l.valuesIn(start, end)); err != nil {
 				return l.wrap(err)
 			}
 			pg.pos = end
