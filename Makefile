@@ -45,13 +45,21 @@ bench-c: test-c
 	$(CMAKE_DIR)/floe_bench_export $(FIX)
 
 # Every fuzz target runs for a short, bounded time: corrupt input must give
-# errors, never panics.
+# errors, never panics. On a loaded 2-core machine Go's fuzz coordinator can
+# report "context deadline exceeded" at the end of -fuzztime with no failing
+# input; such a run is repeated once, while a real
+# crasher (a written failing input) fails at once.
 fuzz:
 	@set -e; passed=0; for pkg in $$($(GO) list ./...); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
 	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
-	    $(GO) test -run=NONE -fuzz="^$$t\$$" -fuzztime=$(FUZZTIME) $$pkg >/tmp/floe-fuzz.log 2>&1 || { cat /tmp/floe-fuzz.log; echo "fuzz: $$passed passed, 1 failed"; exit 1; }; \
+	    ok=0; for attempt in 1 2; do \
+	      if $(GO) test -run=NONE -fuzz="^$$t\$$" -fuzztime=$(FUZZTIME) $$pkg >/tmp/floe-fuzz.log 2>&1; then ok=1; break; fi; \
+	      if grep -q 'Failing input written' /tmp/floe-fuzz.log || ! grep -q 'context deadline exceeded' /tmp/floe-fuzz.log; then break; fi; \
+	      echo "  the Go fuzz coordinator hit its own deadline without a failing input; running again"; \
+	    done; \
+	    [ $$ok = 1 ] || { cat /tmp/floe-fuzz.log; echo "fuzz: $$passed passed, 1 failed"; exit 1; }; \
 	    passed=$$((passed+1)); \
 	  done; \
 	done; echo "fuzz: $$passed passed, 0 failed"
