@@ -88,7 +88,13 @@ type Scan struct {
 	table      *table.Table
 	// deleteCache shares parsed delete files across the scan's tasks.
 	deleteCache *deleteCache
+	counters    scanCounters
+	runtime     runtimeFilters
+	// tableSchema is the snapshot's schema, which filters bind to.
+	tableSchema *iceberg.Schema
 }
+
+func (s *Scan) schemaForFilters() *iceberg.Schema { return s.tableSchema }
 
 // NewScan plans a scan of t.
 func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, error) {
@@ -125,7 +131,7 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 			return nil, err
 		}
 	}
-	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache()}
+	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: plan.Schema}
 	nameMapping, err := t.Metadata.NameMapping()
 	if err != nil {
 		return nil, err
