@@ -119,6 +119,21 @@ floe_status floe_scan_stream(floe_scan* scan, struct ArrowArrayStream* out) {
   return capiScanStream((uintptr_t)scan, out);
 }
 
+floe_status floe_scan_add_filter(floe_scan* scan, const char* filter) {
+  capi_clear_error();
+  REQUIRE(scan != NULL, "floe_scan_add_filter", "scan");
+  REQUIRE(filter != NULL, "floe_scan_add_filter", "filter");
+  return capiScanAddFilter((uintptr_t)scan, (char*)filter);
+}
+
+floe_status floe_scan_metrics(floe_scan* scan, char** json_out) {
+  capi_clear_error();
+  REQUIRE(json_out != NULL, "floe_scan_metrics", "json_out");
+  *json_out = NULL;
+  REQUIRE(scan != NULL, "floe_scan_metrics", "scan");
+  return capiScanMetrics((uintptr_t)scan, json_out);
+}
+
 floe_status floe_scan_free(floe_scan* scan) {
   capi_clear_error();
   if (scan == NULL) return FLOE_OK;

@@ -28,7 +28,9 @@
  * scan or table handle they came from (a stream may outlive its scan).
  *
  * THREADS. Every function may be called from any thread, and several
- * threads may use the same table or scan handle at once. A stream
+ * threads may use the same table or scan handle at once (floe_scan_add_filter
+ * and floe_scan_metrics are meant to be called while streams of the scan
+ * are being read). A stream
  * (struct ArrowArrayStream) must be used by one thread at a time, as the
  * Arrow C Stream Interface requires (floe serialises calls on one stream
  * anyway, so misuse does not corrupt memory). Different streams of one scan
@@ -241,7 +243,12 @@ typedef struct floe_scan floe_scan;
  * Keys (unknown keys are refused):
  *   "columns":  ["a", "s.b", ...]  dotted names, nested fields pruned; omit
  *               for all columns; [] for none (counting).
- *   "filter":   row filter (reserved: answered with FLOE_UNSUPPORTED).
+ *   "filter":   row filter: a string in pyiceberg's row_filter text form
+ *               ("a < 10 and b in ('x', 'y') and c is not null"), or an
+ *               object in the Iceberg REST JSON expression form
+ *               ({"type": "lt", "term": "a", "value": 10}). A filter that
+ *               does not parse or names no column of the snapshot's schema
+ *               is FLOE_INVALID_ARGUMENT.
  *   "snapshot_id": <int64> | "as_of_timestamp": <ms since epoch> |
  *   "ref":      "<branch or tag>"      at most one of the three.
  *   "limit":    <int64>  at most this many rows.
@@ -272,6 +279,45 @@ floe_status floe_scan_task(floe_scan* scan, int64_t i, uint8_t** bytes, size_t* 
  * a new, independent stream. Stream callbacks return 0 or an errno value
  * (EIO, ENOENT, EINVAL, ENOSYS) with get_last_error describing it. */
 floe_status floe_scan_stream(floe_scan* scan, struct ArrowArrayStream* out);
+
+/* Tighten a scan, before or while its streams are read (say, once a join's
+ * build side knows its keys): from then on the scan returns only rows that
+ * match its own filter AND every added one. filter is row_filter text, or,
+ * when its first non-space character is '{', a REST JSON expression object
+ * (the two forms of the "filter" scan option).
+ *
+ * Streams opened after the call apply it to every row. Streams already
+ * being read apply it to the data files, row groups and pages they have not
+ * started; rows already returned stay returned, and a row an earlier filter
+ * dropped never comes back. So a stream returns at least the rows matching
+ * every filter, and at most those matching the filters it opened with.
+ *
+ * Safe to call from any thread, including while other threads are reading
+ * streams of this scan (that is what it is for).
+ *
+ * A filter that is empty, does not parse, or names a column the scan's
+ * snapshot does not have is FLOE_INVALID_ARGUMENT, and the scan is left as
+ * it was. */
+floe_status floe_scan_add_filter(floe_scan* scan, const char* filter);
+
+/* What the scan has pruned and read so far, summed over every stream of
+ * the scan, as a JSON object of integer counters in a new string to free
+ * with floe_string_free:
+ *   "manifests_skipped", "files_skipped"   ruled out at planning without
+ *                                          being read;
+ *   "files_planned"                        data files left to read;
+ *   "row_groups_read", "row_groups_skipped", "pages_skipped",
+ *   "bytes_read", "bytes_skipped"          Parquet units decoded, and those
+ *                                          never decoded because statistics,
+ *                                          dictionaries, bloom filters or the
+ *                                          page index showed no row matches
+ *                                          (compressed bytes);
+ *   "rows_filtered", "rows_deleted"        rows decoded then dropped by the
+ *                                          filter and by deletes;
+ *   "rows_returned"                        rows the streams returned.
+ * New counters may be added. Safe to call from any thread at any time,
+ * including while streams of the scan are read. */
+floe_status floe_scan_metrics(floe_scan* scan, char** json_out);
 
 /* Release a scan. Streams opened from it stay usable. Freeing NULL is
  * FLOE_OK; freeing twice is FLOE_INVALID_ARGUMENT. */

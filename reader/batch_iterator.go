@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/kernels"
 )
 
 // defaultBatchRows is the row count of a batch when the request names none.
@@ -191,16 +192,35 @@ func (b *BatchReader) Remaining() int64 { return b.remaining }
 // Next decodes the next batch; it returns io.EOF after the last one. After
 // an error every later call returns the same error.
 func (b *BatchReader) Next() (batch *Batch, err error) {
-	if b.err != nil {
-		return nil, b.err
-	}
+	return b.next(nil, 0)
+}
+
+// window moves to the reader's next batch and returns its row count: the
+// batch is rows [b.pos, b.pos+n) of the row group. ok is false after the
+// last batch.
+func (b *BatchReader) window() (n int, ok bool) {
 	for b.cur < len(b.ranges) && b.pos >= b.ranges[b.cur].End {
 		b.cur++
 	}
 	if b.cur >= len(b.ranges) {
-		return nil, io.EOF
+		return 0, false
 	}
 	r := b.ranges[b.cur]
+	b.pos = max(b.pos, r.Start)
+	return int(min(int64(b.batchSize), r.End-b.pos)), true
+}
+
+// next decodes the next batch: every row when keep is nil, else only the
+// rows whose bit is set in keep (kept of them), skipping the others
+// without building their values.
+func (b *BatchReader) next(keep []byte, kept int) (batch *Batch, err error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	n, ok := b.window()
+	if !ok {
+		return nil, io.EOF
+	}
 	defer func() {
 		if err != nil {
 			b.err = err
@@ -210,34 +230,87 @@ func (b *BatchReader) Next() (batch *Batch, err error) {
 		}
 	}()
 	defer recoverAsError(&err, "parquet: decoding")
-	if b.pos < r.Start {
-		if err := b.forEachLeaf(func(l *leafReader) error { return l.skipTo(r.Start) }); err != nil {
-			return nil, err
+	rows := n
+	if keep != nil {
+		if len(keep) < (n+7)/8 {
+			return nil, fmt.Errorf("selection of %d bytes for a batch of %d rows", len(keep), n)
 		}
-		b.pos = r.Start
+		rows = kept
 	}
-	n := int(min(int64(b.batchSize), r.End-b.pos))
-	if err := b.forEachLeaf(func(l *leafReader) error { return l.readRows(n) }); err != nil {
+	if err := b.forEachLeaf(func(l *leafReader) error {
+		if l.rowPos < b.pos {
+			if err := l.skipTo(b.pos); err != nil {
+				return err
+			}
+		}
+		if keep != nil && l.maxRep == 0 {
+			return l.readSelected(keep, n, kept)
+		}
+		return l.readRows(n)
+	}); err != nil {
 		return nil, err
 	}
-	batch = &Batch{NumRows: n, FirstRow: b.pos, Columns: make([]arrow.Array, 0, len(b.cols))}
+	batch = &Batch{NumRows: rows, FirstRow: b.pos, Columns: make([]arrow.Array, 0, len(b.cols))}
 	for _, c := range b.cols {
 		d, err := c.build(b.mem)
 		if err != nil {
 			batch.Release()
 			return nil, err
 		}
-		if d.Len() != n {
-			d.Release()
-			batch.Release()
-			return nil, fmt.Errorf("column %s produced %d rows for a batch of %d", c.node.DottedPath(), d.Len(), n)
-		}
-		batch.Columns = append(batch.Columns, array.MakeFromData(d))
+		col := array.MakeFromData(d)
 		d.Release()
+		if keep != nil && col.Len() == n && n != kept {
+			// a repeated column was decoded whole: drop the unselected rows
+			filtered, err := kernels.Filter(col, keep, b.mem)
+			col.Release()
+			if err != nil {
+				batch.Release()
+				return nil, err
+			}
+			col = filtered
+		}
+		if col.Len() != rows {
+			col.Release()
+			batch.Release()
+			return nil, fmt.Errorf("column %s produced %d rows for a batch of %d", c.node.DottedPath(), col.Len(), rows)
+		}
+		batch.Columns = append(batch.Columns, col)
 	}
 	b.pos += int64(n)
 	b.remaining -= int64(n)
 	return batch, nil
+}
+
+// NextSelected decodes the next batch's rows whose bit is set in keep (LSB
+// order, one bit per row of the batch Next would return; kept of them
+// set). Flat columns build only those rows, skipping the values of the
+// others; pages holding none of them are not decompressed. The batch's
+// NumRows is kept, its FirstRow the first row of the whole window.
+func (b *BatchReader) NextSelected(keep []byte, kept int) (*Batch, error) {
+	return b.next(keep, kept)
+}
+
+// Skip passes over the next batch without decoding it and returns its row
+// count; io.EOF after the last. The pages it spans are decompressed only
+// if a later batch starts inside them.
+func (b *BatchReader) Skip() (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, ok := b.window()
+	if !ok {
+		return 0, io.EOF
+	}
+	b.pos += int64(n)
+	b.remaining -= int64(n)
+	return n, nil
+}
+
+// PeekRows is the row count and first row of the batch Next, NextSelected
+// or Skip would produce; ok is false after the last.
+func (b *BatchReader) PeekRows() (n int, first int64, ok bool) {
+	n, ok = b.window()
+	return n, b.pos, ok
 }
 
 func (b *BatchReader) forEachLeaf(fn func(*leafReader) error) error {

@@ -1,0 +1,69 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// A running scan can be tightened (floe_scan_add_filter) and asked what it
+// pruned and read (floe_scan_metrics), from any thread, while its streams
+// are being read: both go through reader.Scan, which locks what it shares.
+
+//export capiScanAddFilter
+func capiScanAddFilter(h C.uintptr_t, filter *C.char) (rc C.int) {
+	const fn = "floe_scan_add_filter"
+	defer recoverStatus(fn, &rc)
+	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	// Copied: the scan keeps the parsed filter after the call returns.
+	raw, err := filterArgument(C.GoString(filter))
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	if err := s.scan.AddFilter(raw); err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	return C.int(statusOK)
+}
+
+// filterArgument turns floe_scan_add_filter's argument into the form of
+// the scan options' "filter": a JSON object is the REST JSON expression,
+// anything else row_filter text, which goes in a JSON string.
+func filterArgument(text string) (json.RawMessage, error) {
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return nil, invalidArgument("filter is empty")
+	}
+	if trimmed[0] == '{' {
+		if !json.Valid([]byte(trimmed)) {
+			return nil, invalidArgument("filter starts with '{' but is not a valid JSON expression: %s", jsonSyntaxError([]byte(trimmed)))
+		}
+		return json.RawMessage(trimmed), nil
+	}
+	quoted, err := json.Marshal(trimmed)
+	if err != nil {
+		return nil, invalidArgument("filter: %v", err)
+	}
+	return quoted, nil
+}
+
+//export capiScanMetrics
+func capiScanMetrics(h C.uintptr_t, out **C.char) (rc C.int) {
+	const fn = "floe_scan_metrics"
+	defer recoverStatus(fn, &rc)
+	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	data, err := json.Marshal(s.scan.Metrics())
+	if err != nil {
+		return fail(fn, err, statusInternal)
+	}
+	*out = cString(data)
+	return C.int(statusOK)
+}

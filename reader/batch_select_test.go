@@ -1,0 +1,144 @@
+package reader
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/kernels"
+)
+
+// selectionPattern fills keep with n bits and returns how many are set.
+type selectionPattern func(rng *rand.Rand, keep []byte, n int) int
+
+var selectionPatterns = map[string]selectionPattern{
+	"sparse": func(rng *rand.Rand, keep []byte, n int) int { return fillRandom(rng, keep, n, 0.01) },
+	"half":   func(rng *rand.Rand, keep []byte, n int) int { return fillRandom(rng, keep, n, 0.5) },
+	"dense":  func(rng *rand.Rand, keep []byte, n int) int { return fillRandom(rng, keep, n, 0.97) },
+	"runs": func(rng *rand.Rand, keep []byte, n int) int {
+		clear(keep)
+		kept := 0
+		for i := 0; i < n; {
+			run := 1 + rng.IntN(300)
+			on := rng.IntN(2) == 0
+			for j := i; j < min(n, i+run); j++ {
+				if on {
+					keep[j>>3] |= 1 << (j & 7)
+					kept++
+				}
+			}
+			i += run
+		}
+		return kept
+	},
+	"none": func(rng *rand.Rand, keep []byte, n int) int { clear(keep); return 0 },
+	"last": func(rng *rand.Rand, keep []byte, n int) int {
+		clear(keep)
+		keep[(n-1)>>3] |= 1 << ((n - 1) & 7)
+		return 1
+	},
+}
+
+func fillRandom(rng *rand.Rand, keep []byte, n int, p float64) int {
+	clear(keep)
+	kept := 0
+	for i := range n {
+		if rng.Float64() < p {
+			keep[i>>3] |= 1 << (i & 7)
+			kept++
+		}
+	}
+	return kept
+}
+
+// TestNextSelectedMatchesFilteredNext reads every fixture file twice, once
+// decoding whole batches and filtering them afterwards, once decoding only
+// the selected rows (and skipping batches with none): the results must be
+// the same, for every column kind and encoding the fixtures hold.
+func TestNextSelectedMatchesFilteredNext(t *testing.T) {
+	for _, path := range fixtureParquetFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(fixturePath(), path)
+		for name, pattern := range selectionPatterns {
+			for _, batchSize := range []int{0, 333} {
+				t.Run(fmt.Sprintf("%s/%s/%d", rel, name, batchSize), func(t *testing.T) {
+					compareSelectedReads(t, data, pattern, batchSize)
+				})
+			}
+		}
+	}
+}
+
+func compareSelectedReads(t *testing.T, data []byte, pattern selectionPattern, batchSize int) {
+	f := openBytes(t, data)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rng := rand.New(rand.NewPCG(1, uint64(batchSize)))
+	cols := make([]Column, len(f.Root.Children))
+	for i, n := range f.Root.Children {
+		cols[i] = Column{Node: n}
+	}
+	for rg := range f.RowGroups {
+		req := ReadRequest{Columns: cols, RowGroup: rg, Allocator: mem, BatchSize: batchSize}
+		whole, err := f.NewBatchReader(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		selected, err := f.NewBatchReader(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			n, first, ok := selected.PeekRows()
+			b, err := whole.Next()
+			if errors.Is(err, io.EOF) {
+				if ok {
+					t.Fatalf("row group %d: selected reader has a batch at row %d after the last", rg, first)
+				}
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok || n != b.NumRows || first != b.FirstRow {
+				t.Fatalf("row group %d: windows differ: %d rows at %d vs %d at %d", rg, n, first, b.NumRows, b.FirstRow)
+			}
+			keep := make([]byte, (n+7)/8)
+			kept := pattern(rng, keep, n)
+			if kept == 0 {
+				if skipped, err := selected.Skip(); err != nil || skipped != n {
+					t.Fatalf("Skip: %d, %v", skipped, err)
+				}
+				b.Release()
+				continue
+			}
+			got, err := selected.NextSelected(keep, kept)
+			if err != nil {
+				t.Fatalf("row group %d rows %d+%d: %v", rg, first, n, err)
+			}
+			if got.NumRows != kept {
+				t.Fatalf("NextSelected returned %d rows, %d selected", got.NumRows, kept)
+			}
+			for i, c := range b.Columns {
+				want, err := kernels.Filter(c, keep, mem)
+				if err != nil {
+					t.Fatal(err)
+				}
+				assertSameArrays(t, fmt.Sprintf("row group %d rows %d+%d column %s", rg, first, n, cols[i].Node.Name), want, got.Columns[i])
+				want.Release()
+			}
+			got.Release()
+			b.Release()
+		}
+		whole.Close()
+		selected.Close()
+	}
+}
