@@ -144,6 +144,7 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 		task.Filter, task.FilterFields, task.CaseInsensitive = filterJSON, filterCols, opts.CaseInsensitive
 		s.tasks = append(s.tasks, task)
 	}
+	s.counters.filesPlanned.Store(int64(len(s.tasks)))
 	return s, nil
 }
 
@@ -152,7 +153,24 @@ func (s *Scan) Schema() *arrow.Schema { return s.schema }
 
 // Tasks are the scan's units of work, each readable on its own, here or,
 // serialised, elsewhere.
-func (s *Scan) Tasks() []*Task { return s.tasks }
+// Filters added with AddFilter are carried in the tasks returned.
+func (s *Scan) Tasks() []*Task {
+	added, _ := s.runtime.current()
+	if len(added) == 0 {
+		return s.tasks
+	}
+	out := make([]*Task, len(s.tasks))
+	for i, t := range s.tasks {
+		c := *t
+		if err := s.tighten(&c, added); err != nil {
+			// AddFilter bound every added filter already; this cannot fail
+			// for a filter it accepted.
+			panic(err)
+		}
+		out[i] = &c
+	}
+	return out
+}
 
 // unifiedProjection is the projected schema as an Iceberg struct.
 func (p *Projection) asStruct() *iceberg.StructType { return &iceberg.StructType{Fields: p.Fields} }

@@ -25,6 +25,7 @@ type parallelReader struct {
 	remaining int64
 	err       error
 	wg        sync.WaitGroup
+	slots     chan struct{}
 	closeOnce sync.Once
 }
 
@@ -44,7 +45,12 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 	for i := range r.results {
 		r.results[i] = make(chan taskResult, batchesInFlight)
 	}
+	// A slot is taken when a task starts and given back when the consumer
+	// has taken its last batch, not when it finishes decoding: at most
+	// `threads` tasks run or wait ahead of the consumer, which bounds
+	// memory and lets filters added to the scan reach every later task.
 	slots := make(chan struct{}, threads)
+	r.slots = slots
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -59,7 +65,7 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 			}
 			r.wg.Add(1)
 			go func(task Task, out chan<- taskResult) {
-				defer func() { <-slots; r.wg.Done(); close(out) }()
+				defer func() { r.wg.Done(); close(out) }()
 				r.decode(ctx, task, alloc, out)
 			}(*task, r.results[i])
 		}
@@ -71,7 +77,7 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 func (r *parallelReader) decode(ctx context.Context, task Task, alloc memory.Allocator, out chan<- taskResult) {
 	// Each task may return at most the scan's limit; the consumer trims.
 	task.Limit = r.scan.Options.Limit
-	tr, err := task.open(ctx, r.scan.table.IO, alloc, r.scan.schema, r.scan.deleteCache)
+	tr, err := r.scan.openTask(ctx, task, alloc)
 	if err != nil {
 		out <- taskResult{err: err}
 		return
@@ -133,6 +139,10 @@ func (r *parallelReader) Next() bool {
 		res, ok := <-r.results[r.next]
 		if !ok {
 			r.next++
+			select {
+			case <-r.slots:
+			default: // the task never started: the scan was cancelled
+			}
 			continue
 		}
 		if res.err != nil {

@@ -83,7 +83,7 @@ func (r *scanReader) Next() bool {
 			limit := r.remaining
 			task.Limit = &limit
 		}
-		tr, err := task.open(r.ctx, r.scan.table.IO, r.mem, r.scan.schema, r.scan.deleteCache)
+		tr, err := r.scan.openTask(r.ctx, task, r.mem)
 		if err != nil {
 			r.err = err
 			return false

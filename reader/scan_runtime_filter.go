@@ -1,9 +1,12 @@
 package reader
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg/expr"
 )
 
@@ -34,7 +37,102 @@ func (s *Scan) AddFilter(filter json.RawMessage) error {
 	}
 	s.runtime.mu.Lock()
 	defer s.runtime.mu.Unlock()
-	s.runtime.added = append(s.runtime.added, e)
+	// Every task must take the tightened filter (Tasks relies on it).
+	added := append(s.runtime.added[:len(s.runtime.added):len(s.runtime.added)], e)
+	for _, t := range s.tasks {
+		c := *t
+		if err := s.tighten(&c, added); err != nil {
+			return err
+		}
+	}
+	s.runtime.added = added
 	s.runtime.version++
+	return nil
+}
+
+// current returns the filters added so far and their version.
+func (f *runtimeFilters) current() ([]expr.Expr, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.added[:len(f.added):len(f.added)], f.version
+}
+
+// openTask opens one of the scan's tasks for reading, tightened by the
+// filters added to the scan so far, counting into the scan's metrics.
+func (s *Scan) openTask(ctx context.Context, task Task, alloc memory.Allocator) (*taskReader, error) {
+	added, version := s.runtime.current()
+	base, baseFields := task.Filter, task.FilterFields
+	if err := s.tighten(&task, added); err != nil {
+		return nil, err
+	}
+	tr, err := task.open(ctx, s.table.IO, alloc, s.schema, s.deleteCache)
+	if err != nil {
+		return nil, err
+	}
+	tr.counters = &s.counters
+	tr.scan, tr.runtimeVersion = s, version
+	tr.baseFilter, tr.baseFilterFields = base, baseFields
+	return tr, nil
+}
+
+// tighten ANDs filters into a task's own.
+func (s *Scan) tighten(task *Task, added []expr.Expr) error {
+	if len(added) == 0 {
+		return nil
+	}
+	combined, err := parseFilter(task.Filter)
+	if err != nil {
+		return err
+	}
+	for _, e := range added {
+		if combined == nil {
+			combined = e
+		} else {
+			combined = expr.NewAnd(combined, e)
+		}
+	}
+	fields, err := filterFields(combined, s.tableSchema, s.Options.CaseInsensitive)
+	if err != nil {
+		return err
+	}
+	raw, err := expr.MarshalJSON(combined)
+	if err != nil {
+		return fmt.Errorf("runtime filter: %w", err)
+	}
+	task.Filter, task.FilterFields = raw, fields
+	return nil
+}
+
+// refreshFilter rebinds a running task's filter when filters were added to
+// its scan since it last looked; called between row groups, so a row group
+// is filtered by one filter throughout.
+func (r *taskReader) refreshFilter() error {
+	if r.scan == nil {
+		return nil
+	}
+	added, version := r.scan.runtime.current()
+	if version == r.runtimeVersion {
+		return nil
+	}
+	r.runtimeVersion = version
+	task := *r.task
+	task.Filter, task.FilterFields = r.baseFilter, r.baseFilterFields
+	if err := r.scan.tighten(&task, added); err != nil {
+		return err
+	}
+	r.task = &task
+	resolver := newFileResolver(r.file, r.task)
+	if err := r.bindFilter(resolver); err != nil {
+		return err
+	}
+	// bindFilter may have planned hidden columns for the new predicates.
+	for _, p := range r.plans[len(r.decoded):] {
+		if p.node == nil {
+			r.decoded = append(r.decoded, -1)
+			continue
+		}
+		r.decoded = append(r.decoded, len(r.request))
+		r.request = append(r.request, p.request())
+	}
 	return nil
 }

@@ -2,6 +2,7 @@ package reader
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,12 +49,24 @@ type taskReader struct {
 	keyBuf       []byte
 	hashBuf      []uint64
 
-	rowGroup  int
-	batches   *BatchReader
-	remaining int64 // rows the limit still allows; -1 for no limit
-	constRows int64 // rows left in the current row group when nothing is decoded
-	cur       arrow.RecordBatch
-	err       error
+	rowGroup int
+	batches  *BatchReader
+	// late is the current row group's per-column readers when a filter
+	// lets payload columns be decoded for surviving rows only.
+	late      *lateRead
+	conjuncts []*conjunct
+	counters  *scanCounters
+	// scan, when the task runs as part of one, is asked between row groups
+	// for filters added since runtimeVersion; baseFilter is the task's own
+	// filter they tighten.
+	scan             *Scan
+	runtimeVersion   int
+	baseFilter       json.RawMessage
+	baseFilterFields []iceberg.NestedField
+	remaining        int64 // rows the limit still allows; -1 for no limit
+	constRows        int64 // rows left in the current row group when nothing is decoded
+	cur              arrow.RecordBatch
+	err              error
 }
 
 // Reader streams the task's batches, opening its data file through files.
@@ -81,7 +94,7 @@ func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Alloc
 		handle.Close()
 		return nil, fmt.Errorf("data file %s: %w", t.Path, err)
 	}
-	r := &taskReader{ctx: ctx, task: t, schema: schema, mem: alloc, handle: handle, file: f, remaining: -1}
+	r := &taskReader{ctx: ctx, task: t, schema: schema, mem: alloc, handle: handle, file: f, remaining: -1, counters: &scanCounters{}}
 	r.refs.Store(1)
 	if t.Limit != nil {
 		r.remaining = *t.Limit
@@ -175,6 +188,10 @@ func (r *taskReader) close() {
 		r.batches.Close()
 		r.batches = nil
 	}
+	if r.late != nil {
+		r.late.close()
+		r.late = nil
+	}
 	if r.handle != nil {
 		r.handle.Close()
 		r.handle = nil
@@ -217,6 +234,7 @@ func (r *taskReader) Next() bool {
 			continue
 		}
 		r.cur = trimToLimit(rec, &r.remaining)
+		r.counters.rowsReturned.Add(r.cur.NumRows())
 		return true
 	}
 }
@@ -249,6 +267,17 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 				r.constRows -= n
 				return r.assemble(nil, int(n))
 			}
+			if r.late != nil {
+				rec, err := r.nextLate()
+				if err == nil {
+					return rec, nil
+				}
+				if !errors.Is(err, io.EOF) {
+					return nil, err
+				}
+				r.late.close()
+				r.late = nil
+			}
 			if r.batches != nil {
 				b, err := r.batches.Next()
 				if err == nil {
@@ -274,6 +303,9 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 }
 
 func (r *taskReader) startRowGroup() error {
+	if err := r.refreshFilter(); err != nil {
+		return err
+	}
 	if r.rowGroup > 0 {
 		r.rgStart += r.file.RowGroups[r.rowGroup-1].NumRows
 	}
@@ -303,6 +335,10 @@ func (r *taskReader) startRowGroup() error {
 	}
 	if req.Ranges = r.aliveRanges(rows); req.Ranges == nil {
 		req.RowEnd = rows
+	}
+	r.counters.rowGroupsRead.Add(1)
+	if r.filter != nil {
+		return r.startLate(req)
 	}
 	br, err := r.file.NewBatchReader(req)
 	if err != nil {
@@ -390,9 +426,10 @@ func (r *taskReader) bindFilter(resolver *fileResolver) error {
 			return
 		}
 		idx := -1
-		for i, pl := range r.plans[:r.visible] {
-			if pl.field.ID == p.FieldID && !iceberg.IsNested(pl.field.Type) {
+		for i, pl := range r.plans {
+			if pl.field.ID == p.FieldID && pl.meta == 0 && !iceberg.IsNested(pl.field.Type) {
 				idx = i
+				break
 			}
 		}
 		if idx < 0 {
@@ -407,8 +444,10 @@ func (r *taskReader) bindFilter(resolver *fileResolver) error {
 	if bindErr != nil {
 		return bindErr
 	}
+	r.filter = nil
 	if _, all := f.expr.(expr.AlwaysTrue); !all {
 		r.filter = f
+		r.splitConjuncts()
 	}
 	return nil
 }
@@ -509,62 +548,24 @@ func (r *taskReader) aliveRanges(rows int64) []RowRange {
 	return out
 }
 
-// survivors marks the rows of a batch that no delete removes: positions
-// first, then equality keys for the rows still alive.
+// survivors marks the rows of a batch that no delete removes and the
+// filter accepts: positions first, then equality keys for the rows still
+// alive, then the filter.
 func (r *taskReader) survivors(cols []arrow.Array, start int64, n int) (keep []byte, kept int, err error) {
 	ds := r.deletes
 	noDeletes := ds == nil || (ds.deletedIn(start, start+int64(n)) == 0 && len(ds.equality) == 0)
 	if noDeletes && r.filter == nil {
 		return nil, n, nil
 	}
-	if ds == nil {
-		ds = &deleteSet{}
-	}
-	words := (n + 7) / 8
-	if cap(r.keep) < words {
-		r.keep = make([]byte, words)
-	}
-	keep = r.keep[:words]
-	for i := range keep {
-		keep[i] = 0xff
-	}
-	kept = n
-	clear := func(i int) {
-		if keep[i>>3]&(1<<(i&7)) != 0 {
-			keep[i>>3] &^= 1 << (i & 7)
-			kept--
-		}
-	}
-	if ds.positions != nil {
-		it := ds.positions.Iterator()
-		it.AdvanceIfNeeded(uint64(start))
-		for it.HasNext() {
-			p := int64(it.Next())
-			if p >= start+int64(n) {
-				break
-			}
-			clear(int(p - start))
-		}
-	}
-	for e, eq := range ds.equality {
-		keyCols := make([]arrow.Array, len(r.eqColumns[e]))
-		for i, c := range r.eqColumns[e] {
-			keyCols[i] = cols[c]
-		}
-		keys, err := kernels.NewKeys(keyCols)
-		if err != nil {
-			return nil, 0, err
-		}
-		r.hashBuf = keys.Hash(keyHashSeed, r.hashBuf)
-		for i, h := range r.hashBuf {
-			if keep[i>>3]&(1<<(i&7)) == 0 || !eq.mayContain(h) {
-				continue
-			}
-			r.keyBuf = keys.Encode(r.keyBuf[:0], i)
-			if eq.contains(h, r.keyBuf) {
-				clear(i)
+	keep, kept = r.resetKeep(n)
+	if ds != nil {
+		kept = clearDeletedPositions(ds, keep, start, n, kept)
+		for e := range ds.equality {
+			if kept, err = r.probeEquality(e, cols, keep, kept); err != nil {
+				return nil, 0, err
 			}
 		}
+		r.counters.rowsDeleted.Add(int64(n - kept))
 	}
 	if r.filter != nil {
 		pass, err := r.filter.eval(r.filter.expr, cols, n)
@@ -574,7 +575,70 @@ func (r *taskReader) survivors(cols []arrow.Array, start int64, n int) (keep []b
 		for i := range keep {
 			keep[i] &= pass[i]
 		}
+		before := kept
 		kept = kernels.CountBits(keep, 0, n)
+		r.counters.rowsFiltered.Add(int64(before - kept))
 	}
 	return keep, kept, nil
+}
+
+// resetKeep readies the keep bitmap for n rows, every one kept.
+func (r *taskReader) resetKeep(n int) ([]byte, int) {
+	words := (n + 7) / 8
+	if cap(r.keep) < words {
+		r.keep = make([]byte, words)
+	}
+	keep := r.keep[:words]
+	for i := range keep {
+		keep[i] = 0xff
+	}
+	return keep, n
+}
+
+// clearDeletedPositions clears the bits of rows [start, start+n) that a
+// position delete or deletion vector removes and returns the rows kept.
+func clearDeletedPositions(ds *deleteSet, keep []byte, start int64, n, kept int) int {
+	if ds.positions == nil {
+		return kept
+	}
+	it := ds.positions.Iterator()
+	it.AdvanceIfNeeded(uint64(start))
+	for it.HasNext() {
+		p := int64(it.Next())
+		if p >= start+int64(n) {
+			break
+		}
+		i := int(p - start)
+		if keep[i>>3]&(1<<(i&7)) != 0 {
+			keep[i>>3] &^= 1 << (i & 7)
+			kept--
+		}
+	}
+	return kept
+}
+
+// probeEquality clears the bits of kept rows whose keys equality delete
+// set e holds; cols are indexed by plan.
+func (r *taskReader) probeEquality(e int, cols []arrow.Array, keep []byte, kept int) (int, error) {
+	eq := r.deletes.equality[e]
+	keyCols := make([]arrow.Array, len(r.eqColumns[e]))
+	for i, c := range r.eqColumns[e] {
+		keyCols[i] = cols[c]
+	}
+	keys, err := kernels.NewKeys(keyCols)
+	if err != nil {
+		return kept, err
+	}
+	r.hashBuf = keys.Hash(keyHashSeed, r.hashBuf)
+	for i, h := range r.hashBuf {
+		if keep[i>>3]&(1<<(i&7)) == 0 || !eq.mayContain(h) {
+			continue
+		}
+		r.keyBuf = keys.Encode(r.keyBuf[:0], i)
+		if eq.contains(h, r.keyBuf) {
+			keep[i>>3] &^= 1 << (i & 7)
+			kept--
+		}
+	}
+	return kept, nil
 }
