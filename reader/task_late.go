@@ -40,9 +40,13 @@ type lateRead struct {
 	readers []*BatchReader // by request index
 	// consumed marks the readers that have read the current window.
 	consumed []bool
-	// full holds, by plan index, columns built over the whole window in
-	// the filter phase.
-	full []arrow.Array
+	// cols holds, by plan index, the columns decoded in this window so
+	// far, built to the table's types; each holds the rows that sel[p]
+	// selected when it was decoded (nil sel: every row of the window),
+	// selKept[p] of them. Selections only shrink within a window.
+	cols    []arrow.Array
+	sel     [][]byte
+	selKept []int
 }
 
 func (l *lateRead) close() {
@@ -53,10 +57,10 @@ func (l *lateRead) close() {
 }
 
 func (l *lateRead) releaseWindow() {
-	for i, a := range l.full {
+	for i, a := range l.cols {
 		if a != nil {
 			a.Release()
-			l.full[i] = nil
+			l.cols[i] = nil
 		}
 	}
 	clear(l.consumed)
@@ -92,7 +96,12 @@ func (r *taskReader) splitConjuncts() {
 
 // startLate opens one reader per decoded column for the row group.
 func (r *taskReader) startLate(req ReadRequest) error {
-	l := &lateRead{consumed: make([]bool, len(r.request)), full: make([]arrow.Array, len(r.plans))}
+	l := &lateRead{
+		consumed: make([]bool, len(r.request)),
+		cols:     make([]arrow.Array, len(r.plans)),
+		sel:      make([][]byte, len(r.plans)),
+		selKept:  make([]int, len(r.plans)),
+	}
 	for _, col := range r.request {
 		one := req
 		one.Columns = []Column{col}
@@ -126,26 +135,39 @@ func (r *taskReader) nextLate() (arrow.RecordBatch, error) {
 }
 
 // lateWindow filters one window and, if any row survives, decodes the
-// payload for the survivors; nil when none does.
+// payload for the survivors; nil when none does. Each step reads and
+// evaluates only the rows the steps before it kept.
 func (r *taskReader) lateWindow(l *lateRead, start int64, n int) (arrow.RecordBatch, error) {
 	keep, kept := r.resetKeep(n)
 	r.pos = start
-	ds := r.deletes
-	if ds != nil {
+	view := make([]arrow.Array, len(r.plans))
+	atKeep := func(plans []int) error {
+		for _, p := range plans {
+			c, err := r.columnAtKeep(l, p, keep, n, kept)
+			if err != nil {
+				return err
+			}
+			view[p] = c
+		}
+		return nil
+	}
+	if ds := r.deletes; ds != nil {
 		before := kept
 		kept = clearDeletedPositions(ds, keep, start, n, kept)
 		for e := range ds.equality {
 			if kept == 0 {
 				break
 			}
-			for _, p := range r.eqColumns[e] {
-				if err := r.decodeFull(l, p, n); err != nil {
-					return nil, err
-				}
-			}
-			var err error
-			if kept, err = r.probeEquality(e, l.full, keep, kept); err != nil {
+			if err := atKeep(r.eqColumns[e]); err != nil {
 				return nil, err
+			}
+			local, all := r.passBuffer(kept)
+			left, err := r.probeEquality(e, view, local, all)
+			if err != nil {
+				return nil, err
+			}
+			if left < all {
+				kept = narrowKeep(keep, n, local)
 			}
 		}
 		r.counters.rowsDeleted.Add(int64(before - kept))
@@ -156,19 +178,14 @@ func (r *taskReader) lateWindow(l *lateRead, start int64, n int) (arrow.RecordBa
 			break
 		}
 		t0 := time.Now()
-		for _, p := range c.plans {
-			if err := r.decodeFull(l, p, n); err != nil {
-				return nil, err
-			}
+		if err := atKeep(c.plans); err != nil {
+			return nil, err
 		}
-		pass, err := r.filter.eval(c.expr, l.full, n)
+		pass, err := r.filter.eval(c.expr, view, kept)
 		if err != nil {
 			return nil, err
 		}
-		for i := range keep {
-			keep[i] &= pass[i]
-		}
-		now := kernels.CountBits(keep, 0, n)
+		now := narrowKeep(keep, n, pass)
 		c.nanos += time.Since(t0).Nanoseconds()
 		c.seen += int64(kept)
 		c.dropped += int64(kept - now)
@@ -186,44 +203,146 @@ func (r *taskReader) lateWindow(l *lateRead, start int64, n int) (arrow.RecordBa
 		return 0
 	})
 	if kept == 0 {
-		for i, br := range l.readers {
-			if !l.consumed[i] {
-				if _, err := br.Skip(); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return nil, nil
+		return nil, r.skipUnread(l)
 	}
 	return r.materialise(l, keep, start, n, kept)
 }
 
-// decodeFull decodes plan p's column over the whole window of n rows,
-// once; a column the file lacks is its constant.
-func (r *taskReader) decodeFull(l *lateRead, p, n int) error {
-	if l.full[p] != nil {
-		return nil
+// passBuffer is an all-set bitmap of n bits, reused.
+func (r *taskReader) passBuffer(n int) ([]byte, int) {
+	words := (n + 7) / 8
+	if cap(r.passBuf) < words {
+		r.passBuf = make([]byte, words)
 	}
+	b := r.passBuf[:words]
+	for i := range b {
+		b[i] = 0xff
+	}
+	return b, n
+}
+
+// narrowKeep clears the bits of keep (n rows) whose rank among the set
+// bits is clear in pass, and returns how many stay set.
+func narrowKeep(keep []byte, n int, pass []byte) int {
+	j, kept := 0, 0
+	_ = kernels.SetRuns(keep, n, func(s, e int) error {
+		for i := s; i < e; i++ {
+			if pass[j>>3]&(1<<(j&7)) == 0 {
+				keep[i>>3] &^= 1 << (i & 7)
+			} else {
+				kept++
+			}
+			j++
+		}
+		return nil
+	})
+	return kept
+}
+
+// columnAtKeep returns plan p's column holding exactly the window's rows
+// keep selects (kept of n): decoded for them alone the first time, cut
+// down from an earlier, wider decoding after that.
+func (r *taskReader) columnAtKeep(l *lateRead, p int, keep []byte, n, kept int) (arrow.Array, error) {
+	if c := l.cols[p]; c != nil {
+		if l.selKept[p] == kept {
+			return c, nil
+		}
+		sub := subSelection(l.sel[p], n, keep, l.selKept[p])
+		narrowed, err := kernels.Filter(c, sub, r.mem)
+		if err != nil {
+			return nil, err
+		}
+		c.Release()
+		l.cols[p] = narrowed
+		l.remember(p, keep, n, kept)
+		return narrowed, nil
+	}
+	stored, err := r.decodeAtKeep(l, p, keep, n, kept)
+	if err != nil {
+		return nil, err
+	}
+	var built arrow.Array
+	if stored == nil {
+		built, err = r.plans[p].missing(kept, r.mem)
+	} else {
+		built, err = r.plans[p].build(stored, r.mem)
+		stored.Release()
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.cols[p] = built
+	l.remember(p, keep, n, kept)
+	return built, nil
+}
+
+// decodeAtKeep decodes plan p's file column for the rows keep selects;
+// nil when the file lacks the column.
+func (r *taskReader) decodeAtKeep(l *lateRead, p int, keep []byte, n, kept int) (arrow.Array, error) {
 	req := r.decoded[p]
 	if req < 0 {
-		c, err := r.plans[p].missing(n, r.mem)
-		l.full[p] = c
-		return err
+		return nil, nil
 	}
-	b, err := l.readers[req].Next()
+	var b *Batch
+	var err error
+	if kept == n {
+		b, err = l.readers[req].Next()
+	} else {
+		b, err = l.readers[req].NextSelected(keep, kept)
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return errors.New("a column ended before the row group")
+			return nil, errors.New("a column ended before its row group")
 		}
-		return err
+		return nil, err
 	}
-	defer b.Release()
 	l.consumed[req] = true
-	built, err := r.plans[p].build(b.Columns[0], r.mem)
-	if err != nil {
-		return err
+	col := b.Columns[0]
+	col.Retain()
+	b.Release()
+	return col, nil
+}
+
+func (l *lateRead) remember(p int, keep []byte, n, kept int) {
+	l.selKept[p] = kept
+	if kept == n {
+		l.sel[p] = l.sel[p][:0]
+		return
 	}
-	l.full[p] = built
+	l.sel[p] = append(l.sel[p][:0], keep[:(n+7)/8]...)
+}
+
+// subSelection is, for the rows outer selected (outerKept of n; empty
+// outer: all n), the bitmap of those inner still selects.
+func subSelection(outer []byte, n int, inner []byte, outerKept int) []byte {
+	out := make([]byte, (outerKept+7)/8)
+	j := 0
+	add := func(s, e int) error {
+		for i := s; i < e; i++ {
+			if inner[i>>3]&(1<<(i&7)) != 0 {
+				out[j>>3] |= 1 << (j & 7)
+			}
+			j++
+		}
+		return nil
+	}
+	if len(outer) == 0 {
+		_ = add(0, n)
+	} else {
+		_ = kernels.SetRuns(outer, n, add)
+	}
+	return out
+}
+
+// skipUnread steps every reader that has not read the window past it.
+func (r *taskReader) skipUnread(l *lateRead) error {
+	for req, br := range l.readers {
+		if !l.consumed[req] {
+			if _, err := br.Skip(); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -243,71 +362,30 @@ func (r *taskReader) materialise(l *lateRead, keep []byte, start int64, n, kept 
 		sel = nil
 	}
 	for i, p := range r.plans[:r.visible] {
-		var stored arrow.Array
-		if req := r.decoded[i]; req >= 0 {
-			switch {
-			case l.full[i] != nil:
-				// decoded and built in the filter phase
-			case sel == nil:
-				b, err := l.readers[req].Next()
-				if err != nil {
-					release()
-					return nil, err
-				}
-				stored = b.Columns[0]
-				stored.Retain()
-				b.Release()
-				l.consumed[req] = true
-			default:
-				b, err := l.readers[req].NextSelected(keep, kept)
-				if err != nil {
-					release()
-					return nil, err
-				}
-				stored = b.Columns[0]
-				stored.Retain()
-				b.Release()
-				l.consumed[req] = true
-			}
-		}
 		var err error
-		switch {
-		case p.meta == FieldIDPos || p.meta == FieldIDRowID || p.meta == FieldIDLastUpdatedSequenceNumber:
-			if stored == nil && l.full[i] != nil {
-				stored, err = kernels.Filter(l.full[i], sel, r.mem)
-				if err != nil {
-					break
+		if p.meta == FieldIDPos || p.meta == FieldIDRowID || p.meta == FieldIDLastUpdatedSequenceNumber {
+			var stored arrow.Array
+			if stored, err = r.decodeAtKeep(l, i, keep, n, kept); err == nil {
+				cols[i], err = r.lineageSelected(p, stored, start, n, sel)
+				if stored != nil {
+					stored.Release()
 				}
 			}
-			cols[i], err = r.lineageSelected(p, stored, start, n, sel)
-		case l.full[i] != nil:
-			if sel == nil {
-				cols[i] = l.full[i]
-				cols[i].Retain()
-			} else {
-				cols[i], err = kernels.Filter(l.full[i], sel, r.mem)
+		} else {
+			var c arrow.Array
+			if c, err = r.columnAtKeep(l, i, keep, n, kept); err == nil {
+				c.Retain()
+				cols[i] = c
 			}
-		case stored != nil:
-			cols[i], err = p.build(stored, r.mem)
-		default:
-			cols[i], err = p.missing(kept, r.mem)
-		}
-		if stored != nil {
-			stored.Release()
 		}
 		if err != nil {
 			release()
 			return nil, err
 		}
 	}
-	// Hidden columns no conjunct needed this window still step past it.
-	for req, br := range l.readers {
-		if !l.consumed[req] {
-			if _, err := br.Skip(); err != nil {
-				release()
-				return nil, err
-			}
-		}
+	if err := r.skipUnread(l); err != nil {
+		release()
+		return nil, err
 	}
 	rec := array.NewRecordBatch(r.schema, cols, int64(kept))
 	release()

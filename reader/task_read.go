@@ -44,10 +44,10 @@ type taskReader struct {
 	eqColumns [][]int
 	// rgStart is the file position of the current row group's first row;
 	// pos the file position of the next batch's first row.
-	rgStart, pos int64
-	keep         []byte
-	keyBuf       []byte
-	hashBuf      []uint64
+	rgStart, pos  int64
+	keep, passBuf []byte
+	keyBuf        []byte
+	hashBuf       []uint64
 
 	rowGroup int
 	batches  *BatchReader
