@@ -28,8 +28,10 @@ type taskReader struct {
 	schema *arrow.Schema
 	mem    memory.Allocator
 	handle fileio.File
-	file   *File
-	plans  []*columnPlan
+	// metered counts the bytes read through handle.
+	metered *meteredFile
+	file    *File
+	plans   []*columnPlan
 	// decoded[i] is the position of plans[i]'s column among the decoder's
 	// outputs, -1 for a constant column.
 	decoded []int
@@ -89,12 +91,13 @@ func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Alloc
 	if err != nil {
 		return nil, fmt.Errorf("open data file: %w", err)
 	}
-	f, err := OpenFile(handle, handle.Size(), nil)
+	metered := &meteredFile{r: handle}
+	f, err := OpenFile(metered, handle.Size(), nil)
 	if err != nil {
 		handle.Close()
 		return nil, fmt.Errorf("data file %s: %w", t.Path, err)
 	}
-	r := &taskReader{ctx: ctx, task: t, schema: schema, mem: alloc, handle: handle, file: f, remaining: -1, counters: &scanCounters{}}
+	r := &taskReader{ctx: ctx, task: t, schema: schema, mem: alloc, handle: handle, metered: metered, file: f, remaining: -1, counters: &scanCounters{}}
 	r.refs.Store(1)
 	if t.Limit != nil {
 		r.remaining = *t.Limit
@@ -192,6 +195,7 @@ func (r *taskReader) close() {
 		r.late.close()
 		r.late = nil
 	}
+	r.flushBytes()
 	if r.handle != nil {
 		r.handle.Close()
 		r.handle = nil
@@ -303,6 +307,7 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 }
 
 func (r *taskReader) startRowGroup() error {
+	r.flushBytes()
 	if err := r.refreshFilter(); err != nil {
 		return err
 	}
