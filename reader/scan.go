@@ -96,12 +96,30 @@ type Scan struct {
 
 func (s *Scan) schemaForFilters() *iceberg.Schema { return s.tableSchema }
 
-// NewScan plans a scan of t.
+// NewScan plans a scan of t. With a filter, planning skips the manifests
+// and data files it rules out, and each task carries only the residual its
+// partition does not already decide.
 func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	plan, err := t.PlanFiles(ctx, table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref})
+	sel := table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref}
+	filter, err := parseFilter(opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	if filter != nil {
+		// Bind first, so that a bad filter is the caller's error, not a
+		// planning failure.
+		schema, err := t.SchemaFor(sel)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := filterFields(filter, schema, opts.CaseInsensitive); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := t.PlanFilesFiltered(ctx, sel, filter, !opts.CaseInsensitive)
 	if err != nil {
 		return nil, err
 	}
@@ -117,35 +135,56 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 	if err != nil {
 		return nil, err
 	}
-	filter, err := parseFilter(opts.Filter)
-	if err != nil {
-		return nil, err
-	}
-	var filterJSON json.RawMessage
-	var filterCols []iceberg.NestedField
-	if filter != nil {
-		if filterCols, err = filterFields(filter, plan.Schema, opts.CaseInsensitive); err != nil {
-			return nil, err
-		}
-		if filterJSON, err = expr.MarshalJSON(filter); err != nil {
-			return nil, err
-		}
-	}
 	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: plan.Schema}
 	nameMapping, err := t.Metadata.NameMapping()
 	if err != nil {
 		return nil, err
 	}
 	for i := range plan.Tasks {
-		task, err := newTask(t, plan.Schema, &plan.Tasks[i], proj, nameMapping, opts)
+		dt := &plan.Tasks[i]
+		task, err := newTask(t, plan.Schema, dt, proj, nameMapping, opts)
 		if err != nil {
 			return nil, err
 		}
-		task.Filter, task.FilterFields, task.CaseInsensitive = filterJSON, filterCols, opts.CaseInsensitive
+		task.CaseInsensitive = opts.CaseInsensitive
+		if task.Filter, task.FilterFields, err = residualFilter(dt.Residual, plan.Schema); err != nil {
+			return nil, err
+		}
 		s.tasks = append(s.tasks, task)
 	}
 	s.counters.filesPlanned.Store(int64(len(s.tasks)))
+	s.counters.manifestsSkipped.Store(int64(plan.ManifestsSkipped))
+	s.counters.filesSkipped.Store(int64(plan.DataFilesSkipped))
 	return s, nil
+}
+
+// residualFilter is a task's filter: its residual in the REST JSON form,
+// and the top-level columns it reads. A residual the partition already
+// satisfies is no filter at all.
+func residualFilter(residual expr.Expr, schema *iceberg.Schema) (json.RawMessage, []iceberg.NestedField, error) {
+	if residual == nil {
+		return nil, nil, nil
+	}
+	if _, all := residual.(expr.AlwaysTrue); all {
+		return nil, nil, nil
+	}
+	raw, err := expr.MarshalJSON(residual)
+	if err != nil {
+		return nil, nil, fmt.Errorf("residual filter: %w", err)
+	}
+	var fields []iceberg.NestedField
+	seen := map[int]bool{}
+	expr.WalkPredicates(residual, func(pe expr.Expr) {
+		p, ok := pe.(*expr.BoundPredicate)
+		if !ok || seen[p.FieldID] {
+			return
+		}
+		seen[p.FieldID] = true
+		if f, ok := schema.FindField(p.FieldID); ok {
+			fields = append(fields, f)
+		}
+	})
+	return raw, fields, nil
 }
 
 // Schema is the Arrow schema of every batch the scan returns.

@@ -230,9 +230,11 @@ func abbreviate(b []byte) string {
 	return string(b)
 }
 
-// MarshalJSON writes an unbound expression in the REST catalog's JSON form,
-// using the term/value fields every catalog version reads and bare booleans
-// for the constants.
+// MarshalJSON writes an expression in the REST catalog's JSON form, using
+// the term/value fields every catalog version reads and bare booleans for
+// the constants. Bound predicates are written with the column as the filter
+// named it and their typed literals in Iceberg's JSON single-value form (see
+// json_bound.go), which ParseJSON and Bind read back to an equal predicate.
 func MarshalJSON(e Expr) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, e); err != nil {
@@ -259,6 +261,8 @@ func writeJSON(buf *bytes.Buffer, e Expr) error {
 		buf.WriteByte('}')
 	case *Predicate:
 		return writeJSONPredicate(buf, e)
+	case *BoundPredicate:
+		return writeJSONBoundPredicate(buf, e)
 	default:
 		return fmt.Errorf("cannot write %T as a JSON expression (bound expressions have no JSON form)", e)
 	}

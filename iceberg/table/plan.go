@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/metadata"
 )
@@ -22,6 +23,11 @@ type DataFileTask struct {
 	DataSequenceNumber int64
 	FileSequenceNumber int64
 	Deletes            []*DeleteFile
+	// Residual is the part of the plan's filter this file's partition does
+	// not decide, bound to the plan's Schema (see PlanFilesFiltered): rows
+	// of the file pass the filter exactly when they pass the residual. Nil
+	// when the plan has no filter.
+	Residual expr.Expr
 }
 
 // DeleteFile is a live delete file of a snapshot: position deletes, a
@@ -50,6 +56,11 @@ type Plan struct {
 	DeleteFiles []*DeleteFile
 	// ManifestsRead counts the manifests opened while planning.
 	ManifestsRead int
+	// ManifestsSkipped counts manifests a filter ruled out by their
+	// partition summaries, unread; DataFilesSkipped the live data files of
+	// the manifests read that it ruled out by partition or metrics.
+	ManifestsSkipped int
+	DataFilesSkipped int
 }
 
 // RecordCount sums the record counts of the planned data files (before
@@ -64,48 +75,7 @@ func (p *Plan) RecordCount() int64 {
 
 // PlanFiles lists the live data and delete files of the selected snapshot.
 func (t *Table) PlanFiles(ctx context.Context, sel SnapshotSelector) (*Plan, error) {
-	snap, err := t.Snapshot(sel)
-	if err != nil {
-		return nil, err
-	}
-	md := t.Metadata
-	if snap == nil {
-		return &Plan{Schema: md.CurrentSchema()}, nil
-	}
-	schema, err := md.SchemaForSnapshot(snap)
-	if err != nil {
-		return nil, err
-	}
-	manifests, err := t.manifestsOf(ctx, snap)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := t.readManifests(ctx, manifests)
-	if err != nil {
-		return nil, err
-	}
-	plan := &Plan{Snapshot: snap, Schema: schema, ManifestsRead: len(manifests)}
-	for _, list := range entries {
-		for i := range list {
-			e := &list[i]
-			if e.Status == manifest.StatusDeleted {
-				continue
-			}
-			path := t.Locations.Apply(e.DataFile.FilePath)
-			switch e.DataFile.Content {
-			case manifest.ContentData:
-				plan.Tasks = append(plan.Tasks, DataFileTask{Path: path, File: e.DataFile, DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
-			case manifest.ContentPositionDeletes, manifest.ContentEqualityDeletes:
-				plan.DeleteFiles = append(plan.DeleteFiles, &DeleteFile{Path: path, File: e.DataFile, DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
-			default:
-				return nil, fmt.Errorf("manifest entry %s has unknown content %d", e.DataFile.FilePath, e.DataFile.Content)
-			}
-		}
-	}
-	if err := t.assignDeletes(plan); err != nil {
-		return nil, err
-	}
-	return plan, nil
+	return t.PlanFilesFiltered(ctx, sel, nil, true)
 }
 
 // manifestsOf reads the snapshot's manifest list; old v1 snapshots that
@@ -131,7 +101,9 @@ func (t *Table) manifestsOf(ctx context.Context, snap *metadata.Snapshot) ([]man
 }
 
 // readManifests reads manifests concurrently, keeping the list's order.
-func (t *Table) readManifests(ctx context.Context, manifests []manifest.ManifestFile) ([][]manifest.Entry, error) {
+// Each manifest's entries pass through prune (when not nil) as soon as they
+// are read, so pruning runs in parallel too.
+func (t *Table) readManifests(ctx context.Context, manifests []manifest.ManifestFile, prune func(i int, entries []manifest.Entry) ([]manifest.Entry, error)) ([][]manifest.Entry, error) {
 	out := make([][]manifest.Entry, len(manifests))
 	errs := make([]error, len(manifests))
 	sem := make(chan struct{}, min(runtime.GOMAXPROCS(0)*2, 16))
@@ -142,6 +114,9 @@ func (t *Table) readManifests(ctx context.Context, manifests []manifest.Manifest
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
 			out[i], errs[i] = t.readManifest(ctx, manifests[i])
+			if errs[i] == nil && prune != nil {
+				out[i], errs[i] = prune(i, out[i])
+			}
 		}(i)
 	}
 	wg.Wait()

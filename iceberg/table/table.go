@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/metadata"
 )
@@ -130,4 +131,17 @@ func (t *Table) Snapshot(sel SnapshotSelector) (*metadata.Snapshot, error) {
 		return md.SnapshotByRef(sel.Ref)
 	}
 	return md.CurrentSnapshot(), nil
+}
+
+// SchemaFor is the schema the selected snapshot was written with; the
+// current schema for a table that has no snapshot yet.
+func (t *Table) SchemaFor(sel SnapshotSelector) (*iceberg.Schema, error) {
+	snap, err := t.Snapshot(sel)
+	if err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		return t.Metadata.CurrentSchema(), nil
+	}
+	return t.Metadata.SchemaForSnapshot(snap)
 }

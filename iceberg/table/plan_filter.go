@@ -1,0 +1,213 @@
+package table
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/manifest"
+)
+
+// PlanFilesFiltered lists the files of the selected snapshot that may hold
+// rows filter accepts, and gives each data file the filter's residual for
+// its partition. filter is unbound (nil plans every file, as PlanFiles
+// does); it is bound to the snapshot's schema, so an unknown column or a
+// literal of the wrong type is an error.
+//
+// Pruning follows the spec's scan planning. The filter is projected
+// inclusively through each manifest's own partition spec; manifests whose
+// partition summaries rule that projection out are not read
+// (Plan.ManifestsSkipped), and data files are dropped by their partition
+// tuple and by their column metrics (Plan.DataFilesSkipped). Delete files
+// are dropped only by partition: a delete file applies within its own
+// partition (or everywhere, under an unpartitioned spec), and its metrics
+// describe deleted rows, not the rows a scan returns.
+func (t *Table) PlanFilesFiltered(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseSensitive bool) (*Plan, error) {
+	snap, err := t.Snapshot(sel)
+	if err != nil {
+		return nil, err
+	}
+	md := t.Metadata
+	schema := md.CurrentSchema()
+	if snap != nil {
+		if schema, err = md.SchemaForSnapshot(snap); err != nil {
+			return nil, err
+		}
+	}
+	var pruner *filePruner
+	if filter != nil {
+		bound, err := expr.Bind(filter, schema, caseSensitive)
+		if err != nil {
+			return nil, fmt.Errorf("filter: %w", err)
+		}
+		if pruner, err = newFilePruner(t, bound); err != nil {
+			return nil, err
+		}
+	}
+	if snap == nil {
+		return &Plan{Schema: schema}, nil
+	}
+	manifests, err := t.manifestsOf(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Snapshot: snap, Schema: schema}
+	var prune func(int, []manifest.Entry) ([]manifest.Entry, error)
+	var residuals [][]expr.Expr
+	var skipped []int
+	if pruner != nil {
+		kept, err := pruner.keepManifests(manifests)
+		if err != nil {
+			return nil, err
+		}
+		plan.ManifestsSkipped = len(manifests) - len(kept)
+		manifests = kept
+		residuals = make([][]expr.Expr, len(manifests))
+		skipped = make([]int, len(manifests))
+		prune = func(i int, entries []manifest.Entry) ([]manifest.Entry, error) {
+			return pruner.pruneEntries(&manifests[i], entries, &residuals[i], &skipped[i])
+		}
+	}
+	plan.ManifestsRead = len(manifests)
+	entries, err := t.readManifests(ctx, manifests, prune)
+	if err != nil {
+		return nil, err
+	}
+	for m, list := range entries {
+		if skipped != nil {
+			plan.DataFilesSkipped += skipped[m]
+		}
+		for i := range list {
+			e := &list[i]
+			if e.Status == manifest.StatusDeleted {
+				continue
+			}
+			path := t.Locations.Apply(e.DataFile.FilePath)
+			switch e.DataFile.Content {
+			case manifest.ContentData:
+				task := DataFileTask{Path: path, File: e.DataFile, DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber}
+				if residuals != nil {
+					task.Residual = residuals[m][i]
+				}
+				plan.Tasks = append(plan.Tasks, task)
+			case manifest.ContentPositionDeletes, manifest.ContentEqualityDeletes:
+				plan.DeleteFiles = append(plan.DeleteFiles, &DeleteFile{Path: path, File: e.DataFile, DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
+			default:
+				return nil, fmt.Errorf("manifest entry %s has unknown content %d", e.DataFile.FilePath, e.DataFile.Content)
+			}
+		}
+	}
+	if err := t.assignDeletes(plan); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// filePruner holds a bound filter compiled for every partition spec the
+// snapshot's manifests use. It is built before manifests are read in
+// parallel and only read afterwards.
+type filePruner struct {
+	t       *Table
+	filter  expr.Expr
+	metrics *MetricsEvaluator
+	specs   map[int]*specPruner
+}
+
+// specPruner is the filter as one partition spec sees it.
+type specPruner struct {
+	manifests  *ManifestEvaluator
+	partitions *expr.TupleEvaluator // the inclusive projection, on partition tuples
+	residuals  *expr.ResidualEvaluator
+}
+
+func newFilePruner(t *Table, bound expr.Expr) (*filePruner, error) {
+	filter := expr.RewriteNot(bound)
+	metrics, err := NewMetricsEvaluator(filter)
+	if err != nil {
+		return nil, err
+	}
+	return &filePruner{t: t, filter: filter, metrics: metrics, specs: map[int]*specPruner{}}, nil
+}
+
+func (p *filePruner) spec(id int) (*specPruner, error) {
+	if sp, ok := p.specs[id]; ok {
+		return sp, nil
+	}
+	spec := p.t.Metadata.SpecByID(id)
+	if spec == nil {
+		return nil, fmt.Errorf("a manifest uses partition spec %d, which the table does not have", id)
+	}
+	partType, err := p.t.PartitionType(spec)
+	if err != nil {
+		return nil, fmt.Errorf("partition spec %d: %w", id, err)
+	}
+	projected, err := expr.ProjectInclusive(p.filter, spec, partType)
+	if err != nil {
+		return nil, fmt.Errorf("partition spec %d: %w", id, err)
+	}
+	sp := &specPruner{}
+	if sp.manifests, err = NewManifestEvaluator(projected, partType); err != nil {
+		return nil, err
+	}
+	if sp.partitions, err = expr.NewTupleEvaluator(projected, partType); err != nil {
+		return nil, err
+	}
+	if sp.residuals, err = expr.NewResidualEvaluator(p.filter, spec, partType); err != nil {
+		return nil, err
+	}
+	p.specs[id] = sp
+	return sp, nil
+}
+
+// keepManifests drops the manifests whose partition summaries rule the
+// filter out, and prepares the specs of the others.
+func (p *filePruner) keepManifests(manifests []manifest.ManifestFile) ([]manifest.ManifestFile, error) {
+	kept := make([]manifest.ManifestFile, 0, len(manifests))
+	for i := range manifests {
+		sp, err := p.spec(manifests[i].PartitionSpecID)
+		if err != nil {
+			return nil, fmt.Errorf("manifest %s: %w", manifests[i].Path, err)
+		}
+		if sp.manifests.MightMatch(&manifests[i]) {
+			kept = append(kept, manifests[i])
+		}
+	}
+	return kept, nil
+}
+
+// pruneEntries keeps the live entries of one manifest that may matter to
+// the scan, in place, and sets residuals (one per kept entry, nil for
+// delete files) and the count of data files dropped.
+func (p *filePruner) pruneEntries(mf *manifest.ManifestFile, entries []manifest.Entry, residuals *[]expr.Expr, skipped *int) ([]manifest.Entry, error) {
+	sp := p.specs[mf.PartitionSpecID]
+	if sp == nil {
+		return nil, fmt.Errorf("manifest %s: partition spec %d was not prepared", mf.Path, mf.PartitionSpecID)
+	}
+	kept := entries[:0]
+	res := make([]expr.Expr, 0, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		if e.Status == manifest.StatusDeleted {
+			continue
+		}
+		part := e.DataFile.Partition
+		var residual expr.Expr
+		if e.DataFile.Content == manifest.ContentData {
+			if !sp.partitions.Eval(part) || !p.metrics.MightMatch(&e.DataFile) {
+				*skipped++
+				continue
+			}
+			residual = sp.residuals.Residual(part)
+			if _, none := residual.(expr.AlwaysFalse); none {
+				*skipped++
+				continue
+			}
+		} else if !sp.partitions.Eval(part) {
+			continue
+		}
+		kept = append(kept, *e) // index len(kept) <= i: never overwrites an unread entry
+		res = append(res, residual)
+	}
+	*residuals = res
+	return kept, nil
+}
