@@ -11,7 +11,7 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 )
 
-func runFiles(ctx context.Context, raw []string, out io.Writer) error {
+func runFiles(ctx context.Context, raw []string, out, _ io.Writer) error {
 	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref"}, []string{"json"})
 	if err != nil {
 		return err

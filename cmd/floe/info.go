@@ -14,7 +14,7 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 )
 
-func runInfo(ctx context.Context, raw []string, out io.Writer) error {
+func runInfo(ctx context.Context, raw []string, out, _ io.Writer) error {
 	a, err := parseArgs(raw, []string{"map", "warehouse"}, []string{"json"})
 	if err != nil {
 		return err

@@ -16,9 +16,10 @@ usage:
   floe files TABLE [--snapshot ID | --as-of MS | --ref NAME] [--json]
   floe scan  TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME]
              [--filter EXPR] [--ignore-case] [--limit N] [--batch-size N]
-             [--threads N] [--verify-crc] [--format jsonl|csv|table]
+             [--threads N] [--verify-crc] [--format jsonl|csv|table] [--stats]
              EXPR: "a < 10 and b in ('x', 'y') and c is not null and d like 'ab%'"
              or an Iceberg REST JSON expression
+             --stats: what the scan pruned and read, as JSON on stderr
 
 TABLE is a metadata JSON file, a table directory, or a dataset name
 "ns.table" under the warehouse (--warehouse DIR or $FLOE_WAREHOUSE).
@@ -28,7 +29,9 @@ Every command takes:
                         instead (repeatable; for tables copied elsewhere)
 `
 
-type command func(ctx context.Context, a []string, out io.Writer) error
+// command runs with the rest of the arguments; out is for the data, errOut
+// for anything else.
+type command func(ctx context.Context, a []string, out, errOut io.Writer) error
 
 var commands = map[string]command{
 	"info":  runInfo,
@@ -64,7 +67,7 @@ func run(argv []string, out, errOut io.Writer) (status int) {
 		fmt.Fprintf(errOut, "floe: unknown command %q\n\n%s", argv[0], usage)
 		return 2
 	}
-	if err := cmd(context.Background(), argv[1:], out); err != nil {
+	if err := cmd(context.Background(), argv[1:], out, errOut); err != nil {
 		fmt.Fprintf(errOut, "floe %s: %v\n", argv[0], err)
 		return 1
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -191,5 +192,48 @@ func TestScanDeleteFixtures(t *testing.T) {
 		if strings.Join(lines, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("%s %v:\ngot  %q\nwant %q", c.table, c.args, lines, c.want)
 		}
+	}
+}
+
+// --stats puts the scan's metrics on stderr as one JSON object and leaves
+// stdout the data. INDEX.md (Impala): `where id > 10` → 10 of 20 rows,
+// one row per file.
+func TestScanStats(t *testing.T) {
+	fx, _ := fixtures.Get("impala_iceberg_partitioned")
+	args := append([]string{"scan", fx.Dir, "--filter", "id > 10", "--columns", "id", "--format", "csv"}, mapArgs(fx)...)
+	status, out, errOut := runCLI(t, append(args, "--stats")...)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 11 || lines[0] != "id" {
+		t.Fatalf("stdout is not the header and 10 rows:\n%s", out)
+	}
+	for _, l := range lines[1:] {
+		if n, err := strconv.Atoi(l); err != nil || n <= 10 {
+			t.Errorf("row %q does not pass id > 10", l)
+		}
+	}
+	if strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("stderr is not one line:\n%s", errOut)
+	}
+	var stats map[string]int64
+	if err := json.Unmarshal([]byte(errOut), &stats); err != nil {
+		t.Fatalf("stderr is not a JSON object of counters: %v\n%s", err, errOut)
+	}
+	for _, key := range []string{"manifests_skipped", "files_skipped", "files_planned", "row_groups_read", "row_groups_skipped",
+		"pages_skipped", "bytes_read", "bytes_skipped", "rows_filtered", "rows_deleted", "rows_returned"} {
+		v, ok := stats[key]
+		if !ok || v < 0 {
+			t.Errorf("stats lack %q or it is negative: %s", key, errOut)
+		}
+	}
+	if stats["rows_returned"] != 10 || stats["files_skipped"]+stats["files_planned"] != 20 || stats["files_planned"] < 10 || stats["rows_deleted"] != 0 {
+		t.Errorf("stats contradict the 10 rows returned from 20 one-row files: %s", errOut)
+	}
+
+	_, plain, errOut := runCLI(t, args...)
+	if plain != out || errOut != "" {
+		t.Errorf("without --stats: stdout differs or stderr is not empty: %q", errOut)
 	}
 }

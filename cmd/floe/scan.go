@@ -1,10 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"bufio"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,12 +16,12 @@ import (
 	"github.com/floedb/floe/reader"
 )
 
-func runScan(ctx context.Context, raw []string, out io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter"}, []string{"verify-crc", "ignore-case"})
+func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter"}, []string{"verify-crc", "ignore-case", "stats"})
 	if err != nil {
 		return err
 	}
-	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table] [--map PREFIX=TARGET]…")
+	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table] [--stats] [--map PREFIX=TARGET]…")
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,11 @@ func runScan(ctx context.Context, raw []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer rr.Release()
+	defer func() {
+		if rr != nil {
+			rr.Release()
+		}
+	}()
 	w := bufio.NewWriterSize(out, 1<<16)
 	var sink rowSink
 	switch format {
@@ -92,7 +96,24 @@ func runScan(ctx context.Context, raw []string, out io.Writer) error {
 	if err := sink.finish(); err != nil {
 		return err
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if a.bools["stats"] {
+		// Released first: that stops the workers a limit left running, so
+		// the counters are final.
+		rr.Release()
+		rr = nil
+		// stderr, so that stdout stays the data and can be piped on.
+		stats, err := json.Marshal(scan.Metrics())
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(errOut, "%s\n", stats); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type rowSink interface {

@@ -1,11 +1,13 @@
-/* scan: print how many rows a table has, reading every batch through the
- * Arrow C stream interface.
+/* scan: print how many rows of a table match a filter (all rows without
+ * one), reading every batch through the Arrow C stream interface, then what
+ * the scan pruned and read.
  *
- *   scan TABLE [PREFIX=TARGET ...]
+ *   scan TABLE [PREFIX=TARGET ...] [--filter=EXPR]
  *
  * TABLE is a table directory, a metadata file or "ns.table" (with
  * FLOE_WAREHOUSE set); each PREFIX=TARGET maps a location written in the
- * table's metadata to where the files are now. */
+ * table's metadata to where the files are now. EXPR is a row filter, as
+ * text ("id > 10 and action <> 'click'") or a REST JSON expression. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,23 +21,30 @@ static int die(const char* what, floe_status rc) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s TABLE [PREFIX=TARGET ...]\n", argv[0]);
+    fprintf(stderr, "usage: %s TABLE [PREFIX=TARGET ...] [--filter=EXPR]\n", argv[0]);
     return 2;
   }
   /* Build {"location_map": {"PREFIX": "TARGET", ...}}. Paths with quotes
    * or backslashes would need JSON escaping; this example does not. */
+  const char* filter = NULL;
   size_t cap = 64;
   for (int i = 2; i < argc; i++) cap += strlen(argv[i]) + 8;
   char* options = malloc(cap);
   if (options == NULL) return 1;
   size_t used = (size_t)snprintf(options, cap, "{\"location_map\": {");
+  int pairs = 0;
   for (int i = 2; i < argc; i++) {
+    if (strncmp(argv[i], "--filter=", 9) == 0) {
+      filter = argv[i] + 9;
+      continue;
+    }
     char* eq = strchr(argv[i], '=');
     if (eq == NULL) {
       fprintf(stderr, "%s: expected PREFIX=TARGET\n", argv[i]);
+      free(options);
       return 2;
     }
-    used += (size_t)snprintf(options + used, cap - used, "%s\"%.*s\": \"%s\"", i > 2 ? ", " : "",
+    used += (size_t)snprintf(options + used, cap - used, "%s\"%.*s\": \"%s\"", pairs++ ? ", " : "",
                              (int)(eq - argv[i]), argv[i], eq + 1);
   }
   snprintf(options + used, cap - used, "}}");
@@ -49,6 +58,13 @@ int main(int argc, char** argv) {
   rc = floe_scan_open(table, "{\"columns\": []}", &scan); /* no columns: just count */
   floe_table_free(table);
   if (rc != FLOE_OK) return die("scan", rc);
+  /* The filter could go in the scan options too ("filter": ...); added to
+   * the scan, it may also come later, while streams are being read. */
+  if (filter != NULL && (rc = floe_scan_add_filter(scan, filter)) != FLOE_OK) {
+    die("filter", rc);
+    floe_scan_free(scan);
+    return 2;
+  }
 
   struct ArrowArrayStream stream;
   rc = floe_scan_stream(scan, &stream);
@@ -57,7 +73,6 @@ int main(int argc, char** argv) {
     floe_scan_free(scan);
     return 1;
   }
-  floe_scan_free(scan);
 
   long long rows = 0;
   int status = 0;
@@ -75,5 +90,10 @@ int main(int argc, char** argv) {
   }
   stream.release(&stream);
   if (status == 0) printf("%lld rows\n", rows);
+
+  char* metrics = NULL;
+  if (status == 0 && (rc = floe_scan_metrics(scan, &metrics)) == FLOE_OK) printf("metrics: %s\n", metrics);
+  floe_string_free(metrics);
+  floe_scan_free(scan);
   return status;
 }

@@ -2,8 +2,9 @@
  *
  *   test_floe FIXTURES_DIR GROUP...
  *
- * Groups: basics errors threads streams threads_stream (or "all"; "all"
- * without threads, "single", is what the valgrind run uses). */
+ * Groups: basics errors threads streams threads_stream filters
+ * threads_filter (or "all"; "all" without the threads* groups, "single", is
+ * what the valgrind run uses). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include "arrow_read.h"
 #include "floe.h"
 #include "harness.h"
+#include "test_filters.h"
 
 atomic_int test_failures;
 
@@ -807,6 +809,10 @@ static const struct test tests[] = {
     {"streams", "task_streams", test_task_streams},
     {"streams", "stream_lifetimes", test_stream_lifetimes},
     {"threads_stream", "four_threads_streaming", test_threads_stream},
+    {"filters", "add_filter_narrows", test_add_filter_narrows},
+    {"filters", "add_filter_errors", test_add_filter_errors},
+    {"filters", "metrics", test_metrics},
+    {"threads_filter", "add_filter_while_streaming", test_add_filter_while_streaming},
 };
 
 static int selected(const char* group, int argc, char** argv) {
@@ -819,7 +825,7 @@ static int selected(const char* group, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream all single)\n",
+    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream filters threads_filter all single)\n",
             argv[0]);
     return 2;
   }

@@ -8,6 +8,8 @@
     rows = scan.to_pylist()          # Python values, no pyarrow needed
     table = scan.to_arrow()          # with pyarrow
     reader = pa.RecordBatchReader.from_stream(scan)   # Arrow PyCapsule Interface
+    scan.add_filter("id < 1000")     # tighten it, also while it is being read
+    scan.metrics()                   # what it pruned and read, as a dict
 
 libfloe.so is found through $FLOE_LIBRARY, else build/libfloe.so in the
 repository this package sits in, else the system library path.

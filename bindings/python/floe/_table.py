@@ -268,6 +268,37 @@ class Scan(_Handle, _Readable):
         finally:
             schema.release(ctypes.byref(schema))
 
+    def add_filter(self, expr):
+        """Tightens the scan, before or while its rows are read (from another
+        thread too): from then on it returns only rows matching its
+        row_filter AND every added filter. expr is pyiceberg's text form
+        ("a < 10 and b = 'x'") or a dict in the Iceberg REST JSON expression
+        form. Reads started later apply it to every row; a read under way
+        applies it to the files, row groups and pages it has not reached, and
+        rows it already returned stay returned. A bad filter raises
+        FloeError (INVALID_ARGUMENT) and leaves the scan as it was."""
+        if isinstance(expr, dict):
+            text = json.dumps(expr)
+        elif isinstance(expr, str):
+            # floe reads text starting with "{" as JSON: row_filter text never does.
+            text = expr
+        else:
+            raise TypeError(f"add_filter wants row_filter text or a dict, not {type(expr).__name__}")
+        if "\0" in text:
+            raise FloeError(Status.INVALID_ARGUMENT, "filter contains a NUL character")
+        _check(library().floe_scan_add_filter(self._handle, text.encode("utf-8")))
+
+    def metrics(self):
+        """What the scan has pruned and read so far, summed over all its
+        reads, as a dict of int counters: manifests_skipped, files_skipped,
+        files_planned, row_groups_read, row_groups_skipped, pages_skipped,
+        bytes_read, bytes_skipped, rows_filtered, rows_deleted,
+        rows_returned (include/floe.h says what each counts; more may be
+        added). Safe to call while the scan is being read."""
+        out = ctypes.c_void_p()
+        _check(library().floe_scan_metrics(self._handle, ctypes.byref(out)))
+        return json.loads(_take_string(out))
+
     def plan_tasks(self):
         """The scan's tasks, one per data file, each readable on its own,
         here or (pickled, or as to_bytes()) in another process."""
