@@ -68,7 +68,11 @@ func Bind(e Expr, schema *iceberg.Schema, caseSensitive bool) (Bound, error) {
 		return nil, fmt.Errorf("bind: no schema")
 	}
 	b := binder{schema: schema, caseSensitive: caseSensitive}
-	return b.bind(e)
+	// Negations go down to the predicates before binding: binding folds a
+	// predicate whose literal lies outside the column's range, and the
+	// fold is right only for the predicate as it will be evaluated (not
+	// (x < 2^40) on an int is x >= 2^40: false for every row, nulls too).
+	return b.bind(RewriteNot(e))
 }
 
 type binder struct {
@@ -200,9 +204,9 @@ func (b binder) bindPredicate(p *Predicate) (Expr, error) {
 	}
 	switch r {
 	case aboveMax:
-		return constant(p.Op == OpLt || p.Op == OpLtEq || p.Op == OpNotEq), nil
+		return b.holdsForValues(bound, p.Op == OpLt || p.Op == OpLtEq || p.Op == OpNotEq), nil
 	case belowMin:
-		return constant(p.Op == OpGt || p.Op == OpGtEq || p.Op == OpNotEq), nil
+		return b.holdsForValues(bound, p.Op == OpGt || p.Op == OpGtEq || p.Op == OpNotEq), nil
 	}
 	bound.Values = []any{v}
 	return bound, nil
@@ -228,7 +232,7 @@ func (b binder) bindSet(p *Predicate, bound *BoundPredicate) (Expr, error) {
 	values = slices.CompactFunc(values, func(a, b any) bool { return iceberg.Compare(typ, a, b) == 0 })
 	switch len(values) {
 	case 0:
-		return constant(p.Op == OpNotIn), nil
+		return b.holdsForValues(bound, p.Op == OpNotIn), nil
 	case 1:
 		bound.Op = OpEq
 		if p.Op == OpNotIn {
@@ -237,6 +241,17 @@ func (b binder) bindSet(p *Predicate, bound *BoundPredicate) (Expr, error) {
 	}
 	bound.Values = values
 	return bound, nil
+}
+
+// holdsForValues folds a comparison whose outcome the literal alone
+// decides for every non-null value: when it holds, it still fails for
+// nulls (a comparison with null is not true), so it becomes "not null"
+// on an optional column.
+func (b binder) holdsForValues(p *BoundPredicate, holds bool) Expr {
+	if !holds || p.Field.Required {
+		return constant(holds)
+	}
+	return &BoundPredicate{Op: OpNotNull, FieldID: p.FieldID, Name: p.Name, Field: p.Field}
 }
 
 func constant(b bool) Expr {
