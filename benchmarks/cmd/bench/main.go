@@ -56,6 +56,12 @@ func main() {
 	if err != nil {
 		log.Fatalf("bench: %v", err)
 	}
+	if *filtersOnly {
+		if !runFilterSection(tbl, *repeat, log.Printf) {
+			os.Exit(1)
+		}
+		return
+	}
 	var dataBytes int64
 	for _, f := range tbl.DataFiles {
 		if info, err := os.Stat(f); err == nil {
