@@ -271,7 +271,9 @@ floe_status floe_scan_plan(floe_scan* scan, int64_t* task_count);
 
 /* Task i (0 <= i < task_count), serialised: a self-contained byte string
  * any floe process can read with floe_task_stream. The bytes are a new
- * buffer to free with floe_bytes_free. */
+ * buffer to free with floe_bytes_free. A task carries its file's residual
+ * filter and every filter added to the scan (floe_scan_add_filter) before
+ * this call. */
 floe_status floe_scan_task(floe_scan* scan, int64_t i, uint8_t** bytes, size_t* len);
 
 /* Stream every batch of the scan (all its tasks, up to its limit). out must
