@@ -224,6 +224,11 @@ func (r *taskReader) passBuffer(n int) ([]byte, int) {
 // narrowKeep clears the bits of keep (n rows) whose rank among the set
 // bits is clear in pass, and returns how many stay set.
 func narrowKeep(keep []byte, n int, pass []byte) int {
+	if kernels.CountBits(keep, 0, n) == n {
+		// every row was kept: pass is the new keep, word for word
+		copy(keep, pass[:(n+7)/8])
+		return kernels.CountBits(keep, 0, n)
+	}
 	j, kept := 0, 0
 	_ = kernels.SetRuns(keep, n, func(s, e int) error {
 		for i := s; i < e; i++ {
