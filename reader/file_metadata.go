@@ -45,6 +45,22 @@ type ColumnChunk struct {
 	OffsetIndexLength, ColumnIndexLength int32
 	BloomFilterOffset                    int64
 	BloomFilterLength                    int32
+	// EncodingStats counts pages by type and encoding; nil when the writer
+	// stored none (it tells whether every data page uses the dictionary).
+	EncodingStats []PageEncodingStats
+	// UnknownColumnOrder: the footer's column_orders gives this column an
+	// order this reader does not know, so min_value/max_value and the
+	// column index must not be used.
+	UnknownColumnOrder bool
+}
+
+// PageEncodingStats is one entry of ColumnMetaData.encoding_stats.
+type PageEncodingStats struct {
+	// PageType is 0 data page, 1 index page, 2 dictionary page, 3 data
+	// page v2, as in the format.
+	PageType int32
+	Encoding Encoding
+	Count    int32
 }
 
 // Start is the file offset of the chunk's first page.
@@ -102,6 +118,7 @@ type fileMetaData struct {
 func parseFileMetaData(buf []byte) (*fileMetaData, error) {
 	r := &thriftReader{buf: buf}
 	md := &fileMetaData{}
+	var unknownOrders []int
 	err := r.readStruct(func(id int16, typ byte) error {
 		switch {
 		case id == 1 && expect(typ, thriftI32):
@@ -146,13 +163,51 @@ func parseFileMetaData(buf []byte) (*fileMetaData, error) {
 			s, err := r.str()
 			md.createdBy = s
 			return err
+		case id == 7 && expect(typ, thriftList):
+			var err error
+			unknownOrders, err = parseColumnOrders(r)
+			return err
 		}
 		return r.skip(typ)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("parquet footer: %w", err)
 	}
+	for _, leaf := range unknownOrders {
+		for i := range md.rowGroups {
+			if cols := md.rowGroups[i].Columns; leaf < len(cols) {
+				cols[leaf].UnknownColumnOrder = true
+			}
+		}
+	}
 	return md, nil
+}
+
+// parseColumnOrders returns the leaves whose ColumnOrder is neither
+// TYPE_ORDER (1) nor IEEE_754_TOTAL_ORDER (2), the members this reader
+// knows.
+func parseColumnOrders(r *thriftReader) ([]int, error) {
+	_, n, err := r.listHeader()
+	if err != nil {
+		return nil, err
+	}
+	var unknown []int
+	for i := range n {
+		known := false
+		err := r.readStruct(func(id int16, typ byte) error {
+			if (id == 1 || id == 2) && typ == thriftStruct {
+				known = true
+			}
+			return r.skip(typ)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !known {
+			unknown = append(unknown, i)
+		}
+	}
+	return unknown, nil
 }
 
 func parseKeyValues(r *thriftReader) ([]KeyValue, error) {
@@ -455,6 +510,8 @@ func parseColumnMetaData(r *thriftReader, c *ColumnChunk) error {
 		case id == 12 && expect(typ, thriftStruct):
 			c.Statistics = &Statistics{}
 			err = parseStatistics(r, c.Statistics)
+		case id == 13 && expect(typ, thriftList):
+			c.EncodingStats, err = parseEncodingStats(r)
 		case id == 14 && expect(typ, thriftI64):
 			c.BloomFilterOffset, err = r.i64()
 		case id == 15 && expect(typ, thriftI32):
@@ -464,6 +521,38 @@ func parseColumnMetaData(r *thriftReader, c *ColumnChunk) error {
 		}
 		return err
 	})
+}
+
+func parseEncodingStats(r *thriftReader) ([]PageEncodingStats, error) {
+	_, n, err := r.listHeader()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PageEncodingStats, 0, min(n, 16))
+	for range n {
+		var e PageEncodingStats
+		err := r.readStruct(func(id int16, typ byte) error {
+			var err error
+			var v int32
+			switch {
+			case id == 1 && expect(typ, thriftI32):
+				e.PageType, err = r.i32()
+			case id == 2 && expect(typ, thriftI32):
+				v, err = r.i32()
+				e.Encoding = Encoding(v)
+			case id == 3 && expect(typ, thriftI32):
+				e.Count, err = r.i32()
+			default:
+				err = r.skip(typ)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 func parseStatistics(r *thriftReader, s *Statistics) error {

@@ -315,11 +315,12 @@ func (r *taskReader) startRowGroup() error {
 		r.rgStart += r.file.RowGroups[r.rowGroup-1].NumRows
 	}
 	r.pos = r.rgStart
+	r.constRows = 0
 	rg := r.file.RowGroups[r.rowGroup]
 	rows := rg.NumRows
 	if r.deletes.deletedIn(r.rgStart, r.rgStart+rows) == rows {
 		// Every row of the group is deleted: decode nothing.
-		r.constRows = 0
+		r.counters.rowGroupsSkipped.Add(1)
 		return nil
 	}
 	if r.remaining >= 0 && !r.dropsRows() {
@@ -338,8 +339,18 @@ func (r *taskReader) startRowGroup() error {
 		Allocator:       r.mem,
 		VerifyChecksums: r.task.VerifyCRC,
 	}
-	if req.Ranges = r.aliveRanges(rows); req.Ranges == nil {
+	skip, pruned, err := r.pruneRowGroup()
+	if err != nil {
+		return err
+	}
+	if skip {
+		return nil
+	}
+	req.Ranges = intersectRanges(r.aliveRanges(rows), pruned)
+	if req.Ranges == nil {
 		req.RowEnd = rows
+	} else if len(req.Ranges) == 0 {
+		return nil // the page index and the deletes leave no row
 	}
 	r.counters.rowGroupsRead.Add(1)
 	if r.filter != nil {

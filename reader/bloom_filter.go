@@ -1,0 +1,195 @@
+package reader
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/floedb/floe/iceberg/expr"
+)
+
+// Parquet's split-block bloom filter: a BloomFilterHeader (Thrift) followed
+// by numBytes of 32-byte blocks, each eight 32-bit words. A value's
+// XXH64 (seed 0) of its PLAIN encoding picks a block with its upper half
+// and one bit per word with its lower half.
+
+// maxBloomFilterBytes is the format's cap on a filter's bitset.
+const maxBloomFilterBytes = 128 << 20
+
+// bloomHeaderGuess is read when the writer did not store the filter's
+// length: the header and, for small filters, the bitset too.
+const bloomHeaderGuess = 32 << 10
+
+var bloomSalts = [8]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}
+
+// bloomFilterHeader is the part of BloomFilterHeader a reader needs. The
+// algorithm, hash and compression are unions; only the split-block
+// algorithm, XXH64 and no compression are defined.
+type bloomFilterHeader struct {
+	numBytes                         int32
+	splitBlock, xxHash, uncompressed bool
+}
+
+// usable reports whether the filter can be checked: the one defined
+// algorithm, hash and compression, and a bitset of whole blocks.
+func (h *bloomFilterHeader) usable() bool {
+	return h.splitBlock && h.xxHash && h.uncompressed && h.numBytes > 0 && h.numBytes%32 == 0 && h.numBytes <= maxBloomFilterBytes
+}
+
+// parseBloomFilterHeader reads the header at the start of buf and returns
+// it with its length in bytes.
+func parseBloomFilterHeader(buf []byte) (bloomFilterHeader, int, error) {
+	var h bloomFilterHeader
+	r := &thriftReader{buf: buf}
+	// unionMember records whether a union holds member 1, the only one
+	// the format defines for each of the three.
+	unionMember := func(dst *bool) error {
+		return r.readStruct(func(id int16, typ byte) error {
+			if id == 1 && typ == thriftStruct {
+				*dst = true
+			}
+			return r.skip(typ)
+		})
+	}
+	err := r.readStruct(func(id int16, typ byte) error {
+		switch {
+		case id == 1 && expect(typ, thriftI32):
+			v, err := r.i32()
+			h.numBytes = v
+			return err
+		case id == 2 && typ == thriftStruct:
+			return unionMember(&h.splitBlock)
+		case id == 3 && typ == thriftStruct:
+			return unionMember(&h.xxHash)
+		case id == 4 && typ == thriftStruct:
+			return unionMember(&h.uncompressed)
+		}
+		return r.skip(typ)
+	})
+	if err != nil {
+		return h, 0, fmt.Errorf("bloom filter header: %w", err)
+	}
+	return h, r.pos, nil
+}
+
+// splitBlockBloom is a filter's bitset.
+type splitBlockBloom struct {
+	blocks []byte
+	buf    []byte // pooled, holds blocks
+}
+
+// mayContain reports whether a value with hash h may have been added.
+func (b *splitBlockBloom) mayContain(h uint64) bool {
+	numBlocks := uint64(len(b.blocks) / 32)
+	index := ((h >> 32) * numBlocks) >> 32
+	block := b.blocks[index*32 : index*32+32]
+	key := uint32(h)
+	for i, salt := range bloomSalts {
+		bit := (key * salt) >> 27
+		if binary.LittleEndian.Uint32(block[4*i:])&(1<<bit) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *splitBlockBloom) release() {
+	putBytes(b.buf)
+	*b = splitBlockBloom{}
+}
+
+// readBloomFilter reads a chunk's bloom filter with one ReadAt (two when
+// the writer did not store its length and it is larger than a guess), or
+// returns nil when there is none it can use.
+func (f *File) readBloomFilter(c *ColumnChunk) (*splitBlockBloom, error) {
+	off := c.BloomFilterOffset
+	if off <= 0 || off >= f.size {
+		return nil, nil
+	}
+	span := int64(c.BloomFilterLength)
+	if span <= 0 {
+		span = min(bloomHeaderGuess, f.size-off)
+	}
+	if span > f.size-off || span > maxBloomFilterBytes+bloomHeaderGuess {
+		return nil, nil
+	}
+	buf := getBytes(int(span))
+	b, err := f.loadBloomFilter(c, buf, off)
+	if b == nil || b.buf == nil {
+		putBytes(buf)
+	}
+	return b, err
+}
+
+func (f *File) loadBloomFilter(c *ColumnChunk, buf []byte, off int64) (*splitBlockBloom, error) {
+	if ok, err := f.readFull(buf, off, "bloom filter"); !ok {
+		return nil, err
+	}
+	h, hdrLen, err := parseBloomFilterHeader(buf)
+	if err != nil || !h.usable() {
+		return nil, nil
+	}
+	total := hdrLen + int(h.numBytes)
+	if total > len(buf) {
+		if c.BloomFilterLength > 0 || int64(total) > f.size-off {
+			return nil, nil
+		}
+		more := make([]byte, total)
+		copy(more, buf)
+		if ok, err := f.readFull(more[len(buf):], off+int64(len(buf)), "bloom filter"); !ok {
+			return nil, err
+		}
+		return &splitBlockBloom{blocks: more[hdrLen:total]}, nil
+	}
+	return &splitBlockBloom{blocks: buf[hdrLen:total], buf: buf}, nil
+}
+
+// bloomMayMatch checks = and in against the column's bloom filter. A
+// column whose dictionary was read needs none: the dictionary answered
+// exactly.
+func (p *rowGroupPruner) bloomMayMatch(pred *prunePredicate) (bool, error) {
+	if pred.op != expr.OpEq && pred.op != expr.OpIn {
+		return true, nil
+	}
+	c := pred.col
+	if c.dict != nil {
+		return true, nil
+	}
+	if !c.bloomRead {
+		c.bloomRead = true
+		b, err := p.f.readBloomFilter(c.chunk)
+		if err != nil {
+			return false, err
+		}
+		c.bloom = b
+	}
+	if c.bloom == nil {
+		return true, nil
+	}
+	var scratch [32]byte
+	for i := range pred.lits {
+		lit := &pred.lits[i]
+		enc, absent, ok := c.dec.plainLiteral(scratch[:0], lit)
+		if !ok {
+			return true, nil
+		}
+		if absent {
+			continue
+		}
+		if c.bloom.mayContain(xxhash.Sum64(enc)) {
+			return true, nil
+		}
+		if c.dec.domain == domainFloat && lit.f == 0 {
+			// -0 equals +0 but hashes differently
+			other := pruneValue{f: math.Copysign(0, -1)}
+			if math.Signbit(lit.f) {
+				other.f = 0
+			}
+			if enc, _, _ = c.dec.plainLiteral(scratch[:0], &other); c.bloom.mayContain(xxhash.Sum64(enc)) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,83 @@
+package reader
+
+// Row-group and page pruning of a task's data file: before a row group is
+// decoded, its statistics, dictionaries, bloom filters and page index are
+// asked which of its rows the filter could accept.
+
+// pruneOptions consults everything the file offers: statistics cost
+// nothing (they are in the footer), the rest one read each and only when
+// the cheaper structures could not decide.
+var pruneOptions = PruneOptions{Statistics: true, Dictionary: true, BloomFilter: true, PageIndex: true}
+
+// pruneRowGroup asks the file which rows of the current row group the
+// filter may accept; skip means none.
+func (r *taskReader) pruneRowGroup() (skip bool, ranges []RowRange, err error) {
+	if r.filter == nil {
+		return false, nil, nil
+	}
+	columns := make(map[int]*Node, len(r.filter.column))
+	for id, idx := range r.filter.column {
+		if n := r.plans[idx].node; n != nil && n.Kind == KindPrimitive && len(n.Children) == 0 {
+			columns[id] = n
+		}
+	}
+	res, err := r.file.PruneRowGroup(r.rowGroup, r.filter.expr, columns, pruneOptions)
+	if err != nil {
+		return false, nil, err
+	}
+	if res.Skip {
+		r.counters.rowGroupsSkipped.Add(1)
+		r.counters.bytesSkipped.Add(r.requestedBytes())
+		r.counters.pagesSkipped.Add(res.PagesSkipped)
+		return true, nil, nil
+	}
+	r.counters.pagesSkipped.Add(res.PagesSkipped)
+	r.counters.bytesSkipped.Add(res.BytesSkipped)
+	return false, res.Ranges, nil
+}
+
+// requestedBytes is the compressed size of the current row group's chunks
+// that the task would have read.
+func (r *taskReader) requestedBytes() int64 {
+	rg := &r.file.RowGroups[r.rowGroup]
+	var total int64
+	var add func(n *Node)
+	add = func(n *Node) {
+		if len(n.Children) == 0 {
+			total += rg.Columns[n.Leaf].TotalCompressedSize
+			return
+		}
+		for _, c := range n.Children {
+			add(c)
+		}
+	}
+	for _, c := range r.request {
+		add(c.Node)
+	}
+	return total
+}
+
+// intersectRanges keeps the rows both range lists hold; nil stands for
+// every row of the row group, so nil with nil is nil.
+func intersectRanges(a, b []RowRange) []RowRange {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	out := []RowRange{}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		s, e := max(a[i].Start, b[j].Start), min(a[i].End, b[j].End)
+		if s < e {
+			out = append(out, RowRange{Start: s, End: e})
+		}
+		if a[i].End < b[j].End {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
+}
