@@ -4,7 +4,10 @@
 // batch_iterator.go and the decode_*.go files) reads one Parquet file at the
 // page level, straight into Arrow buffers from the caller's
 // memory.Allocator: no per-value Go objects, one read per column chunk.
-// The Iceberg projection (scan*.go, task*.go, project*.go) sits on top.
+// The Iceberg projection (scan*.go, task*.go, project*.go) sits on top,
+// with row-group and page pruning (prune_*.go, bloom_filter.go,
+// page_index.go), late materialisation of filtered scans (task_late.go),
+// runtime filters and scan metrics.
 //
 // Using the core:
 //
