@@ -3,4 +3,10 @@
 // its two input forms (pyiceberg's row_filter text and the REST catalog's
 // JSON expressions) and binding to a schema, which resolves column names to
 // field ids and converts literals to the columns' canonical Go values.
+//
+// For planning it also projects bound filters through partition transforms
+// (inclusive: a partition the projection rejects holds no matching row;
+// strict: a partition it accepts holds only matching rows), evaluates
+// filters over partition tuples, and computes the residual a file's
+// partition leaves for its rows to decide.
 package expr
