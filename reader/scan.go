@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 )
 
@@ -92,6 +93,9 @@ type Scan struct {
 	runtime     runtimeFilters
 	// tableSchema is the snapshot's schema, which filters bind to.
 	tableSchema *iceberg.Schema
+	// files[i] is task i's manifest entry, whose metrics filters added
+	// later are checked against.
+	files []*manifest.DataFile
 }
 
 func (s *Scan) schemaForFilters() *iceberg.Schema { return s.tableSchema }
@@ -151,6 +155,7 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 			return nil, err
 		}
 		s.tasks = append(s.tasks, task)
+		s.files = append(s.files, &dt.File)
 	}
 	s.counters.filesPlanned.Store(int64(len(s.tasks)))
 	s.counters.manifestsSkipped.Store(int64(plan.ManifestsSkipped))

@@ -64,23 +64,26 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 				return
 			}
 			r.wg.Add(1)
-			go func(task Task, out chan<- taskResult) {
+			go func(i int, task Task, out chan<- taskResult) {
 				defer func() { r.wg.Done(); close(out) }()
-				r.decode(ctx, task, alloc, out)
-			}(*task, r.results[i])
+				r.decode(ctx, i, task, alloc, out)
+			}(i, *task, r.results[i])
 		}
 	}()
 	return r
 }
 
 // decode runs one task, sending its batches in order.
-func (r *parallelReader) decode(ctx context.Context, task Task, alloc memory.Allocator, out chan<- taskResult) {
+func (r *parallelReader) decode(ctx context.Context, i int, task Task, alloc memory.Allocator, out chan<- taskResult) {
 	// Each task may return at most the scan's limit; the consumer trims.
 	task.Limit = r.scan.Options.Limit
-	tr, err := r.scan.openTask(ctx, task, alloc)
+	tr, err := r.scan.openTask(ctx, i, task, alloc)
 	if err != nil {
 		out <- taskResult{err: err}
 		return
+	}
+	if tr == nil {
+		return // an added filter ruled the file out
 	}
 	defer tr.Release()
 	for tr.Next() {

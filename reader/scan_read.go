@@ -77,18 +77,19 @@ func (r *scanReader) Next() bool {
 		if r.next >= len(r.scan.tasks) {
 			return false
 		}
-		task := *r.scan.tasks[r.next]
+		i := r.next
+		task := *r.scan.tasks[i]
 		r.next++
 		if r.remaining >= 0 {
 			limit := r.remaining
 			task.Limit = &limit
 		}
-		tr, err := r.scan.openTask(r.ctx, task, r.mem)
+		tr, err := r.scan.openTask(r.ctx, i, task, r.mem)
 		if err != nil {
 			r.err = err
 			return false
 		}
-		r.cur = tr
+		r.cur = tr // nil when an added filter ruled the file out
 	}
 	if r.cur != nil {
 		r.cur.Release()

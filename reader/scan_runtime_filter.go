@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
 )
 
 // runtimeFilters are the filters added to a running scan (say, a join's
@@ -17,6 +19,9 @@ type runtimeFilters struct {
 	mu      sync.Mutex
 	added   []expr.Expr
 	version int
+	// metrics rule out, by their column metrics, the data files no added
+	// filter can match, before they are opened.
+	metrics []*table.MetricsEvaluator
 }
 
 // AddFilter tightens a scan, running or not: filter has the forms of
@@ -45,7 +50,16 @@ func (s *Scan) AddFilter(filter json.RawMessage) error {
 			return err
 		}
 	}
+	bound, err := expr.Bind(e, s.tableSchema, !s.Options.CaseInsensitive)
+	if err != nil {
+		return invalidFilter(err)
+	}
+	ev, err := table.NewMetricsEvaluator(bound)
+	if err != nil {
+		return invalidFilter(err)
+	}
 	s.runtime.added = added
+	s.runtime.metrics = append(s.runtime.metrics, ev)
 	s.runtime.version++
 	return nil
 }
@@ -57,9 +71,28 @@ func (f *runtimeFilters) current() ([]expr.Expr, int) {
 	return f.added[:len(f.added):len(f.added)], f.version
 }
 
-// openTask opens one of the scan's tasks for reading, tightened by the
-// filters added to the scan so far, counting into the scan's metrics.
-func (s *Scan) openTask(ctx context.Context, task Task, alloc memory.Allocator) (*taskReader, error) {
+// rulesOut reports whether an added filter's metrics show that file holds
+// no row it accepts.
+func (f *runtimeFilters) rulesOut(file *manifest.DataFile) bool {
+	f.mu.Lock()
+	evs := f.metrics[:len(f.metrics):len(f.metrics)]
+	f.mu.Unlock()
+	for _, ev := range evs {
+		if !ev.MightMatch(file) {
+			return true
+		}
+	}
+	return false
+}
+
+// openTask opens the scan's task i (task is a copy to adjust) for
+// reading, tightened by the filters added to the scan so far, counting
+// into the scan's metrics; nil when an added filter rules its file out.
+func (s *Scan) openTask(ctx context.Context, i int, task Task, alloc memory.Allocator) (*taskReader, error) {
+	if i < len(s.files) && s.runtime.rulesOut(s.files[i]) {
+		s.counters.filesSkipped.Add(1)
+		return nil, nil
+	}
 	added, version := s.runtime.current()
 	base, baseFields := task.Filter, task.FilterFields
 	if err := s.tighten(&task, added); err != nil {

@@ -2,7 +2,7 @@ package reader
 
 import (
 	"context"
-		"errors"
+	"errors"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -120,6 +120,11 @@ func TestAddFilterBeforeReadingEqualsScanFilter(t *testing.T) {
 	}
 	if got, want := count(added), count(both); got != want {
 		t.Errorf("two added filters: %d rows, the same filter in the options gives %d", got, want)
+	}
+	// The ten one-row files with id <= 10 are ruled out by their metrics
+	// before they are opened.
+	if m := added.Metrics(); m.FilesSkipped != 10 || m.RowGroupsRead != 10 {
+		t.Errorf("added filters: files_skipped %d, row_groups_read %d; want 10 and 10", m.FilesSkipped, m.RowGroupsRead)
 	}
 	// Tasks handed out after AddFilter (to be serialised and read
 	// elsewhere) carry the added filters.
