@@ -1,0 +1,98 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/iceberg/metadata"
+)
+
+// EnsureTable returns the table at location, creating it (see Create) when
+// there is none, and otherwise bringing its schema up to schema by column
+// name (UpdateSchemaByName). The spec, sort order, properties and format
+// version are used only when creating. A table created concurrently by
+// another writer is found and updated instead.
+func EnsureTable(ctx context.Context, files fileio.FileIO, location string, schema *iceberg.Schema, spec *iceberg.PartitionSpec, order *iceberg.SortOrder, props map[string]string, formatVersion int) (*Table, error) {
+	if schema == nil {
+		return nil, fmt.Errorf("ensure table %s: no schema", location)
+	}
+	t, err := openForUpdate(ctx, files, location)
+	if errors.Is(err, fs.ErrNotExist) {
+		t, err = Create(ctx, files, location, schema, spec, order, props, formatVersion)
+		if !errors.Is(err, ErrTableExists) {
+			return t, err
+		}
+		t, err = openForUpdate(ctx, files, location)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ensure table %s: %w", location, err)
+	}
+	if err := t.UpdateSchemaByName(ctx, schema); err != nil {
+		return nil, fmt.Errorf("ensure table: %w", err)
+	}
+	return t, nil
+}
+
+// openForUpdate opens the table at location with files (nil: the FileIO
+// for location).
+func openForUpdate(ctx context.Context, files fileio.FileIO, location string) (*Table, error) {
+	loc, err := tableLocation(location)
+	if err != nil {
+		return nil, err
+	}
+	if files == nil {
+		if files, err = fileio.ForLocation(loc, fileio.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	path, err := LocateMetadata(ctx, files, loc)
+	if err != nil {
+		return nil, err
+	}
+	return load(ctx, files, fileio.LocationMap{}, path)
+}
+
+// UpdateSchemaByName brings the table's schema up to wanted by column name
+// (iceberg.UnionByName: missing columns are added at any depth with ids
+// counted up from last-column-id, required columns may become optional,
+// columns wanted lacks are kept; type changes other than promotions, new
+// required columns without defaults and field ids that contradict the
+// table's are refused with an *iceberg.SchemaUpdateError naming the table
+// and column). When the schema already covers wanted nothing is committed.
+// The union is computed again on every retry, against the schema the
+// retry builds on.
+func (t *Table) UpdateSchemaByName(ctx context.Context, wanted *iceberg.Schema) error {
+	res, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Metadata, error) {
+		md := base.Metadata
+		current := md.CurrentSchema()
+		updated, lastColumnID, changed, err := iceberg.UnionByName(current, wanted, md.LastColumnID, md.Location)
+		if err != nil || !changed {
+			return nil, err
+		}
+		if err := checkSchemaForVersion(updated, md.FormatVersion); err != nil {
+			return nil, fmt.Errorf("table %q: %w", md.Location, err)
+		}
+		next := md.Clone()
+		id := 0
+		for _, s := range md.Schemas {
+			id = max(id, s.ID+1)
+		}
+		next.Schemas = append(next.Schemas, iceberg.NewSchema(id, updated.Fields, updated.IdentifierFieldIDs...))
+		next.CurrentSchemaID = id
+		next.LastColumnID = max(lastColumnID, md.LastColumnID)
+		if err := recordPrevious(next, base, max(time.Now().UnixMilli(), md.LastUpdatedMs)); err != nil {
+			return nil, err
+		}
+		return next, nil
+	})
+	if err != nil {
+		return fmt.Errorf("update schema: %w", err)
+	}
+	*t = *res.Table
+	return nil
+}

@@ -1,0 +1,301 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/metadata"
+)
+
+// ExpireOptions steer ExpireSnapshots.
+type ExpireOptions struct {
+	// KeepFiles expires snapshots from the metadata only, deleting no file.
+	KeepFiles bool
+}
+
+// ExpireResult says what ExpireSnapshots did.
+type ExpireResult struct {
+	// ExpiredSnapshots are the ids removed from the metadata, ascending.
+	ExpiredSnapshots []int64
+	// RemovedRefs are the branches and tags dropped for their age.
+	RemovedRefs []string
+	// DeletedFiles are the files deleted: manifest lists, manifests, data
+	// and delete files and statistics files that no remaining snapshot
+	// references. Deletion is best effort; FailedDeletes counts failures.
+	DeletedFiles  []string
+	FailedDeletes int
+}
+
+// ExpireSnapshots removes old snapshots from the table's metadata and then
+// deletes the files only they referenced. A snapshot stays when a ref
+// points at it, when it is among the newest retainLast ancestors of a
+// branch, or when it is not older than olderThanMs (milliseconds since the
+// epoch). nil arguments take the table properties
+// history.expire.max-snapshot-age-ms (5 days) and
+// history.expire.min-snapshots-to-keep (1); a branch's own retention
+// settings win over both. Branches and tags other than main whose
+// max-ref-age-ms (or history.expire.max-ref-age-ms) has passed are
+// dropped. The current snapshot always stays.
+//
+// With gc.enabled=false, or opts.KeepFiles, no file is deleted. Files are
+// deleted only after the new metadata is committed, so a failure leaves
+// stray files, never a table that names missing ones.
+func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainLast *int, opts ExpireOptions) (ExpireResult, error) {
+	var res ExpireResult
+	if retainLast != nil && *retainLast < 1 {
+		return res, fmt.Errorf("expire snapshots: retain at least 1 snapshot, not %d", *retainLast)
+	}
+	var expired []metadata.Snapshot
+	var expiredStats []string
+	commit, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Metadata, error) {
+		md := base.Metadata
+		now := max(time.Now().UnixMilli(), md.LastUpdatedMs)
+		plan, err := planExpiry(md, now, olderThanMs, retainLast)
+		if err != nil {
+			return nil, err
+		}
+		if len(plan.expire) == 0 && len(plan.dropRefs) == 0 {
+			return nil, nil
+		}
+		next := md.Clone()
+		for _, name := range plan.dropRefs {
+			delete(next.Refs, name)
+		}
+		if err := next.RemoveSnapshots(plan.expire); err != nil {
+			return nil, err
+		}
+		if err := recordPrevious(next, base, now); err != nil {
+			return nil, err
+		}
+		expired, expiredStats = expired[:0], expiredStats[:0]
+		for _, s := range md.Snapshots {
+			if plan.expire[s.SnapshotID] {
+				expired = append(expired, s)
+			}
+		}
+		for _, f := range md.Statistics {
+			if plan.expire[f.SnapshotID] {
+				expiredStats = append(expiredStats, f.StatisticsPath)
+			}
+		}
+		for _, f := range md.PartitionStatistics {
+			if plan.expire[f.SnapshotID] {
+				expiredStats = append(expiredStats, f.StatisticsPath)
+			}
+		}
+		res.RemovedRefs = plan.dropRefs
+		return next, nil
+	})
+	if err != nil {
+		return ExpireResult{}, fmt.Errorf("expire snapshots: %w", err)
+	}
+	*t = *commit.Table
+	if !commit.Committed {
+		return ExpireResult{}, nil
+	}
+	for _, s := range expired {
+		res.ExpiredSnapshots = append(res.ExpiredSnapshots, s.SnapshotID)
+	}
+	sort.Slice(res.ExpiredSnapshots, func(i, j int) bool { return res.ExpiredSnapshots[i] < res.ExpiredSnapshots[j] })
+	gc, err := t.Metadata.PropertyBool(PropGCEnabled, true)
+	if err != nil || !gc || opts.KeepFiles {
+		return res, nil
+	}
+	doomed, err := t.unreferencedFiles(ctx, expired, expiredStats)
+	if err != nil {
+		return res, fmt.Errorf("expire snapshots: committed, but finding the files to delete failed: %w", err)
+	}
+	for _, path := range doomed {
+		if err := t.IO.Delete(context.WithoutCancel(ctx), path); err != nil {
+			res.FailedDeletes++
+			continue
+		}
+		res.DeletedFiles = append(res.DeletedFiles, path)
+	}
+	return res, nil
+}
+
+type expiryPlan struct {
+	expire   map[int64]bool
+	dropRefs []string
+}
+
+// planExpiry decides which snapshots and refs go, as the reference
+// implementation does.
+func planExpiry(md *metadata.Metadata, now int64, olderThanMs *int64, retainLast *int) (*expiryPlan, error) {
+	maxAge, err := md.PropertyInt(PropMaxSnapshotAgeMs, defaultMaxSnapshotAgeMs)
+	if err != nil {
+		return nil, err
+	}
+	minKeep, err := md.PropertyInt(PropMinSnapshotsToKeep, defaultMinSnapshotsToKeep)
+	if err != nil {
+		return nil, err
+	}
+	maxRefAge, err := md.PropertyInt(PropMaxRefAgeMs, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	olderThan := now - maxAge
+	if olderThanMs != nil {
+		olderThan = *olderThanMs
+	}
+	keepLast := int(min(max(minKeep, 1), math.MaxInt32))
+	if retainLast != nil {
+		keepLast = *retainLast
+	}
+
+	p := &expiryPlan{expire: map[int64]bool{}}
+	retained := map[int64]bool{}
+	names := make([]string, 0, len(md.Refs))
+	for name := range md.Refs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		r := md.Refs[name]
+		snap := md.SnapshotByID(r.SnapshotID)
+		if snap == nil {
+			continue
+		}
+		refAge := maxRefAge
+		if r.MaxRefAgeMs != nil {
+			refAge = *r.MaxRefAgeMs
+		}
+		if name != metadata.MainBranch && refAge < math.MaxInt64 && now-snap.TimestampMs > refAge {
+			p.dropRefs = append(p.dropRefs, name)
+			continue
+		}
+		retained[r.SnapshotID] = true
+		if r.Type != metadata.RefBranch {
+			continue
+		}
+		branchKeep, branchOlderThan := keepLast, olderThan
+		if r.MinSnapshotsToKeep != nil {
+			branchKeep = *r.MinSnapshotsToKeep
+		}
+		if r.MaxSnapshotAgeMs != nil {
+			branchOlderThan = now - *r.MaxSnapshotAgeMs
+		}
+		kept := 0
+		for _, s := range md.Ancestors(snap) {
+			if kept >= branchKeep && s.TimestampMs < branchOlderThan {
+				break
+			}
+			retained[s.SnapshotID] = true
+			kept++
+		}
+	}
+	if cur := md.CurrentSnapshotID; cur != nil {
+		retained[*cur] = true
+	}
+	// Snapshots no ref reaches stay until they are old enough.
+	reachable := map[int64]bool{}
+	for _, name := range names {
+		if snap := md.SnapshotByID(md.Refs[name].SnapshotID); snap != nil && !slices.Contains(p.dropRefs, name) {
+			for _, s := range md.Ancestors(snap) {
+				reachable[s.SnapshotID] = true
+			}
+		}
+	}
+	for _, s := range md.Snapshots {
+		if !reachable[s.SnapshotID] && s.TimestampMs >= olderThan {
+			retained[s.SnapshotID] = true
+		}
+	}
+	for _, s := range md.Snapshots {
+		if !retained[s.SnapshotID] {
+			p.expire[s.SnapshotID] = true
+		}
+	}
+	return p, nil
+}
+
+// unreferencedFiles lists the files the expired snapshots referenced that
+// no snapshot left in t references: their manifest lists, manifests no
+// remaining list holds, the data and delete files of those manifests that
+// no remaining manifest holds live, and statistics files.
+func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapshot, stats []string) ([]string, error) {
+	keptManifests := map[string]bool{}
+	keptLists := map[string]bool{}
+	var keptToRead []manifest.ManifestFile
+	for i := range t.Metadata.Snapshots {
+		s := &t.Metadata.Snapshots[i]
+		keptLists[s.ManifestList] = true
+		list, err := t.manifestsOf(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		for _, mf := range list {
+			if !keptManifests[mf.Path] {
+				keptManifests[mf.Path] = true
+				keptToRead = append(keptToRead, mf)
+			}
+		}
+	}
+	var doomedManifests []manifest.ManifestFile
+	seen := map[string]bool{}
+	var out []string
+	for i := range expired {
+		s := &expired[i]
+		if s.ManifestList != "" && !keptLists[s.ManifestList] && !seen[s.ManifestList] {
+			seen[s.ManifestList] = true
+			out = append(out, s.ManifestList)
+		}
+		list, err := t.manifestsOf(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		for _, mf := range list {
+			if !keptManifests[mf.Path] && !seen[mf.Path] {
+				seen[mf.Path] = true
+				doomedManifests = append(doomedManifests, mf)
+				out = append(out, mf.Path)
+			}
+		}
+	}
+	if len(doomedManifests) > 0 {
+		live := map[string]bool{}
+		kept, err := t.readManifests(ctx, keptToRead, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, entries := range kept {
+			for _, e := range entries {
+				if e.Status != manifest.StatusDeleted {
+					live[e.DataFile.FilePath] = true
+				}
+			}
+		}
+		doomed, err := t.readManifests(ctx, doomedManifests, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, entries := range doomed {
+			for _, e := range entries {
+				if p := e.DataFile.FilePath; !live[p] && !seen[p] {
+					seen[p] = true
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	keptStats := map[string]bool{}
+	for _, f := range t.Metadata.Statistics {
+		keptStats[f.StatisticsPath] = true
+	}
+	for _, f := range t.Metadata.PartitionStatistics {
+		keptStats[f.StatisticsPath] = true
+	}
+	for _, p := range stats {
+		if !keptStats[p] && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
