@@ -99,8 +99,10 @@ demo: cli lib
 test-benchmarks:
 	cd benchmarks && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) test -count=1 -tags duckdb_arrow ./duckdb/
 
+# One run of every comparison: plain scans, delete scans, then filters.
 bench:
-	cd benchmarks && $(GO) run ./cmd/bench
+	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench 2>&1 | tee results/latest.txt'
+	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -filters 2>&1 | tee results/latest-filter.txt'
 
 # DuckDB SQL over floe scans (benchmarks module, cgo; first build ~1-2 min).
 test-duckdb:
