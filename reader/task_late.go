@@ -47,6 +47,9 @@ type lateRead struct {
 	cols    []arrow.Array
 	sel     [][]byte
 	selKept []int
+	// the selective-decoding verdict for the current selection
+	runsFor                  int
+	runsValid, runsSelective bool
 }
 
 func (l *lateRead) close() {
@@ -64,6 +67,7 @@ func (l *lateRead) releaseWindow() {
 		}
 	}
 	clear(l.consumed)
+	l.runsValid = false
 }
 
 // splitConjuncts lists the filter's top-level AND-ed parts with the plans
@@ -290,7 +294,8 @@ func (r *taskReader) decodeAtKeep(l *lateRead, p int, keep []byte, n, kept int) 
 	}
 	var b *Batch
 	var err error
-	if kept == n {
+	whole := kept == n || !l.selective(keep, n)
+	if whole {
 		b, err = l.readers[req].Next()
 	} else {
 		b, err = l.readers[req].NextSelected(keep, kept)
@@ -305,8 +310,32 @@ func (r *taskReader) decodeAtKeep(l *lateRead, p int, keep []byte, n, kept int) 
 	col := b.Columns[0]
 	col.Retain()
 	b.Release()
+	if whole && kept < n {
+		defer col.Release()
+		return kernels.Filter(col, keep, r.mem)
+	}
 	return col, nil
 }
+
+// selective reports whether decoding only the kept rows beats decoding
+// the window whole and dropping the rest: each run of kept rows costs a
+// skip and a resumed decode, so a selection broken into many short runs
+// (say a tenth of the rows deleted at random) is cheaper to filter after
+// decoding. The answer is computed once per window and selection.
+func (l *lateRead) selective(keep []byte, n int) bool {
+	kept := kernels.CountBits(keep, 0, n)
+	if l.runsFor == kept && l.runsValid {
+		return l.runsSelective
+	}
+	runs := 0
+	_ = kernels.SetRuns(keep, n, func(int, int) error { runs++; return nil })
+	l.runsFor, l.runsValid, l.runsSelective = kept, true, runs*minRowsPerRun <= n
+	return l.runsSelective
+}
+
+// minRowsPerRun is how many window rows each run of kept rows must stand
+// for, on average, for selective decoding to pay.
+const minRowsPerRun = 16
 
 func (l *lateRead) remember(p int, keep []byte, n, kept int) {
 	l.selKept[p] = kept
