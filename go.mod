@@ -11,9 +11,10 @@ require (
 	github.com/parquet-go/bitpack v1.0.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/pierrec/lz4/v4 v4.1.29
-	github.com/spaolacci/murmur3 v1.1.0
 	github.com/twmb/avro v1.9.1
 )
+
+require github.com/twmb/murmur3 v1.1.8
 
 require (
 	github.com/apache/thrift v0.24.0 // indirect

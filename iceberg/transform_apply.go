@@ -3,12 +3,11 @@ package iceberg
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/twmb/murmur3"
 	"math"
 	"math/big"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/spaolacci/murmur3"
 )
 
 // Result types and value mapping of the partition transforms (spec

@@ -1,0 +1,184 @@
+package writer
+
+import (
+	"fmt"
+
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// dataFile is one Parquet file being written: the parquet-go writer over a
+// FileIO stream (nothing is visible at its path until it is finished), and
+// the metrics of its rows so far.
+type dataFile struct {
+	path      string
+	partition []any
+	out       fileio.Writer
+	counter   countingWriter
+	pw        *parquet.Writer
+	stats     []leafStats
+	rows      int64
+	// pageRows counts, per column, the rows since a page was last cut on
+	// the page row limit.
+	pageRows []int
+}
+
+// countingWriter counts the bytes that reach the file, which is what the
+// footer's offsets are relative to.
+type countingWriter struct {
+	w fileio.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func newDataFile(out fileio.Writer, path string, partition []any, fs *fileSchema, config *parquet.WriterConfig) *dataFile {
+	f := &dataFile{
+		path:      path,
+		partition: partition,
+		out:       out,
+		stats:     make([]leafStats, len(fs.leaves)),
+		pageRows:  make([]int, len(fs.leaves)),
+	}
+	f.counter.w = out
+	f.pw = parquet.NewWriter(&f.counter, config)
+	return f
+}
+
+// size estimates the file's length so far: bytes written plus the row
+// group still buffered (parquet-go's estimate).
+func (f *dataFile) size() int64 { return f.pw.Size() }
+
+// bufferedRowGroup is the estimated size of the row group being built.
+func (f *dataFile) bufferedRowGroup() int64 { return f.pw.Size() - f.counter.n }
+
+// abort discards the file.
+func (f *dataFile) abort() { f.out.Abort() }
+
+// finish writes the footer, computes the file's entry and only then
+// publishes the file, so a file that reaches its path is complete and has
+// an entry; on error nothing is left behind.
+func (f *dataFile) finish(fs *fileSchema, specID int, opts *Options) (manifest.DataFile, error) {
+	df, err := f.entry(fs, specID, opts)
+	if err != nil {
+		f.out.Abort()
+		return df, fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	if err := f.out.Close(); err != nil {
+		return df, fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	return df, nil
+}
+
+func (f *dataFile) entry(fs *fileSchema, specID int, opts *Options) (manifest.DataFile, error) {
+	if err := f.pw.Close(); err != nil {
+		return manifest.DataFile{}, err
+	}
+	meta := f.pw.File().Metadata()
+	df := manifest.DataFile{
+		Content:         manifest.ContentData,
+		FilePath:        f.path,
+		FileFormat:      "PARQUET",
+		Partition:       f.partition,
+		SpecID:          specID,
+		RecordCount:     f.rows,
+		FileSizeInBytes: f.counter.n,
+	}
+	if opts.SortOrderID != nil {
+		id := *opts.SortOrderID
+		df.SortOrderID = &id
+	}
+	if meta.NumRows != f.rows {
+		return df, fmt.Errorf("footer counts %d rows, %d were written", meta.NumRows, f.rows)
+	}
+	for _, rg := range meta.RowGroups {
+		df.SplitOffsets = append(df.SplitOffsets, rg.FileOffset)
+	}
+	if err := fillMetrics(&df, fs, f, meta.RowGroups); err != nil {
+		return df, fmt.Errorf("metrics: %w", err)
+	}
+	return df, nil
+}
+
+// fillMetrics sets the column metrics of df from the leaves' statistics and
+// the footer's column chunk sizes, as each column's metrics mode allows.
+func fillMetrics(df *manifest.DataFile, fs *fileSchema, f *dataFile, rowGroups []format.RowGroup) error {
+	for i, leaf := range fs.leaves {
+		if !leaf.mode.counts() {
+			continue
+		}
+		id := leaf.field.ID
+		var size int64
+		for _, rg := range rowGroups {
+			size += rg.Columns[leaf.index].MetaData.TotalCompressedSize
+		}
+		st := &f.stats[i]
+		setInt(&df.ColumnSizes, id, size)
+		setInt(&df.ValueCounts, id, st.values)
+		setInt(&df.NullValueCounts, id, st.nulls)
+		switch leaf.field.Type.(type) {
+		case iceberg.FloatType, iceberg.DoubleType:
+			setInt(&df.NaNValueCounts, id, st.nans)
+		}
+		if !leaf.mode.bounds() || leaf.inRepeated {
+			continue
+		}
+		lower, upper := st.bounds(leaf.field.Type)
+		if lower == nil {
+			continue
+		}
+		lower, upper, hasUpper := truncateBounds(leaf.field.Type, lower, upper, leaf.mode.truncateLength())
+		lb, err := iceberg.ValueToBytes(leaf.field.Type, lower)
+		if err != nil {
+			return fmt.Errorf("lower bound of %q: %w", leaf.field.Name, err)
+		}
+		setBytes(&df.LowerBounds, id, lb)
+		if !hasUpper {
+			continue
+		}
+		ub, err := iceberg.ValueToBytes(leaf.field.Type, upper)
+		if err != nil {
+			return fmt.Errorf("upper bound of %q: %w", leaf.field.Name, err)
+		}
+		setBytes(&df.UpperBounds, id, ub)
+	}
+	return nil
+}
+
+// truncateBounds cuts string and binary bounds to n (0: whole); other
+// types, fixed included (as in Java), keep whole bounds.
+func truncateBounds(t iceberg.Type, lower, upper any, n int) (lo, hi any, hasUpper bool) {
+	if n <= 0 {
+		return lower, upper, true
+	}
+	switch t.(type) {
+	case iceberg.StringType:
+		hi, ok := truncateUpperString(upper.(string), n)
+		return truncateLowerString(lower.(string), n), hi, ok
+	case iceberg.BinaryType:
+		hi, ok := truncateUpperBinary(upper.([]byte), n)
+		return truncateLowerBinary(lower.([]byte), n), hi, ok
+	}
+	return lower, upper, true
+}
+
+func setInt(m *map[int]int64, id int, v int64) {
+	if *m == nil {
+		*m = map[int]int64{}
+	}
+	(*m)[id] = v
+}
+
+func setBytes(m *map[int][]byte, id int, v []byte) {
+	if *m == nil {
+		*m = map[int][]byte{}
+	}
+	(*m)[id] = v
+}

@@ -1,0 +1,16 @@
+// Package writer turns Arrow record batches into Iceberg data files:
+// Parquet with field ids and full column metrics, partitioned through the
+// table's spec.
+//
+// A Writer takes batches as they come (Write), routes every row to its
+// partition through the spec's transforms (one open file per partition,
+// rolled over at the target file size), and returns the finished files'
+// manifest entries (Close) without committing anything; Abort deletes what
+// it wrote. EncodeDataFiles and DecodeDataFiles carry those entries from a
+// worker process to the one that commits them.
+//
+// Column values are converted column by column, straight from the Arrow
+// buffers into parquet-go's column writers, and the Iceberg metrics (value,
+// null and NaN counts, lower and upper bounds) are gathered in the same
+// pass; column sizes and split offsets come from the written footer.
+package writer

@@ -1,0 +1,272 @@
+package writer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/floedb/floe/iceberg"
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	pqbrotli "github.com/parquet-go/parquet-go/compress/brotli"
+	pqgzip "github.com/parquet-go/parquet-go/compress/gzip"
+	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// Table properties the writer reads, and Java's defaults for them.
+const (
+	PropCodec                = "write.parquet.compression-codec"
+	PropCompressionLevel     = "write.parquet.compression-level"
+	PropRowGroupSize         = "write.parquet.row-group-size-bytes"
+	PropPageSize             = "write.parquet.page-size-bytes"
+	PropPageRowLimit         = "write.parquet.page-row-limit"
+	PropDictSize             = "write.parquet.dict-size-bytes"
+	PropTargetFileSize       = "write.target-file-size-bytes"
+	PropMetricsDefault       = "write.metadata.metrics.default"
+	PropMetricsColumnPrefix  = "write.metadata.metrics.column."
+	PropMetricsMaxInferred   = "write.metadata.metrics.max-inferred-column-defaults"
+	DefaultCodec             = "zstd"
+	DefaultRowGroupSize      = 128 << 20
+	DefaultPageSize          = 1 << 20
+	DefaultPageRowLimit      = 20_000
+	DefaultDictSize          = 2 << 20
+	DefaultTargetFileSize    = 512 << 20
+	DefaultMaxInferredMetric = 100
+)
+
+// Options control how data files are written. Start from DefaultOptions or
+// OptionsFromProperties; zero sizes and an empty codec take the defaults.
+type Options struct {
+	// Codec is the Parquet compression codec: zstd, snappy, gzip, brotli,
+	// lz4 (written as LZ4_RAW, the codec Parquet now defines) or
+	// uncompressed.
+	Codec string
+	// CompressionLevel is the zstd, gzip or brotli level; 0 is the codec's
+	// default.
+	CompressionLevel int
+	// RowGroupSize is the buffered bytes at which a row group is cut.
+	RowGroupSize int64
+	// PageSize is the bytes at which a page is cut; PageRowLimit the rows.
+	PageSize     int
+	PageRowLimit int
+	// DictionarySize is the dictionary bytes past which a column chunk falls
+	// back from dictionary to plain encoding.
+	DictionarySize int64
+	// NoDictionary writes every column PLAIN.
+	NoDictionary bool
+	// TargetFileSize is the size at which a partition's file is closed and
+	// the next one begun.
+	TargetFileSize int64
+	// Metrics is the default metrics mode; ColumnMetrics overrides it per
+	// field id.
+	Metrics       MetricsMode
+	ColumnMetrics map[int]MetricsMode
+	// SortOrderID, when set, is recorded in every file's entry: the caller
+	// vouches that the rows are sorted by that order.
+	SortOrderID *int
+	// Parallelism is how many columns of a batch are converted at once;
+	// 0 means GOMAXPROCS.
+	Parallelism int
+	// FilePrefix starts every file name; the default is a random UUID, so
+	// two writers never pick the same name.
+	FilePrefix string
+}
+
+// DefaultOptions are Java's defaults: zstd, 128 MiB row groups, 512 MiB
+// files, truncate(16) metrics.
+func DefaultOptions() Options {
+	return Options{
+		Codec:          DefaultCodec,
+		RowGroupSize:   DefaultRowGroupSize,
+		PageSize:       DefaultPageSize,
+		PageRowLimit:   DefaultPageRowLimit,
+		DictionarySize: DefaultDictSize,
+		TargetFileSize: DefaultTargetFileSize,
+		Metrics:        DefaultMetricsMode,
+	}
+}
+
+// OptionsFromProperties reads the write.* table properties. Metrics modes
+// follow Java's MetricsConfig: a column mode names its column by dotted
+// name; without an explicit default, a schema with more top-level columns
+// than write.metadata.metrics.max-inferred-column-defaults (100) keeps
+// truncate(16) for the first ones only and none for the rest. As in Java, an
+// unparsable metrics mode falls back to the default rather than failing the
+// write, and a mode for a column the schema lacks is ignored; malformed
+// sizes and codecs are errors.
+func OptionsFromProperties(props map[string]string, schema *iceberg.Schema) (Options, error) {
+	o := DefaultOptions()
+	if v, ok := props[PropCodec]; ok {
+		o.Codec = strings.ToLower(strings.TrimSpace(v))
+		if _, err := o.codec(); err != nil {
+			return Options{}, err
+		}
+	}
+	ints := []struct {
+		key string
+		dst *int64
+	}{{PropRowGroupSize, &o.RowGroupSize}, {PropTargetFileSize, &o.TargetFileSize}, {PropDictSize, &o.DictionarySize}}
+	for _, p := range ints {
+		if v, ok := props[p.key]; ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil || n <= 0 {
+				return Options{}, fmt.Errorf("table property %s=%q: want a positive number of bytes", p.key, v)
+			}
+			*p.dst = n
+		}
+	}
+	smallInts := []struct {
+		key string
+		dst *int
+	}{{PropPageSize, &o.PageSize}, {PropPageRowLimit, &o.PageRowLimit}, {PropCompressionLevel, &o.CompressionLevel}}
+	for _, p := range smallInts {
+		if v, ok := props[p.key]; ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 || (n == 0 && p.key != PropCompressionLevel) || n > 1<<30 {
+				return Options{}, fmt.Errorf("table property %s=%q: want a positive integer", p.key, v)
+			}
+			*p.dst = n
+		}
+	}
+	o.Metrics, o.ColumnMetrics = metricsFromProperties(props, schema)
+	return o, nil
+}
+
+func metricsFromProperties(props map[string]string, schema *iceberg.Schema) (MetricsMode, map[int]MetricsMode) {
+	columns := map[int]MetricsMode{}
+	def := DefaultMetricsMode
+	if v, ok := props[PropMetricsDefault]; ok {
+		if m, err := ParseMetricsMode(v); err == nil {
+			def = m
+		}
+	} else if schema != nil {
+		limit := DefaultMaxInferredMetric
+		if v, ok := props[PropMetricsMaxInferred]; ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 {
+				limit = n
+			}
+		}
+		if len(schema.Fields) > limit {
+			for _, f := range schema.Fields[:limit] {
+				forEachFieldID(f, func(id int) { columns[id] = DefaultMetricsMode })
+			}
+			def = MetricsMode{Kind: MetricsNone}
+		}
+	}
+	for key, v := range props {
+		name, ok := strings.CutPrefix(key, PropMetricsColumnPrefix)
+		if !ok || schema == nil {
+			continue
+		}
+		f, found := schema.FindFieldByName(name)
+		if !found {
+			continue
+		}
+		m, err := ParseMetricsMode(v)
+		if err != nil {
+			m = def
+		}
+		columns[f.ID] = m
+	}
+	if len(columns) == 0 {
+		columns = nil
+	}
+	return def, columns
+}
+
+// forEachFieldID calls fn for f and every field nested in it.
+func forEachFieldID(f iceberg.NestedField, fn func(int)) {
+	fn(f.ID)
+	switch t := f.Type.(type) {
+	case *iceberg.StructType:
+		for _, c := range t.Fields {
+			forEachFieldID(c, fn)
+		}
+	case *iceberg.ListType:
+		forEachFieldID(iceberg.NestedField{ID: t.ElementID, Type: t.Element}, fn)
+	case *iceberg.MapType:
+		forEachFieldID(iceberg.NestedField{ID: t.KeyID, Type: t.Key}, fn)
+		forEachFieldID(iceberg.NestedField{ID: t.ValueID, Type: t.Value}, fn)
+	}
+}
+
+// withDefaults fills zero fields and checks the rest.
+func (o Options) withDefaults() (Options, error) {
+	d := DefaultOptions()
+	if o.Codec == "" {
+		o.Codec = d.Codec
+	}
+	if o.RowGroupSize <= 0 {
+		o.RowGroupSize = d.RowGroupSize
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = d.PageSize
+	}
+	if o.PageRowLimit <= 0 {
+		o.PageRowLimit = d.PageRowLimit
+	}
+	if o.DictionarySize <= 0 {
+		o.DictionarySize = d.DictionarySize
+	}
+	if o.TargetFileSize <= 0 {
+		o.TargetFileSize = d.TargetFileSize
+	}
+	if _, err := o.codec(); err != nil {
+		return o, err
+	}
+	check := func(m MetricsMode, what string) error {
+		if m.Kind > MetricsFull || (m.Kind == MetricsTruncate && m.Length <= 0) {
+			return fmt.Errorf("%s metrics mode %v is not valid", what, m)
+		}
+		return nil
+	}
+	if err := check(o.Metrics, "default"); err != nil {
+		return o, err
+	}
+	for id, m := range o.ColumnMetrics {
+		if err := check(m, fmt.Sprintf("column %d", id)); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// metricsFor is the resolved mode of a column.
+func (o Options) metricsFor(fieldID int) MetricsMode {
+	return o.ColumnMetrics[fieldID].resolved(o.Metrics.resolved(DefaultMetricsMode))
+}
+
+// codec is the parquet-go codec of the options.
+func (o Options) codec() (compress.Codec, error) {
+	switch strings.ToLower(o.Codec) {
+	case "zstd":
+		if o.CompressionLevel != 0 {
+			return &pqzstd.Codec{Level: zstd.EncoderLevelFromZstd(o.CompressionLevel)}, nil
+		}
+		return &parquet.Zstd, nil
+	case "snappy":
+		return &parquet.Snappy, nil
+	case "gzip":
+		if o.CompressionLevel != 0 {
+			if o.CompressionLevel < 1 || o.CompressionLevel > 9 {
+				return nil, fmt.Errorf("gzip compression level %d: want 1 to 9", o.CompressionLevel)
+			}
+			return &pqgzip.Codec{Level: o.CompressionLevel}, nil
+		}
+		return &parquet.Gzip, nil
+	case "brotli":
+		if o.CompressionLevel != 0 {
+			if o.CompressionLevel > 11 {
+				return nil, fmt.Errorf("brotli compression level %d: want 0 to 11", o.CompressionLevel)
+			}
+			return &pqbrotli.Codec{Quality: o.CompressionLevel, LGWin: pqbrotli.DefaultLGWin}, nil
+		}
+		return &parquet.Brotli, nil
+	case "lz4", "lz4_raw":
+		return &parquet.Lz4Raw, nil
+	case "uncompressed", "none":
+		return &parquet.Uncompressed, nil
+	}
+	return nil, fmt.Errorf("parquet compression codec %q is not supported: use zstd, snappy, gzip, brotli, lz4 or uncompressed", o.Codec)
+}

@@ -1,0 +1,319 @@
+package writer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/google/uuid"
+	"github.com/parquet-go/parquet-go"
+)
+
+// createdByVersion goes into each file's created_by.
+const createdByVersion = "0.1.0"
+
+// pieceRows is how many rows go to a file between checks of its row group
+// and file size.
+const pieceRows = 4096
+
+// Writer writes a stream of Arrow batches as Iceberg data files of one
+// table schema and partition spec. It commits nothing: Close returns the
+// files' manifest entries for a commit to add. A Writer is not safe for
+// concurrent use; it converts the columns of a batch in parallel itself.
+type Writer struct {
+	ctx      context.Context
+	files    fileio.FileIO
+	location string
+	spec     *iceberg.PartitionSpec
+	opts     Options
+	fs       *fileSchema
+	config   *parquet.WriterConfig
+	parts    *partitioner
+	binding  *batchBinding
+	leaves   []*leafWriter
+	prefix   string
+	counter  int
+	done     []manifest.DataFile
+	err      error
+	closed   bool
+}
+
+// New starts a writer of files under dataLocation (the table's data
+// directory, "<table location>/data" unless write.data.path says
+// otherwise): <dataLocation>/<partition path>/<name>.parquet, with
+// partition paths as Java spells them. spec nil means unpartitioned.
+func New(ctx context.Context, files fileio.FileIO, dataLocation string, schema *iceberg.Schema, spec *iceberg.PartitionSpec, opts Options) (*Writer, error) {
+	if files == nil || schema == nil {
+		return nil, errors.New("writer: FileIO and schema are required")
+	}
+	if dataLocation == "" {
+		return nil, errors.New("writer: empty data location")
+	}
+	if spec == nil {
+		spec = &iceberg.PartitionSpec{}
+	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	fs, err := buildFileSchema(schema, !opts.NoDictionary)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	for _, l := range fs.leaves {
+		l.mode = opts.metricsFor(l.field.ID)
+	}
+	parts, err := newPartitioner(spec, schema, fs)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	codec, _ := opts.codec()
+	schemaJSON, err := schema.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	config, err := parquet.NewWriterConfig(
+		fs.parquet,
+		parquet.Compression(codec),
+		parquet.PageBufferSize(opts.PageSize),
+		parquet.WriteBufferSize(0), // FileIO buffers; offsets must count what reached it
+		parquet.DataPageVersion(1),
+		parquet.DictionaryMaxBytes(opts.DictionarySize),
+		parquet.CreatedBy("floe", createdByVersion, ""),
+		parquet.KeyValueMetadata("iceberg.schema", string(schemaJSON)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	w := &Writer{
+		ctx: ctx, files: files, location: dataLocation, spec: spec, opts: opts,
+		fs: fs, config: config, parts: parts, prefix: opts.FilePrefix,
+	}
+	if w.prefix == "" {
+		w.prefix = "00000-0-" + uuid.NewString()
+	}
+	for i, l := range fs.leaves {
+		w.leaves = append(w.leaves, &leafWriter{leaf: l, index: i})
+	}
+	return w, nil
+}
+
+// Write adds a batch. Its columns are matched to the table's by the
+// PARQUET:field_id metadata where present, else by name; a missing optional
+// column is written as nulls. After an error the writer accepts nothing
+// more: call Abort.
+func (w *Writer) Write(rec arrow.RecordBatch) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errors.New("writer: Write after Close")
+	}
+	if err := w.write(rec); err != nil {
+		w.fail(err)
+		return err
+	}
+	return nil
+}
+
+func (w *Writer) write(rec arrow.RecordBatch) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	if w.binding == nil || (w.binding.schema != rec.Schema() && !w.binding.schema.Equal(rec.Schema())) {
+		b, err := bindSchema(w.fs, rec.Schema())
+		if err != nil {
+			return fmt.Errorf("writer: %w", err)
+		}
+		w.binding = b
+	}
+	n := int(rec.NumRows())
+	if n == 0 {
+		return nil
+	}
+	for i, c := range rec.Columns() {
+		if c.Len() < n {
+			return fmt.Errorf("writer: malformed batch: column %d has %d values for %d rows", i, c.Len(), n)
+		}
+	}
+	for i, lw := range w.leaves {
+		if err := lw.bind(rec, &w.binding.leaves[i]); err != nil {
+			return fmt.Errorf("writer: %w", err)
+		}
+	}
+	if err := w.parts.bind(rec, w.fs, w.binding); err != nil {
+		return fmt.Errorf("writer: %w", err)
+	}
+	groups, err := w.parts.split(n)
+	if err != nil {
+		return fmt.Errorf("writer: %w", err)
+	}
+	for _, st := range groups {
+		if st.all {
+			err = w.writeRows(st, nil, n)
+		} else {
+			err = w.writeRows(st, st.rows, len(st.rows))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRows writes n rows of the batch (rows[k], or k when rows is nil) to
+// the partition's file, rolling to a new file at the target size.
+func (w *Writer) writeRows(st *partitionState, rows []int32, n int) error {
+	for done := 0; done < n; {
+		if st.file == nil {
+			f, err := w.openFile(st)
+			if err != nil {
+				return err
+			}
+			st.file = f
+		}
+		f := st.file
+		m := min(pieceRows, n-done)
+		var piece []int32
+		if rows != nil {
+			piece = rows[done : done+m]
+		}
+		if err := w.writeLeaves(f, piece, done, m); err != nil {
+			return fmt.Errorf("writer: %s: %w", f.path, err)
+		}
+		f.rows += int64(m)
+		done += m
+		if f.bufferedRowGroup() >= w.opts.RowGroupSize {
+			if err := f.pw.Flush(); err != nil {
+				return fmt.Errorf("writer: %s: %w", f.path, err)
+			}
+		}
+		if f.size() >= w.opts.TargetFileSize {
+			st.file = nil
+			df, err := f.finish(w.fs, w.spec.ID, &w.opts)
+			if err != nil {
+				return fmt.Errorf("writer: %w", err)
+			}
+			w.done = append(w.done, df)
+		}
+	}
+	return nil
+}
+
+// writeLeaves writes the rows to every column of f, the columns in
+// parallel when the piece is big enough to pay for it.
+func (w *Writer) writeLeaves(f *dataFile, rows []int32, first, n int) error {
+	workers := w.opts.Parallelism
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(w.leaves))
+	if workers <= 1 || n*len(w.leaves) < 8192 {
+		for _, lw := range w.leaves {
+			if err := lw.write(f, rows, first, n, w.opts.PageRowLimit); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, len(w.leaves))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(w.leaves) {
+					return
+				}
+				errs[i] = w.leaves[i].write(f, rows, first, n, w.opts.PageRowLimit)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (w *Writer) openFile(st *partitionState) (*dataFile, error) {
+	w.counter++
+	name := fmt.Sprintf("%s-%05d.parquet", w.prefix, w.counter)
+	path := fileio.JoinPath(w.location, st.dir, name)
+	out, err := w.files.Create(w.ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	return newDataFile(out, path, st.tuple, w.fs, w.config), nil
+}
+
+// fail makes err sticky and discards the files still open; finished files
+// stay until Abort, so the caller decides.
+func (w *Writer) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+	for _, st := range w.parts.order {
+		if st.file != nil {
+			st.file.abort()
+			st.file = nil
+		}
+	}
+}
+
+// Close finishes every open file and returns the entries of all files
+// written, in the order they were finished: content data, format PARQUET,
+// the spec's id and the partition tuple in canonical Go forms. Nothing is
+// committed. After an error, call Abort to delete what was written.
+func (w *Writer) Close() ([]manifest.DataFile, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.closed {
+		return w.done, nil
+	}
+	for _, st := range w.parts.order {
+		if st.file == nil {
+			continue
+		}
+		f := st.file
+		st.file = nil
+		df, err := f.finish(w.fs, w.spec.ID, &w.opts)
+		if err != nil {
+			w.fail(err)
+			return nil, err
+		}
+		w.done = append(w.done, df)
+	}
+	w.closed = true
+	return w.done, nil
+}
+
+// Abort discards the files still open and deletes every file this writer
+// finished, so nothing it wrote is left behind. It can follow Close (for a
+// commit that failed) and can be called more than once.
+func (w *Writer) Abort() error {
+	if w.err == nil {
+		w.err = errors.New("writer: aborted")
+	}
+	w.fail(w.err)
+	ctx := context.WithoutCancel(w.ctx)
+	var errs []error
+	for _, df := range w.done {
+		if err := w.files.Delete(ctx, df.FilePath); err != nil && !isNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	w.done = nil
+	return errors.Join(errs...)
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
