@@ -10,7 +10,9 @@
 // (runtime/cgo.Handle ids, never Go pointers), Go errors into floe_status
 // codes and thread-local messages, and Go panics into FLOE_INTERNAL. Arrow
 // batches leave through the Arrow C stream interface, their buffers
-// allocated in C memory so that no Go pointer is ever held by C.
+// allocated in C memory so that no Go pointer is ever held by C; batches to
+// write come in the same way (write*.go: package writer makes the data
+// files, iceberg/table commits them).
 package main
 
 // #cgo CFLAGS: -I${SRCDIR}/../include -D_GNU_SOURCE -Wall

@@ -3,6 +3,7 @@
 // does the work. Handles cross into Go as integers (runtime/cgo.Handle
 // values), never as pointers, so a bogus or freed handle is a lookup that
 // fails in Go rather than a dereference here.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,4 +148,135 @@ floe_status floe_task_stream(const uint8_t* task, size_t len, const char* option
   memset(out, 0, sizeof *out);
   REQUIRE(task != NULL, "floe_task_stream", "task");
   return capiTaskStream((uint8_t*)task, len, (char*)options_json, out);
+}
+
+floe_status floe_table_create(const char* location, const char* schema_json, const char* options_json,
+                              floe_table** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_table_create", "out");
+  *out = NULL;
+  REQUIRE(location != NULL, "floe_table_create", "location");
+  REQUIRE(schema_json != NULL, "floe_table_create", "schema_json");
+  uintptr_t handle = 0;
+  floe_status rc = capiTableCreate((char*)location, (char*)schema_json, (char*)options_json, &handle);
+  if (rc == FLOE_OK) *out = (floe_table*)handle;
+  return rc;
+}
+
+// The functions taking a stream own it from the call on: whatever Go did
+// not consume (an argument was refused first) is released here, so the
+// caller never has to tell the two cases apart.
+static void release_stream(struct ArrowArrayStream* data) {
+  if (data != NULL && data->release != NULL) data->release(data);
+}
+
+typedef int (*stream_commit_fn)(uintptr_t, struct ArrowArrayStream*, char*, int64_t*);
+
+static floe_status commit_stream(const char* fn, stream_commit_fn commit, floe_table* table,
+                                 struct ArrowArrayStream* data, const char* commit_json,
+                                 int64_t* snapshot_id) {
+  floe_status rc;
+  char msg[128];
+  if (snapshot_id != NULL) *snapshot_id = 0;
+  if (snapshot_id == NULL || table == NULL || data == NULL || data->release == NULL) {
+    const char* what = snapshot_id == NULL ? "snapshot_id is NULL"
+                       : table == NULL     ? "table is NULL"
+                       : data == NULL      ? "data is NULL"
+                                           : "data is a released stream";
+    snprintf(msg, sizeof msg, "%s: %s", fn, what);
+    release_stream(data);
+    return fail(FLOE_INVALID_ARGUMENT, msg);
+  }
+  rc = commit((uintptr_t)table, data, (char*)commit_json, snapshot_id);
+  release_stream(data);
+  return rc;
+}
+
+floe_status floe_append(floe_table* table, struct ArrowArrayStream* data, const char* commit_json,
+                        int64_t* snapshot_id) {
+  capi_clear_error();
+  return commit_stream("floe_append", capiAppend, table, data, commit_json, snapshot_id);
+}
+
+floe_status floe_replace_partitions(floe_table* table, struct ArrowArrayStream* data,
+                                    const char* commit_json, int64_t* snapshot_id) {
+  capi_clear_error();
+  return commit_stream("floe_replace_partitions", capiReplacePartitions, table, data, commit_json,
+                       snapshot_id);
+}
+
+floe_status floe_write_files(floe_table* table, struct ArrowArrayStream* data, uint8_t** files,
+                             size_t* len) {
+  capi_clear_error();
+  floe_status rc = FLOE_INVALID_ARGUMENT;
+  const char* what = NULL;
+  if (files != NULL) *files = NULL;
+  if (len != NULL) *len = 0;
+  if (files == NULL) what = "floe_write_files: files is NULL";
+  else if (len == NULL) what = "floe_write_files: len is NULL";
+  else if (table == NULL) what = "floe_write_files: table is NULL";
+  else if (data == NULL) what = "floe_write_files: data is NULL";
+  else if (data->release == NULL) what = "floe_write_files: data is a released stream";
+  if (what != NULL) {
+    release_stream(data);
+    return fail(FLOE_INVALID_ARGUMENT, what);
+  }
+  rc = capiWriteFiles((uintptr_t)table, data, files, len);
+  release_stream(data);
+  return rc;
+}
+
+floe_status floe_append_files(floe_table* table, const uint8_t* files, size_t len,
+                              const char* commit_json, int64_t* snapshot_id) {
+  capi_clear_error();
+  REQUIRE(snapshot_id != NULL, "floe_append_files", "snapshot_id");
+  *snapshot_id = 0;
+  REQUIRE(table != NULL, "floe_append_files", "table");
+  REQUIRE(files != NULL, "floe_append_files", "files");
+  return capiAppendFiles((uintptr_t)table, (uint8_t*)files, len, (char*)commit_json, snapshot_id);
+}
+
+floe_status floe_commit(floe_table* table, const uint8_t* added_files, size_t len,
+                        const char* removed_paths_json, const char* commit_json,
+                        int64_t* snapshot_id) {
+  capi_clear_error();
+  REQUIRE(snapshot_id != NULL, "floe_commit", "snapshot_id");
+  *snapshot_id = 0;
+  REQUIRE(table != NULL, "floe_commit", "table");
+  return capiCommit((uintptr_t)table, (uint8_t*)added_files, len, (char*)removed_paths_json,
+                    (char*)commit_json, snapshot_id);
+}
+
+floe_status floe_expire_snapshots(floe_table* table, const char* options_json, char** result_json) {
+  capi_clear_error();
+  REQUIRE(result_json != NULL, "floe_expire_snapshots", "result_json");
+  *result_json = NULL;
+  REQUIRE(table != NULL, "floe_expire_snapshots", "table");
+  return capiExpireSnapshots((uintptr_t)table, (char*)options_json, result_json);
+}
+
+floe_status floe_json_rows_stream(floe_table* table, const char* rows, size_t len,
+                                  struct ArrowArrayStream* out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_json_rows_stream", "out");
+  memset(out, 0, sizeof *out);
+  REQUIRE(table != NULL, "floe_json_rows_stream", "table");
+  REQUIRE(rows != NULL || len == 0, "floe_json_rows_stream", "rows");
+  return capiJSONRowsStream((uintptr_t)table, (char*)(rows != NULL ? rows : ""), len, out);
+}
+
+floe_status floe_array_stream(struct ArrowSchema* schema, struct ArrowArray* array,
+                              struct ArrowArrayStream* out) {
+  floe_status rc;
+  capi_clear_error();
+  if (out != NULL) memset(out, 0, sizeof *out);
+  if (out == NULL || schema == NULL || array == NULL || schema->release == NULL || array->release == NULL) {
+    if (schema != NULL && schema->release != NULL) schema->release(schema);
+    if (array != NULL && array->release != NULL) array->release(array);
+    return fail(FLOE_INVALID_ARGUMENT, "floe_array_stream: out, schema or array is NULL or released");
+  }
+  rc = capiArrayStream(schema, array, out);
+  if (schema->release != NULL) schema->release(schema);
+  if (array->release != NULL) array->release(array);
+  return rc;
 }

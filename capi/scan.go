@@ -30,10 +30,11 @@ func capiScanOpen(th C.uintptr_t, scanJSON *C.char, out *C.uintptr_t) (rc C.int)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	if err := checkScanTarget(t.table, opts); err != nil {
+	tbl := t.current()
+	if err := checkScanTarget(tbl, opts); err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	s, err := reader.NewScan(context.Background(), t.table, opts)
+	s, err := reader.NewScan(context.Background(), tbl, opts)
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}

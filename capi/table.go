@@ -6,14 +6,34 @@ import "C"
 import (
 	"context"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/floedb/floe/iceberg/table"
 )
 
-// tableHandle is what a floe_table* stands for.
+// tableHandle is what a floe_table* stands for. Commits replace the table
+// version it holds, so every use reads it through current(); commits on one
+// handle take commitMu for their whole run, one at a time (writers on other
+// handles or processes are ordered by the table's optimistic commit loop).
 type tableHandle struct {
-	table *table.Table
+	mu       sync.RWMutex
+	table    *table.Table
+	commitMu sync.Mutex
+}
+
+// current is the table version the handle holds now.
+func (h *tableHandle) current() *table.Table {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.table
+}
+
+// set makes t the version the handle holds.
+func (h *tableHandle) set(t *table.Table) {
+	h.mu.Lock()
+	h.table = t
+	h.mu.Unlock()
 }
 
 //export capiTableOpen
@@ -44,7 +64,7 @@ func capiTableMetadataJSON(h C.uintptr_t, out **C.char) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	data, err := t.table.Metadata.MarshalJSON()
+	data, err := t.current().Metadata.MarshalJSON()
 	if err != nil {
 		return fail(fn, fmt.Errorf("encode table metadata: %w", err), statusInternal)
 	}
@@ -60,7 +80,7 @@ func capiTableMetadataLocation(h C.uintptr_t, out **C.char) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	*out = cString([]byte(t.table.MetadataLocation))
+	*out = cString([]byte(t.current().MetadataLocation))
 	return C.int(statusOK)
 }
 

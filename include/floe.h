@@ -1,5 +1,6 @@
 /*
- * floe.h — the C API of libfloe: read Apache Iceberg tables as Arrow data.
+ * floe.h — the C API of libfloe: read Apache Iceberg tables as Arrow data,
+ * and write and commit Arrow data to them.
  *
  * This header is written by hand and is the stable interface of libfloe.so.
  * It is C99 and needs nothing but the C standard library.
@@ -163,7 +164,9 @@ typedef enum floe_status {
   /* Valid input that this build of floe cannot handle (a storage scheme,
    * a codec, a feature of the format, row filters). */
   FLOE_UNSUPPORTED = 5,
-  /* Another writer got there first (reserved for commits). */
+  /* Another writer got there first: a commit found what it replaces or
+   * removes changed, or a table to create already exists. Nothing was
+   * committed. */
   FLOE_CONFLICT = 6,
   /* A bug in floe, such as a caught panic. The message says where. */
   FLOE_INTERNAL = 7
@@ -226,9 +229,153 @@ floe_status floe_table_metadata_location(floe_table* table, char** out);
  * FLOE_OK; freeing twice is FLOE_INVALID_ARGUMENT. */
 floe_status floe_table_free(floe_table* table);
 
-/* Reserved: commits (appends, overwrites, deletes, schema changes) will come
- * as floe_commit* handles opened from a floe_table, ending in
- * floe_commit_apply() that reports FLOE_CONFLICT when another writer won. */
+/* ------------------------------------------------------------------------
+ * Creating tables, writing and committing
+ *
+ * A floe_table handle holds one version of the table. A commit made through
+ * it builds on that version (refreshing and retrying on its own when other
+ * writers committed first, commit.retry.num-retries times) and, on success,
+ * leaves the handle holding the committed version. Commits through one
+ * handle run one at a time; handles in other threads or processes commit
+ * concurrently and safely. Scans opened before a commit keep reading the
+ * version they were opened on.
+ *
+ * commit_json may be NULL or "{}". Keys (unknown keys are refused):
+ *   "token":      "<string>"  makes the commit idempotent: recorded in the
+ *                 snapshot summary (floe.commit-token); when a snapshot of
+ *                 the table already carries it, nothing is committed and
+ *                 that snapshot's id is returned. Pass a key of the
+ *                 pipeline step that stays the same across its retries.
+ *   "properties": {"<key>": "<value>", ...}  extra snapshot summary
+ *                 entries (not the standard ones nor floe.*).
+ *   "run_id":     "<string>"  the pipeline run (floe.run-id); see
+ *                 floe_replace_partitions.
+ *   "branch":     "<name>"    commit to this branch (default "main"); one
+ *                 that does not exist is created from main.
+ *
+ * Failures: FLOE_CONFLICT when another writer changed what the commit
+ * replaces or removes (nothing was committed; plan again and retry);
+ * FLOE_INVALID_ARGUMENT when the data does not fit the table's schema or
+ * an option is wrong; FLOE_IO for storage errors. Data files written by a
+ * failed call are deleted, except when a storage error leaves it unknown
+ * whether the commit happened (the message says so): they are then kept,
+ * as the table may reference them.
+ *
+ * STREAMS. Functions taking `struct ArrowArrayStream* data` consume it:
+ * every batch is read, and the stream is released before they return,
+ * whether they succeed or fail. Batch columns are matched to the table's by
+ * the "PARQUET:field_id" field metadata where present, else by name; a
+ * missing optional column is written as nulls. Data files are Parquet,
+ * written under the table's write.data.path (default <location>/data) with
+ * the codec, sizes and metrics the table's write.* properties ask for, one
+ * or more per partition of the table's default spec.
+ * ------------------------------------------------------------------------ */
+
+/* Create a table at location (a directory, or a dataset name "ns.table"
+ * under the warehouse) with schema_json, an Iceberg schema in the JSON form
+ * of table metadata ({"type": "struct", "schema-id": 0, "fields": [{"id": 1,
+ * "name": "a", "required": false, "type": "long"}, ...]}). A schema whose
+ * field ids are all 0 gets fresh ids.
+ *
+ * options_json may be NULL or "{}". Keys (unknown keys are refused):
+ *   "partition_by":   [{"column": "ts", "transform": "day", "name": "..."}]
+ *                     partition fields by source column name; transform in
+ *                     Iceberg form (identity, year, month, day, hour,
+ *                     bucket[N], truncate[W], void; default identity);
+ *                     name defaults as in Java (ts_day, id_bucket, ...).
+ *                     Needs a schema with field ids.
+ *   "partition_spec": an Iceberg partition spec object (source ids), instead
+ *                     of partition_by.
+ *   "sort_order":     an Iceberg sort order object.
+ *   "properties":     {"<key>": "<value>", ...} table properties
+ *                     ("format-version" picks the format version too).
+ *   "format_version": 1, 2 or 3 (default 2).
+ *   "warehouse":      "<dir>" root for dataset names (default
+ *                     $FLOE_WAREHOUSE).
+ *   "ensure":         true: when a table exists there, open it instead and
+ *                     bring its schema up to schema_json by column name
+ *                     (missing columns added, required ones made optional;
+ *                     a type change or new required column is refused).
+ *
+ * A table already at location is FLOE_CONFLICT (unless "ensure"). On
+ * success *out is a new handle to free with floe_table_free; on failure
+ * *out is NULL. */
+floe_status floe_table_create(const char* location, const char* schema_json, const char* options_json,
+                              floe_table** out);
+
+/* Write the stream's batches as data files and commit them in one append
+ * snapshot; *snapshot_id is its id (or, with a token already committed,
+ * the id of that earlier snapshot). An empty stream still commits an empty
+ * snapshot, so a caller's numbered commits keep their numbers. Appends never
+ * conflict. */
+floe_status floe_append(floe_table* table, struct ArrowArrayStream* data, const char* commit_json,
+                        int64_t* snapshot_id);
+
+/* Like floe_append, but the partitions the new files land in lose the files
+ * other writers left there (an unpartitioned table is one partition; files
+ * of older specs stay). With a "run_id", only the run's first commit to a
+ * partition replaces; its later commits to it append, and files the run
+ * committed are never removed. FLOE_CONFLICT, committing nothing, when
+ * another writer changed one of those partitions after the version the
+ * handle holds (or after the run's first commit). */
+floe_status floe_replace_partitions(floe_table* table, struct ArrowArrayStream* data,
+                                    const char* commit_json, int64_t* snapshot_id);
+
+/* Write the stream's batches as data files of the table without committing
+ * them, and return their manifest entries (every field, metrics included)
+ * serialised in *files / *len, a new buffer to free with floe_bytes_free.
+ * Any floe process can commit them with floe_append_files or floe_commit;
+ * until then the files are in no snapshot. */
+floe_status floe_write_files(floe_table* table, struct ArrowArrayStream* data, uint8_t** files,
+                             size_t* len);
+
+/* Commit data files from floe_write_files (files/len, read during the call)
+ * in one append snapshot. Delete files are refused. */
+floe_status floe_append_files(floe_table* table, const uint8_t* files, size_t len,
+                              const char* commit_json, int64_t* snapshot_id);
+
+/* Commit files added (from floe_write_files; NULL or len 0 for none; data
+ * or delete files) and files removed (removed_paths_json: a JSON array of
+ * file paths as the table's manifests write them; NULL for none) in one
+ * snapshot. When a file to remove is not in the current snapshot (another
+ * writer removed it) nothing is committed and the answer is FLOE_CONFLICT. */
+floe_status floe_commit(floe_table* table, const uint8_t* added_files, size_t len,
+                        const char* removed_paths_json, const char* commit_json,
+                        int64_t* snapshot_id);
+
+/* Arrow streams for hosts without an Arrow library of their own. */
+
+/* A stream of rows given as JSON lines (one object per line, "{\"i\": 1,
+ * \"s\": \"x\"}"), in the table's current schema: keys are column names,
+ * missing keys and null are nulls; dates, times, timestamps and decimals are
+ * strings ("2024-01-31", "12:00:00", "2024-01-31 12:00:00", "1.25"; a
+ * timestamptz needs its offset: "2024-01-31T12:00:00Z"), binary base64.
+ * The rows are parsed during the call (rows/len may be freed after it); a
+ * row that does not fit the schema is FLOE_INVALID_ARGUMENT. out must point
+ * at writable memory; the caller releases the stream (floe_append and the
+ * other writers do it for the caller). */
+floe_status floe_json_rows_stream(floe_table* table, const char* rows, size_t len,
+                                  struct ArrowArrayStream* out);
+
+/* A one-batch stream of a record batch exported as a struct array (what the
+ * Arrow PyCapsule Interface's __arrow_c_array__ gives). schema and array are
+ * consumed (released by the call, whether it succeeds or not). */
+floe_status floe_array_stream(struct ArrowSchema* schema, struct ArrowArray* array,
+                              struct ArrowArrayStream* out);
+
+/* Expire old snapshots and delete the files only they referenced.
+ * options_json may be NULL or "{}". Keys:
+ *   "older_than_ms": <ms since epoch>  expire snapshots older than this
+ *                    (default: now - history.expire.max-snapshot-age-ms,
+ *                    5 days);
+ *   "retain_last":   <int >= 1>  keep at least this many newest snapshots of
+ *                    each branch (default history.expire.min-snapshots-to-keep,
+ *                    1);
+ *   "keep_files":    <bool>  change the metadata only, delete no file.
+ * The current snapshot and those refs point at always stay. *result_json
+ * (free with floe_string_free) is {"expired_snapshots": [ids],
+ * "removed_refs": [names], "deleted_files": [paths], "failed_deletes": n}. */
+floe_status floe_expire_snapshots(floe_table* table, const char* options_json, char** result_json);
 
 /* ------------------------------------------------------------------------
  * Scans

@@ -20,6 +20,19 @@ usage:
              EXPR: "a < 10 and b in ('x', 'y') and c is not null and d like 'ab%'"
              or an Iceberg REST JSON expression
              --stats: what the scan pruned and read, as JSON on stderr
+  floe create TABLE --schema SCHEMA.json [--partition COLUMN[:TRANSFORM]]…
+             [--property K=V]… [--format-version N]
+             SCHEMA.json: an Iceberg schema; TRANSFORM: identity (default),
+             year, month, day, hour, bucket[N], truncate[W]
+  floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]…
+             [--partition COLUMN[:TRANSFORM]]…
+             writes the rows as data files and commits them; a table that
+             does not exist is created with the file's schema (and the
+             --partition fields). --token makes the commit idempotent: a
+             retry with the same token commits nothing. --property adds a
+             snapshot summary entry
+  floe expire TABLE [--older-than 5d|36h|MS] [--retain-last N] [--keep-files]
+             removes old snapshots and the files only they referenced
 
 TABLE is a metadata JSON file, a table directory, or a dataset name
 "ns.table" under the warehouse (--warehouse DIR or $FLOE_WAREHOUSE).
@@ -34,9 +47,12 @@ Every command takes:
 type command func(ctx context.Context, a []string, out, errOut io.Writer) error
 
 var commands = map[string]command{
-	"info":  runInfo,
-	"files": runFiles,
-	"scan":  runScan,
+	"info":   runInfo,
+	"files":  runFiles,
+	"scan":   runScan,
+	"create": runCreate,
+	"append": runAppend,
+	"expire": runExpire,
 }
 
 func main() {

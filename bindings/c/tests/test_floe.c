@@ -16,6 +16,7 @@
 #include "floe.h"
 #include "harness.h"
 #include "test_filters.h"
+#include "test_write.h"
 
 atomic_int test_failures;
 
@@ -813,6 +814,10 @@ static const struct test tests[] = {
     {"filters", "add_filter_errors", test_add_filter_errors},
     {"filters", "metrics", test_metrics},
     {"threads_filter", "add_filter_while_streaming", test_add_filter_while_streaming},
+    {"write", "append_roundtrip", test_write_append_roundtrip},
+    {"write", "write_files_and_commit", test_write_files_and_commit},
+    {"write", "errors", test_write_errors},
+    {"write", "json_rows", test_write_json_rows},
 };
 
 static int selected(const char* group, int argc, char** argv) {
@@ -825,7 +830,7 @@ static int selected(const char* group, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream filters threads_filter all single)\n",
+    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream filters threads_filter write all single)\n",
             argv[0]);
     return 2;
   }

@@ -101,6 +101,15 @@ _SIGNATURES = {
     "floe_capsule_schema_name": (_c.c_void_p, []),
     "floe_capsule_release_stream": (None, [_c.c_void_p]),
     "floe_capsule_release_schema": (None, [_c.c_void_p]),
+    "floe_table_create": (_c.c_int, [_c.c_char_p, _c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_append": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_char_p, _P(_c.c_int64)]),
+    "floe_replace_partitions": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_char_p, _P(_c.c_int64)]),
+    "floe_write_files": (_c.c_int, [_c.c_void_p, _c.c_void_p, _P(_c.c_void_p), _P(_c.c_size_t)]),
+    "floe_append_files": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_size_t, _c.c_char_p, _P(_c.c_int64)]),
+    "floe_commit": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_size_t, _c.c_char_p, _c.c_char_p, _P(_c.c_int64)]),
+    "floe_expire_snapshots": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_json_rows_stream": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_size_t, _c.c_void_p]),
+    "floe_array_stream": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_void_p]),
 }
 
 _lock = threading.Lock()

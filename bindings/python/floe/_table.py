@@ -6,29 +6,13 @@ import threading
 
 from . import _arrow
 from ._errors import FloeError, Status
+from ._calls import _check, _json_arg, _take_string
 from ._lib import ArrowArray, ArrowArrayStream, ArrowSchema, library
+from ._write import TableWrites
 
 _py_capsule_new = ctypes.pythonapi.PyCapsule_New
 _py_capsule_new.restype = ctypes.py_object
 _py_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-
-
-def _check(rc):
-    if rc != 0:
-        msg = library().floe_last_error()
-        raise FloeError(rc, msg.decode("utf-8", "replace") if msg else "")
-
-
-def _json_arg(value):
-    return json.dumps(value).encode("utf-8")
-
-
-def _take_string(ptr):
-    """Copies and frees a string floe returned."""
-    try:
-        return ctypes.string_at(ptr.value).decode("utf-8")
-    finally:
-        library().floe_string_free(ptr)
 
 
 class _Handle:
@@ -63,8 +47,9 @@ class _Handle:
             pass
 
 
-class Table(_Handle):
-    """An opened Iceberg table (one version of its metadata)."""
+class Table(_Handle, TableWrites):
+    """An opened Iceberg table (one version of its metadata). Commits made
+    through it (see TableWrites) move it to the version they commit."""
 
     _free_name = "floe_table_free"
 

@@ -1,0 +1,303 @@
+/* Writes go in as Arrow C streams. The simplest producer of one is a floe
+ * scan: impala_test_default_part holds (i, j) = (1,-1) (2,-1) (3,5) (4,10)
+ * (5,NULL) (INDEX.md), so copying it into a new table and reading that
+ * back must give those rows again. */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arrow_read.h"
+#include "harness.h"
+#include "test_write.h"
+
+static const char* const schema_ij =
+    "{\"type\": \"struct\", \"schema-id\": 0, \"fields\": ["
+    "{\"id\": 1, \"name\": \"i\", \"required\": false, \"type\": \"int\"},"
+    "{\"id\": 2, \"name\": \"j\", \"required\": false, \"type\": \"int\"}]}";
+
+static int remove_entry(const char* path, const struct stat* st, int flag, struct FTW* ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+/* A fresh directory; the table goes in <dir>/t. */
+static void temp_table(char* dir, size_t n, char* location, size_t ln) {
+  const char* tmp = getenv("TMPDIR");
+  snprintf(dir, n, "%s/floe-write-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(location, ln, "%s/t", dir);
+}
+
+static void remove_tree(const char* dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* A stream of every row of the fixture (stream->release is NULL on
+ * failure). */
+static void fixture_stream(struct ArrowArrayStream* out) {
+  memset(out, 0, sizeof *out);
+  floe_table* src = open_fixture("impala_test_default_part");
+  if (src == NULL) return;
+  floe_scan* s = NULL;
+  CHECK_OK(floe_scan_open(src, NULL, &s));
+  if (s != NULL) CHECK_OK(floe_scan_stream(s, out));
+  floe_scan_free(s);
+  floe_table_free(src);
+}
+
+/* Rows, the sum of i, the sum of non-null j and the null j count of a
+ * table's current snapshot. */
+struct ij_totals {
+  int64_t rows, sum_i, sum_j, null_j;
+};
+
+static struct ij_totals scan_totals(floe_table* t) {
+  struct ij_totals tot = {-1, 0, 0, 0};
+  floe_scan* s = NULL;
+  CHECK_OK(floe_scan_open(t, NULL, &s));
+  if (s == NULL) return tot;
+  struct ArrowSchema schema;
+  struct ArrowArrayStream stream;
+  CHECK_OK(floe_scan_schema(s, &schema));
+  CHECK_OK(floe_scan_stream(s, &stream));
+  floe_scan_free(s);
+  if (stream.release == NULL || schema.release == NULL) return tot;
+  int fi = schema_field(&schema, "i"), fj = schema_field(&schema, "j");
+  CHECK(fi >= 0 && fj >= 0);
+  tot.rows = 0;
+  for (;;) {
+    struct ArrowArray b;
+    if (stream.get_next(&stream, &b) != 0) {
+      fprintf(stderr, "get_next: %s\n", stream.get_last_error(&stream));
+      CHECK(!"get_next failed");
+      tot.rows = -1;
+      break;
+    }
+    if (b.release == NULL) break;
+    for (int64_t r = 0; r < b.length && fi >= 0 && fj >= 0; r++) {
+      tot.sum_i += arrow_i32(b.children[fi], r);
+      if (arrow_is_null(b.children[fj], r))
+        tot.null_j++;
+      else
+        tot.sum_j += arrow_i32(b.children[fj], r);
+    }
+    tot.rows += b.length;
+    b.release(&b);
+  }
+  stream.release(&stream);
+  schema.release(&schema);
+  return tot;
+}
+
+#define CHECK_TOTALS(t, copies)                             \
+  do {                                                      \
+    struct ij_totals tot_ = scan_totals(t);                 \
+    CHECK_EQ_I64(tot_.rows, 5 * (copies));                  \
+    CHECK_EQ_I64(tot_.sum_i, 15 * (copies));                /* 1+2+3+4+5 */ \
+    CHECK_EQ_I64(tot_.sum_j, 13 * (copies));                /* -1-1+5+10 */ \
+    CHECK_EQ_I64(tot_.null_j, 1 * (copies));                \
+  } while (0)
+
+void test_write_append_roundtrip(void) {
+  char dir[4096], location[4200];
+  temp_table(dir, sizeof dir, location, sizeof location);
+  floe_table* t = NULL;
+  CHECK_OK(floe_table_create(location, schema_ij, "{\"partition_by\": [{\"column\": \"j\"}]}", &t));
+  if (t == NULL) {
+    remove_tree(dir);
+    return;
+  }
+  /* A second create of the same table is refused. */
+  floe_table* again = NULL;
+  CHECK_STATUS(floe_table_create(location, schema_ij, NULL, &again), FLOE_CONFLICT);
+  CHECK(again == NULL);
+  CHECK_EQ_I64(scan_totals(t).rows, 0);
+
+  struct ArrowArrayStream in;
+  fixture_stream(&in);
+  int64_t first = 0;
+  CHECK_OK(floe_append(t, &in, "{\"token\": \"run-1/step-1\", \"properties\": {\"pipeline\": \"c-test\"}}", &first));
+  CHECK(in.release == NULL); /* consumed */
+  CHECK(first != 0);
+  CHECK_TOTALS(t, 1);
+
+  /* The table on disk, opened afresh, says the same. */
+  floe_table* reopened = NULL;
+  CHECK_OK(floe_table_open(location, NULL, &reopened));
+  if (reopened != NULL) {
+    CHECK_TOTALS(reopened, 1);
+    char* md = NULL;
+    CHECK_OK(floe_table_metadata_json(reopened, &md));
+    CHECK(md != NULL && strstr(md, "\"floe.commit-token\":\"run-1/step-1\"") != NULL);
+    CHECK(md != NULL && strstr(md, "\"pipeline\":\"c-test\"") != NULL);
+    floe_string_free(md);
+
+    /* A retried step (same token), even through another handle, commits
+     * nothing and gets the first commit's id. */
+    fixture_stream(&in);
+    int64_t retried = 0;
+    CHECK_OK(floe_append(reopened, &in, "{\"token\": \"run-1/step-1\"}", &retried));
+    CHECK_EQ_I64(retried, first);
+    CHECK_TOTALS(reopened, 1);
+    floe_table_free(reopened);
+  }
+
+  /* Another step appends the rows again. */
+  fixture_stream(&in);
+  int64_t second = 0;
+  CHECK_OK(floe_append(t, &in, "{\"token\": \"run-1/step-2\"}", &second));
+  CHECK(second != first && second != 0);
+  CHECK_TOTALS(t, 2);
+
+  /* Replacing partitions: every partition (j = -1, 5, 10, null) gets the
+   * new rows only. */
+  fixture_stream(&in);
+  int64_t replaced = 0;
+  CHECK_OK(floe_replace_partitions(t, &in, "{\"token\": \"run-1/step-3\"}", &replaced));
+  CHECK(replaced != second && replaced != 0);
+  CHECK_TOTALS(t, 1);
+
+  /* Expiring all but the newest snapshot keeps the rows. */
+  char* result = NULL;
+  CHECK_OK(floe_expire_snapshots(t, "{\"older_than_ms\": 9000000000000, \"retain_last\": 1}", &result));
+  CHECK(result != NULL && strstr(result, "\"expired_snapshots\":[") != NULL);
+  CHECK(result != NULL && strstr(result, "\"deleted_files\":[\"") != NULL);
+  floe_string_free(result);
+  CHECK_TOTALS(t, 1);
+
+  floe_table_free(t);
+  remove_tree(dir);
+}
+
+void test_write_files_and_commit(void) {
+  char dir[4096], location[4200];
+  temp_table(dir, sizeof dir, location, sizeof location);
+  floe_table* t = NULL;
+  CHECK_OK(floe_table_create(location, schema_ij, "{\"format_version\": 3}", &t));
+  if (t == NULL) {
+    remove_tree(dir);
+    return;
+  }
+  /* A worker writes files; the committing side (here another handle)
+   * commits them from the bytes. */
+  struct ArrowArrayStream in;
+  fixture_stream(&in);
+  uint8_t* files = NULL;
+  size_t len = 0;
+  CHECK_OK(floe_write_files(t, &in, &files, &len));
+  CHECK(in.release == NULL);
+  CHECK(files != NULL && len > 0);
+  CHECK_EQ_I64(scan_totals(t).rows, 0); /* written, not committed */
+
+  floe_table* committer = NULL;
+  CHECK_OK(floe_table_open(location, NULL, &committer));
+  int64_t id = 0, again = 0;
+  if (committer != NULL && files != NULL) {
+    CHECK_OK(floe_append_files(committer, files, len, "{\"token\": \"files-1\"}", &id));
+    CHECK(id != 0);
+    CHECK_OK(floe_append_files(committer, files, len, "{\"token\": \"files-1\"}", &again));
+    CHECK_EQ_I64(again, id);
+    CHECK_TOTALS(committer, 1);
+
+    /* Removing a file the table does not have commits nothing. */
+    int64_t none = 0;
+    CHECK_STATUS(floe_commit(committer, NULL, 0, "[\"/no/such/file.parquet\"]", NULL, &none), FLOE_CONFLICT);
+    CHECK_TOTALS(committer, 1);
+
+    /* Garbage in place of files is refused. */
+    const uint8_t junk[] = {1, 2, 3, 4};
+    CHECK_STATUS(floe_append_files(committer, junk, sizeof junk, NULL, &none), FLOE_INVALID_ARGUMENT);
+  }
+  floe_bytes_free(files);
+
+  /* floe_commit with only additions is an append of them. */
+  fixture_stream(&in);
+  files = NULL;
+  CHECK_OK(floe_write_files(t, &in, &files, &len));
+  if (committer != NULL && files != NULL) {
+    int64_t third = 0;
+    CHECK_OK(floe_commit(committer, files, len, "[]", "{\"token\": \"files-2\"}", &third));
+    CHECK(third != id && third != 0);
+    CHECK_TOTALS(committer, 2);
+  }
+  floe_bytes_free(files);
+  floe_table_free(committer);
+  floe_table_free(t);
+  remove_tree(dir);
+}
+
+void test_write_errors(void) {
+  char dir[4096], location[4200];
+  temp_table(dir, sizeof dir, location, sizeof location);
+  floe_table* t = NULL;
+  CHECK_STATUS(floe_table_create(location, "{\"type\": \"struct\", \"fields\": [", NULL, &t), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_table_create(location, schema_ij, "{\"partitions\": []}", &t), FLOE_INVALID_ARGUMENT);
+  CHECK(strstr(floe_last_error(), "partitions") != NULL);
+  CHECK_STATUS(floe_table_create(location, schema_ij, "{\"partition_by\": [{\"column\": \"nope\"}]}", &t),
+               FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_table_create(NULL, schema_ij, NULL, &t), FLOE_INVALID_ARGUMENT);
+  CHECK_OK(floe_table_create(location, schema_ij, NULL, &t));
+
+  /* Every refused call still releases the stream it was given. */
+  struct ArrowArrayStream in;
+  int64_t id = 0;
+  fixture_stream(&in);
+  CHECK_STATUS(floe_append(NULL, &in, NULL, &id), FLOE_INVALID_ARGUMENT);
+  CHECK(in.release == NULL);
+  fixture_stream(&in);
+  CHECK_STATUS(floe_append(t, &in, "{\"tokn\": \"x\"}", &id), FLOE_INVALID_ARGUMENT);
+  CHECK(in.release == NULL);
+  CHECK(strstr(floe_last_error(), "floe_append") != NULL);
+  fixture_stream(&in);
+  CHECK_STATUS(floe_append(t, &in, "{\"properties\": {\"operation\": \"delete\"}}", &id), FLOE_INVALID_ARGUMENT);
+  CHECK(in.release == NULL);
+  fixture_stream(&in);
+  CHECK_STATUS(floe_replace_partitions(t, &in, NULL, NULL), FLOE_INVALID_ARGUMENT);
+  CHECK(in.release == NULL);
+  uint8_t* files = NULL;
+  size_t len = 0;
+  fixture_stream(&in);
+  CHECK_STATUS(floe_write_files(t, &in, NULL, &len), FLOE_INVALID_ARGUMENT);
+  CHECK(in.release == NULL);
+  CHECK_STATUS(floe_write_files(t, NULL, &files, &len), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_append(t, NULL, NULL, &id), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_expire_snapshots(t, "{\"retain_last\": 0}", NULL), FLOE_INVALID_ARGUMENT);
+  char* result = NULL;
+  CHECK_STATUS(floe_expire_snapshots(t, "{\"retain_last\": 0}", &result), FLOE_INVALID_ARGUMENT);
+  CHECK(result == NULL);
+  CHECK_STATUS(floe_commit(t, NULL, 0, "{\"not\": \"an array\"}", NULL, &id), FLOE_INVALID_ARGUMENT);
+  /* None of that committed anything. */
+  CHECK_EQ_I64(scan_totals(t).rows, 0);
+  floe_table_free(t);
+  /* A freed handle is refused, and the stream released. */
+  fixture_stream(&in);
+  CHECK_STATUS(floe_append(t, &in, NULL, &id), FLOE_INVALID_ARGUMENT);
+  CHECK(in.release == NULL);
+  remove_tree(dir);
+}
+
+void test_write_json_rows(void) {
+  char dir[4096], location[4200];
+  temp_table(dir, sizeof dir, location, sizeof location);
+  floe_table* t = NULL;
+  CHECK_OK(floe_table_create(location, schema_ij, "{\"partition_by\": [{\"column\": \"j\", \"transform\": \"bucket[4]\"}]}", &t));
+  if (t == NULL) {
+    remove_tree(dir);
+    return;
+  }
+  /* The fixture's rows, written by hand. */
+  const char rows[] = "{\"i\": 1, \"j\": -1}\n{\"i\": 2, \"j\": -1}\n{\"i\": 3, \"j\": 5}\n"
+                      "{\"i\": 4, \"j\": 10}\n{\"i\": 5}\n";
+  struct ArrowArrayStream in;
+  CHECK_OK(floe_json_rows_stream(t, rows, strlen(rows), &in));
+  int64_t id = 0;
+  CHECK_OK(floe_append(t, &in, NULL, &id));
+  CHECK_TOTALS(t, 1);
+  /* A row that does not fit the schema is refused at once. */
+  const char bad[] = "{\"i\": \"one\"}\n";
+  CHECK_STATUS(floe_json_rows_stream(t, bad, strlen(bad), &in), FLOE_INVALID_ARGUMENT);
+  CHECK(in.release == NULL);
+  floe_table_free(t);
+  remove_tree(dir);
+}

@@ -1,0 +1,12 @@
+/* Tests of table creation, writes and commits (floe_table_create,
+ * floe_append, floe_write_files, floe_append_files, floe_replace_partitions,
+ * floe_commit, floe_expire_snapshots), run by test_floe.c's main. */
+#ifndef FLOE_TEST_WRITE_H
+#define FLOE_TEST_WRITE_H
+
+void test_write_append_roundtrip(void);
+void test_write_files_and_commit(void);
+void test_write_errors(void);
+void test_write_json_rows(void);
+
+#endif

@@ -1,0 +1,200 @@
+"""Creating tables, writing data files and committing, over libfloe's C API.
+
+Data to write is any object with ``__arrow_c_stream__`` (a pyarrow Table or
+RecordBatchReader, a polars DataFrame, a floe Scan...), any object with
+``__arrow_c_array__`` (a pyarrow RecordBatch), or, with no Arrow library at
+all, a list of dicts (one per row, keys are column names) encoded as JSON:
+dates, times and timestamps go as ISO strings, Decimal as text, bytes as
+base64."""
+
+import base64
+import ctypes
+import datetime
+import decimal
+import json
+import uuid
+
+from ._calls import _check, _json_arg, _take_bytes, _take_string
+from ._lib import ArrowArrayStream, library
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _commit_options(token, properties, run_id=None, branch=None):
+    opts = {}
+    if token is not None:
+        opts["token"] = str(token)
+    if properties:
+        opts["properties"] = {str(k): str(v) for k, v in properties.items()}
+    if run_id is not None:
+        opts["run_id"] = str(run_id)
+    if branch is not None:
+        opts["branch"] = str(branch)
+    return _json_arg(opts)
+
+
+def _json_value(v):
+    if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(v)).decode("ascii")
+    if isinstance(v, uuid.UUID):
+        return base64.b64encode(v.bytes).decode("ascii")
+    raise TypeError(f"cannot write a {type(v).__name__} value")
+
+
+class _StreamArg:
+    """An ArrowArrayStream for one floe call that consumes it, made from
+    the caller's data. The objects that own the memory (capsules) are kept
+    alive until the call is over; floe moves the stream out and releases
+    it, and the capsule destructors then only free their structures."""
+
+    def __init__(self, table, data):
+        self._keep = []
+        lib = library()
+        if hasattr(data, "__arrow_c_stream__"):
+            capsule = data.__arrow_c_stream__()
+            self._keep.append(capsule)
+            self.address = _capsule_pointer(capsule, b"arrow_array_stream")
+        elif hasattr(data, "__arrow_c_array__"):
+            schema_capsule, array_capsule = data.__arrow_c_array__()
+            self._keep += [schema_capsule, array_capsule]
+            stream = ArrowArrayStream()
+            self._keep.append(stream)
+            _check(lib.floe_array_stream(_capsule_pointer(schema_capsule, b"arrow_schema"),
+                                         _capsule_pointer(array_capsule, b"arrow_array"),
+                                         ctypes.addressof(stream)))
+            self.address = ctypes.addressof(stream)
+        elif isinstance(data, (list, tuple)) and all(isinstance(r, dict) for r in data):
+            text = "\n".join(json.dumps(r, default=_json_value) for r in data).encode("utf-8")
+            stream = ArrowArrayStream()
+            self._keep.append(stream)
+            _check(lib.floe_json_rows_stream(table._handle, text, len(text), ctypes.addressof(stream)))
+            self.address = ctypes.addressof(stream)
+        else:
+            raise TypeError("data must have __arrow_c_stream__ or __arrow_c_array__, or be a list of dicts, "
+                            f"not {type(data).__name__}")
+
+
+class TableWrites:
+    """The write and commit methods of floe.Table. Each commit takes
+    ``token`` (a commit with a token some snapshot already carries commits
+    nothing and returns that snapshot's id: retried pipeline steps never
+    commit twice) and ``properties`` (extra snapshot summary entries), and
+    returns the snapshot id. A commit that loses to another writer in a
+    way it cannot retry raises FloeError with Status.CONFLICT, committing
+    nothing."""
+
+    @classmethod
+    def create(cls, location, schema, partition_by=None, partition_spec=None, sort_order=None, properties=None,
+               format_version=None, warehouse=None, ensure=False):
+        """Creates a table at location (a directory, or "ns.table" under
+        ``warehouse`` / $FLOE_WAREHOUSE) and returns it, opened.
+
+        schema is an Iceberg schema: a dict (or JSON text) in the table
+        metadata form ``{"type": "struct", "fields": [{"id": 1, "name": "a",
+        "required": False, "type": "long"}]}``; ids all 0 get fresh ids.
+        partition_by lists partition fields as column names or (column,
+        transform) pairs, transform in Iceberg form ("day", "bucket[16]",
+        "truncate[4]"); partition_spec is a spec dict instead. With ensure,
+        an existing table is opened and its schema brought up to schema by
+        name. An existing table otherwise raises FloeError (CONFLICT)."""
+        opts = {}
+        if partition_by:
+            fields = []
+            for p in partition_by:
+                if isinstance(p, str):
+                    fields.append({"column": p})
+                elif isinstance(p, dict):
+                    fields.append(dict(p))
+                else:
+                    column, transform = p
+                    fields.append({"column": column, "transform": transform})
+            opts["partition_by"] = fields
+        for key, value in (("partition_spec", partition_spec), ("sort_order", sort_order),
+                           ("format_version", format_version), ("warehouse", warehouse)):
+            if value is not None:
+                opts[key] = value
+        if properties:
+            opts["properties"] = {str(k): str(v) for k, v in properties.items()}
+        if ensure:
+            opts["ensure"] = True
+        schema_json = schema if isinstance(schema, str) else json.dumps(schema)
+        handle = ctypes.c_void_p()
+        _check(library().floe_table_create(str(location).encode("utf-8"), schema_json.encode("utf-8"),
+                                           _json_arg(opts), ctypes.byref(handle)))
+        return cls(handle.value, {"warehouse": warehouse} if warehouse else {})
+
+    def _committed(self, snapshot_id):
+        self._metadata = None  # the handle now holds the committed version
+        return snapshot_id.value
+
+    def _commit_stream(self, fn, data, token, properties, run_id=None, branch=None):
+        arg = _StreamArg(self, data)
+        snapshot_id = ctypes.c_int64()
+        _check(fn(self._handle, arg.address, _commit_options(token, properties, run_id, branch),
+                  ctypes.byref(snapshot_id)))
+        return self._committed(snapshot_id)
+
+    def append(self, data, token=None, properties=None, branch=None):
+        """Writes data as new data files and commits them in one append
+        snapshot. Appending nothing still commits an empty snapshot."""
+        return self._commit_stream(library().floe_append, data, token, properties, branch=branch)
+
+    def replace_partitions(self, data, token=None, properties=None, run_id=None, branch=None):
+        """Writes data and commits it in place of what other writers left in
+        the partitions it lands in. With run_id, only the run's first commit
+        to a partition replaces; its later ones append."""
+        return self._commit_stream(library().floe_replace_partitions, data, token, properties, run_id, branch)
+
+    def write_files(self, data):
+        """Writes data as data files without committing them; returns their
+        entries as bytes for append_files or commit (in any process)."""
+        arg = _StreamArg(self, data)
+        ptr, size = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(library().floe_write_files(self._handle, arg.address, ctypes.byref(ptr), ctypes.byref(size)))
+        return _take_bytes(ptr, size)
+
+    def append_files(self, files, token=None, properties=None, branch=None):
+        """Commits data files from write_files in one append snapshot."""
+        files = bytes(files)
+        snapshot_id = ctypes.c_int64()
+        _check(library().floe_append_files(self._handle, files, len(files),
+                                           _commit_options(token, properties, branch=branch),
+                                           ctypes.byref(snapshot_id)))
+        return self._committed(snapshot_id)
+
+    def commit(self, added=None, removed=None, token=None, properties=None, branch=None):
+        """Commits files added (bytes from write_files) and removed (paths
+        as the table's manifests write them) in one snapshot; raises
+        FloeError (CONFLICT), committing nothing, when a file to remove is
+        no longer in the table."""
+        added = bytes(added) if added else None
+        removed_json = json.dumps([str(p) for p in removed]).encode("utf-8") if removed else None
+        snapshot_id = ctypes.c_int64()
+        _check(library().floe_commit(self._handle, added, len(added) if added else 0, removed_json,
+                                     _commit_options(token, properties, branch=branch),
+                                     ctypes.byref(snapshot_id)))
+        return self._committed(snapshot_id)
+
+    def expire_snapshots(self, older_than_ms=None, retain_last=None, keep_files=False):
+        """Expires snapshots older than older_than_ms (ms since the epoch;
+        default from history.expire.max-snapshot-age-ms) beyond the newest
+        retain_last, and deletes files no snapshot references any more.
+        Returns a dict: expired_snapshots, removed_refs, deleted_files,
+        failed_deletes."""
+        opts = {}
+        if older_than_ms is not None:
+            opts["older_than_ms"] = int(older_than_ms)
+        if retain_last is not None:
+            opts["retain_last"] = int(retain_last)
+        if keep_files:
+            opts["keep_files"] = True
+        out = ctypes.c_void_p()
+        _check(library().floe_expire_snapshots(self._handle, _json_arg(opts), ctypes.byref(out)))
+        self._metadata = None
+        return json.loads(_take_string(out))

@@ -1,0 +1,130 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/cdata"
+	"github.com/floedb/floe/reader"
+)
+
+// Producers of Arrow streams for hosts that have no Arrow library: JSON
+// rows in the table's schema, and a single exported array (the Arrow
+// PyCapsule Interface's __arrow_c_array__) as a one-batch stream.
+
+// jsonRowsBatch is how many rows go into each batch of a JSON rows stream.
+const jsonRowsBatch = 64 << 10
+
+//export capiJSONRowsStream
+func capiJSONRowsStream(h C.uintptr_t, rows *C.char, n C.size_t, out *C.struct_ArrowArrayStream) (rc C.int) {
+	const fn = "floe_json_rows_stream"
+	defer recoverStatus(fn, &rc)
+	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	md := th.current().Metadata
+	schema := md.CurrentSchema()
+	if schema == nil {
+		return fail(fn, fmt.Errorf("table %s has no current schema", md.Location), statusFormat)
+	}
+	arrowSchema, err := reader.ArrowSchema(schema.Fields)
+	if err != nil {
+		return fail(fn, err, statusUnsupported)
+	}
+	// The rows are decoded here, before the call returns, so the caller's
+	// buffer may go away; errors in them are reported now, not mid-stream.
+	data := C.GoBytes(unsafe.Pointer(rows), C.int(n))
+	batches, err := decodeJSONRows(data, arrowSchema)
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	rdr, err := array.NewRecordReader(arrowSchema, batches)
+	for _, b := range batches {
+		b.Release()
+	}
+	if err != nil {
+		return fail(fn, err, statusInternal)
+	}
+	exportStream(rdr, arrowSchema, nil, out)
+	return C.int(statusOK)
+}
+
+// decodeJSONRows reads newline-delimited JSON objects into batches of
+// schema, allocated in C memory (they leave through the C interface).
+func decodeJSONRows(data []byte, schema *arrow.Schema) (batches []arrow.RecordBatch, err error) {
+	// arrow-go's JSON reader panics on some malformed input: it gets only
+	// lines that are one JSON object each, and a panic that still escapes
+	// is a refused row, not a crash.
+	if err := checkJSONLines(data); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			for _, b := range batches {
+				b.Release()
+			}
+			batches, err = nil, invalidArgument("JSON rows: %v", r)
+		}
+	}()
+	jr := array.NewJSONReader(bytes.NewReader(data), schema, array.WithChunk(jsonRowsBatch), array.WithAllocator(cAllocator))
+	defer jr.Release()
+	for jr.Next() {
+		b := jr.RecordBatch()
+		b.Retain()
+		batches = append(batches, b)
+	}
+	if err := jr.Err(); err != nil {
+		for _, b := range batches {
+			b.Release()
+		}
+		return nil, invalidArgument("JSON rows: %v", err)
+	}
+	return batches, nil
+}
+
+//export capiArrayStream
+func capiArrayStream(schema *C.struct_ArrowSchema, arr *C.struct_ArrowArray, out *C.struct_ArrowArrayStream) (rc C.int) {
+	const fn = "floe_array_stream"
+	defer recoverStatus(fn, &rc)
+	rec, err := cdata.ImportCRecordBatch((*cdata.CArrowArray)(unsafe.Pointer(arr)), (*cdata.CArrowSchema)(unsafe.Pointer(schema)))
+	if err != nil {
+		return fail(fn, invalidArgument("import the Arrow array: %v (it must be a struct array, as __arrow_c_array__ of a record batch gives)", err), statusInvalidArgument)
+	}
+	defer rec.Release()
+	rdr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
+	if err != nil {
+		return fail(fn, err, statusInternal)
+	}
+	exportStream(rdr, rec.Schema(), nil, out)
+	return C.int(statusOK)
+}
+
+// checkJSONLines makes sure every non-blank line is one JSON object.
+func checkJSONLines(data []byte) error {
+	line := 0
+	for len(data) > 0 {
+		line++
+		text := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			text, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		text = bytes.TrimSpace(text)
+		if len(text) == 0 {
+			continue
+		}
+		if text[0] != '{' || !json.Valid(text) {
+			return invalidArgument("JSON rows: line %d is not one JSON object", line)
+		}
+	}
+	return nil
+}

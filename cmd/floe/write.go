@@ -1,0 +1,380 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/writer"
+)
+
+const (
+	createUsage = "usage: floe create TABLE --schema SCHEMA.json [--partition COLUMN[:TRANSFORM]]… [--property K=V]… [--format-version N]"
+	appendUsage = "usage: floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]… [--partition COLUMN[:TRANSFORM]]…"
+	expireUsage = "usage: floe expire TABLE [--older-than 5d|36h|MS] [--retain-last N] [--keep-files]"
+)
+
+func runCreate(ctx context.Context, raw []string, out, _ io.Writer) error {
+	a, err := parseArgs(raw, []string{"warehouse", "schema", "partition", "property", "format-version"}, nil)
+	if err != nil {
+		return err
+	}
+	schemaPath, ok := a.last("schema")
+	if len(a.positional) != 1 || !ok {
+		return errors.New(createUsage)
+	}
+	data, err := os.ReadFile(schemaPath)
+	if err != nil {
+		return err
+	}
+	var schema iceberg.Schema
+	if err := json.Unmarshal(data, &schema); err != nil {
+		return fmt.Errorf("%s: %w", schemaPath, err)
+	}
+	version := 0
+	if v, ok := a.last("format-version"); ok {
+		if version, err = strconv.Atoi(v); err != nil {
+			return fmt.Errorf("--format-version wants 1, 2 or 3, got %q", v)
+		}
+	}
+	props, err := keyValues(a.values["property"], "--property")
+	if err != nil {
+		return err
+	}
+	t, err := createTable(ctx, a, &schema, props, version)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "created %s\n", t.Metadata.Location)
+	return nil
+}
+
+// createTable creates the table the command names with schema, the
+// --partition fields and table properties props.
+func createTable(ctx context.Context, a *args, schema *iceberg.Schema, props map[string]string, version int) (*table.Table, error) {
+	loc, err := tableLocation(a)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := partitionSpec(a.values["partition"], schema)
+	if err != nil {
+		return nil, err
+	}
+	return table.Create(ctx, nil, loc, schema, spec, nil, props, version)
+}
+
+// tableLocation is the command's TABLE: a location, or a dataset name
+// "ns.table" under --warehouse / $FLOE_WAREHOUSE (when no such path
+// exists here).
+func tableLocation(a *args) (string, error) {
+	name := a.positional[0]
+	if strings.ContainsAny(name, `/\:`) || !strings.Contains(name, ".") || strings.HasSuffix(name, ".json") {
+		return name, nil
+	}
+	if _, err := os.Stat(name); err == nil {
+		return name, nil
+	}
+	warehouse, _ := a.last("warehouse")
+	return table.WarehouseLocation(warehouse, name)
+}
+
+func keyValues(raw []string, flag string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range raw {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s wants KEY=VALUE, got %q", flag, kv)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// partitionSpec reads --partition COLUMN[:TRANSFORM] (identity by
+// default; transforms in Iceberg form: day, bucket[16], truncate[4]).
+// Partition fields are named as the reference implementation names them.
+func partitionSpec(raw []string, schema *iceberg.Schema) (*iceberg.PartitionSpec, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	if schema.HighestFieldID() == 0 {
+		assignFieldIDs(schema)
+	}
+	spec := &iceberg.PartitionSpec{}
+	for _, p := range raw {
+		column, transform, _ := strings.Cut(p, ":")
+		if transform == "" {
+			transform = "identity"
+		}
+		field, ok := schema.FindFieldByName(column)
+		if !ok {
+			return nil, fmt.Errorf("--partition %s: no column %q", p, column)
+		}
+		tr, err := iceberg.ParseTransform(transform)
+		if _, unknown := tr.(iceberg.UnknownTransform); err != nil || unknown {
+			return nil, fmt.Errorf("--partition %s: unknown transform %q (identity, year, month, day, hour, bucket[N], truncate[W], void)", p, transform)
+		}
+		base, _, _ := strings.Cut(transform, "[")
+		name := column + "_" + base
+		switch base {
+		case "identity":
+			name = column
+		case "truncate":
+			name = column + "_trunc"
+		case "void":
+			name = column + "_null"
+		}
+		spec.Fields = append(spec.Fields, iceberg.PartitionField{SourceID: field.ID, Name: name, Transform: tr})
+	}
+	return spec, nil
+}
+
+// assignFieldIDs numbers a schema without ids as a new table would: the
+// fields of a struct first, then what each of them holds.
+func assignFieldIDs(s *iceberg.Schema) {
+	next := 0
+	st := &iceberg.StructType{Fields: s.Fields}
+	numberStruct(st, &next)
+	*s = *iceberg.NewSchema(s.ID, st.Fields)
+}
+
+func numberStruct(st *iceberg.StructType, next *int) {
+	for i := range st.Fields {
+		*next++
+		st.Fields[i].ID = *next
+	}
+	for i := range st.Fields {
+		st.Fields[i].Type = numberType(st.Fields[i].Type, next)
+	}
+}
+
+func numberType(t iceberg.Type, next *int) iceberg.Type {
+	switch x := t.(type) {
+	case *iceberg.StructType:
+		c := &iceberg.StructType{Fields: append([]iceberg.NestedField(nil), x.Fields...)}
+		numberStruct(c, next)
+		return c
+	case *iceberg.ListType:
+		c := *x
+		*next++
+		c.ElementID = *next
+		c.Element = numberType(x.Element, next)
+		return &c
+	case *iceberg.MapType:
+		c := *x
+		*next++
+		c.KeyID = *next
+		*next++
+		c.ValueID = *next
+		c.Key = numberType(x.Key, next)
+		c.Value = numberType(x.Value, next)
+		return &c
+	}
+	return t
+}
+
+func runAppend(ctx context.Context, raw []string, out, _ io.Writer) error {
+	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "partition", "map"}, nil)
+	if err != nil {
+		return err
+	}
+	if len(a.positional) != 2 {
+		return errors.New(appendUsage)
+	}
+	props, err := keyValues(a.values["property"], "--property")
+	if err != nil {
+		return err
+	}
+	in, err := openInput(a.positional[1])
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	t, created, err := openOrCreate(ctx, a, in)
+	if err != nil {
+		return err
+	}
+	token, _ := a.last("token")
+	id, files, fresh, err := appendInput(ctx, t, in, table.CommitOptions{Token: token, Properties: props})
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(out, "created %s\n", t.Metadata.Location)
+	}
+	var rows int64
+	for _, f := range files {
+		rows += f.RecordCount
+	}
+	if !fresh {
+		fmt.Fprintf(out, "snapshot %d: token %q was already committed; nothing appended\n", id, token)
+		return nil
+	}
+	fmt.Fprintf(out, "snapshot %d: %d rows in %d files\n", id, rows, len(files))
+	return nil
+}
+
+// openOrCreate opens the command's table, creating it with the input's
+// schema when there is none.
+func openOrCreate(ctx context.Context, a *args, in input) (*table.Table, bool, error) {
+	opts, err := a.tableOptions()
+	if err != nil {
+		return nil, false, err
+	}
+	loc, err := tableLocation(a)
+	if err != nil {
+		return nil, false, err
+	}
+	t, err := table.Open(ctx, loc, opts)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return t, false, err
+	}
+	schema, err := in.schema()
+	if err != nil {
+		return nil, false, err
+	}
+	t, err = createTable(ctx, a, schema, nil, 0)
+	if errors.Is(err, table.ErrTableExists) { // another process created it first
+		t, err = table.Open(ctx, loc, opts)
+		return t, false, err
+	}
+	return t, err == nil, err
+}
+
+// appendInput writes the input's rows as data files of t and commits them
+// in one append; the files are deleted when the commit fails (unless it
+// may have happened). fresh is false when the token was committed before.
+func appendInput(ctx context.Context, t *table.Table, in input, opts table.CommitOptions) (id int64, files []manifest.DataFile, fresh bool, err error) {
+	md := t.Metadata
+	if opts.Token != "" {
+		for _, snap := range md.Snapshots {
+			if snap.Summary[table.SummaryToken] == opts.Token {
+				return snap.SnapshotID, nil, false, nil // committed by an earlier attempt
+			}
+		}
+	}
+	schema := md.CurrentSchema()
+	rdr, err := in.batches(ctx, schema)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	defer rdr.Release()
+	wopts, err := writer.OptionsFromProperties(md.Properties, schema)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	dataPath := md.Properties["write.data.path"]
+	if dataPath == "" {
+		dataPath = fileio.JoinPath(md.Location, "data")
+	}
+	w, err := writer.New(ctx, t.IO, dataPath, schema, md.DefaultSpec(), wopts)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	files, err = writeAll(w, rdr)
+	if err != nil {
+		_ = w.Abort()
+		return 0, nil, false, err
+	}
+	id, err = t.Append(ctx, files, opts)
+	if err != nil {
+		if !strings.Contains(err.Error(), "may or may not have happened") {
+			_ = w.Abort()
+		}
+		return 0, nil, false, err
+	}
+	if md.SnapshotByID(id) != nil {
+		// Another attempt with this token committed while this one wrote.
+		_ = w.Abort()
+		return id, nil, false, nil
+	}
+	return id, files, true, nil
+}
+
+func writeAll(w *writer.Writer, rdr array.RecordReader) (files []manifest.DataFile, err error) {
+	// arrow-go's JSON reader can panic on rows that do not fit the table's
+	// schema (a number where a struct is): that is bad input, not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			files, err = nil, fmt.Errorf("reading the input: %v", r)
+		}
+	}()
+	for rdr.Next() {
+		if err := w.Write(rdr.RecordBatch()); err != nil {
+			return nil, err
+		}
+	}
+	if err := rdr.Err(); err != nil {
+		return nil, err
+	}
+	return w.Close()
+}
+
+func runExpire(ctx context.Context, raw []string, out, _ io.Writer) error {
+	a, err := parseArgs(raw, []string{"warehouse", "map", "older-than", "retain-last"}, []string{"keep-files"})
+	if err != nil {
+		return err
+	}
+	if len(a.positional) != 1 {
+		return errors.New(expireUsage)
+	}
+	var olderThan *int64
+	if v, ok := a.last("older-than"); ok {
+		ms, err := parseOlderThan(v, time.Now())
+		if err != nil {
+			return err
+		}
+		olderThan = &ms
+	}
+	var retain *int
+	if v, ok := a.last("retain-last"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("--retain-last wants a number of snapshots (at least 1), got %q", v)
+		}
+		retain = &n
+	}
+	t, _, err := a.openTable(ctx, expireUsage)
+	if err != nil {
+		return err
+	}
+	res, err := t.ExpireSnapshots(ctx, olderThan, retain, table.ExpireOptions{KeepFiles: a.bools["keep-files"]})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "expired %d snapshots, deleted %d files", len(res.ExpiredSnapshots), len(res.DeletedFiles))
+	if res.FailedDeletes > 0 {
+		fmt.Fprintf(out, " (%d could not be deleted)", res.FailedDeletes)
+	}
+	fmt.Fprintln(out)
+	return nil
+}
+
+// parseOlderThan reads an age ("5d", "36h", "90m", any Go duration) or
+// a time in milliseconds since the epoch, and returns the cutoff in ms.
+func parseOlderThan(v string, now time.Time) (int64, error) {
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return ms, nil
+	}
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err == nil && n >= 0 {
+			return now.Add(-time.Duration(n) * 24 * time.Hour).UnixMilli(), nil
+		}
+	} else if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d).UnixMilli(), nil
+	}
+	return 0, fmt.Errorf("--older-than wants an age (5d, 36h) or milliseconds since the epoch, got %q", v)
+}
