@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -180,12 +179,8 @@ func mayHoldFiles(before, after *metadata.Metadata, id int64, files []manifest.D
 }
 
 // outcomeUnknown: the metadata file may have been published, so the data
-// files may be in the table and must stay. The table package has no
-// exported sentinel for it; its message is matched, erring towards keeping
-// files (a stray file is harmless, a missing one breaks the table).
-func outcomeUnknown(err error) bool {
-	return strings.Contains(err.Error(), "may or may not have happened")
-}
+// files may be in the table and must stay.
+func outcomeUnknown(err error) bool { return errors.Is(err, table.ErrCommitStateUnknown) }
 
 // commitFailureStatus: conflicts are FLOE_CONFLICT; the table package's
 // other refusals are about what the caller asked for.

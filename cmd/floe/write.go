@@ -290,7 +290,7 @@ func appendInput(ctx context.Context, t *table.Table, in input, opts table.Commi
 	}
 	id, err = t.Append(ctx, files, opts)
 	if err != nil {
-		if !strings.Contains(err.Error(), "may or may not have happened") {
+		if !errors.Is(err, table.ErrCommitStateUnknown) {
 			_ = w.Abort()
 		}
 		return 0, nil, false, err

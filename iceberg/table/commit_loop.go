@@ -29,9 +29,10 @@ import (
 // wanted.
 var errLostRace = errors.New("another writer committed first")
 
-// errStateUnknown means a metadata file may or may not have been
-// published; the files the commit wrote must then be left alone.
-var errStateUnknown = errors.New("the commit may or may not have happened")
+// ErrCommitStateUnknown means a metadata file may or may not have been
+// published; the files the commit wrote must then be left alone (a stray
+// file is harmless, a missing one breaks the table).
+var ErrCommitStateUnknown = errors.New("the commit may or may not have happened")
 
 // testHookCommitStep, when set by a test, is called as a commit passes
 // each step: "manifests" (added files' manifests written), "manifest-list",
@@ -144,7 +145,7 @@ func publish(ctx context.Context, base *Table, md *metadata.Metadata) (*Table, e
 		case errors.Is(rerr, fs.ErrNotExist):
 			return nil, fmt.Errorf("commit: write %s: %w", path, err)
 		default:
-			return nil, fmt.Errorf("commit: write %s: %w (%w: %v)", path, err, errStateUnknown, rerr)
+			return nil, fmt.Errorf("commit: write %s: %w (%w: %v)", path, err, ErrCommitStateUnknown, rerr)
 		}
 	}
 	return &Table{Metadata: md, MetadataLocation: path, IO: base.IO, Locations: base.Locations}, nil

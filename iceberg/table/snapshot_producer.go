@@ -99,7 +99,7 @@ func (t *Table) commitSnapshot(ctx context.Context, u *snapshotUpdate) (int64, e
 	p := &snapshotProducer{t: t, u: u, commitID: uuid.NewString(), writtenEntries: map[string][]manifest.Entry{}}
 	res, err := t.commitMetadata(ctx, p.build)
 	if err != nil {
-		if !errors.Is(err, errStateUnknown) {
+		if !errors.Is(err, ErrCommitStateUnknown) {
 			p.deleteUnused(ctx, nil)
 		}
 		return 0, fmt.Errorf("%s: %w", u.what, err)
