@@ -112,7 +112,7 @@ func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, c
 	defer th.commitMu.Unlock()
 	ctx := context.Background()
 	base := *th.current()
-	if id, ok := tokenSnapshot(base.Metadata, opts.Token); ok {
+	if id, ok := table.SnapshotWithToken(base.Metadata, opts.Token); ok {
 		// A retried step whose commit already happened: nothing to write.
 		*snapshotID = C.int64_t(id)
 		return C.int(statusOK)
@@ -135,19 +135,6 @@ func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, c
 	th.set(&base)
 	*snapshotID = C.int64_t(id)
 	return C.int(statusOK)
-}
-
-// tokenSnapshot finds the snapshot a commit token is recorded in.
-func tokenSnapshot(md *metadata.Metadata, token string) (int64, bool) {
-	if token == "" {
-		return 0, false
-	}
-	for i := range md.Snapshots {
-		if md.Snapshots[i].Summary[table.SummaryToken] == token {
-			return md.Snapshots[i].SnapshotID, true
-		}
-	}
-	return 0, false
 }
 
 // mayHoldFiles says whether snapshot id, which a commit of files returned,

@@ -258,12 +258,8 @@ func openOrCreate(ctx context.Context, a *args, in input) (*table.Table, bool, e
 // may have happened). fresh is false when the token was committed before.
 func appendInput(ctx context.Context, t *table.Table, in input, opts table.CommitOptions) (id int64, files []manifest.DataFile, fresh bool, err error) {
 	md := t.Metadata
-	if opts.Token != "" {
-		for _, snap := range md.Snapshots {
-			if snap.Summary[table.SummaryToken] == opts.Token {
-				return snap.SnapshotID, nil, false, nil // committed by an earlier attempt
-			}
-		}
+	if id, ok := table.SnapshotWithToken(md, opts.Token); ok {
+		return id, nil, false, nil // committed by an earlier attempt
 	}
 	schema := md.CurrentSchema()
 	rdr, err := in.batches(ctx, schema)

@@ -131,13 +131,9 @@ func (p *snapshotProducer) deleteUnused(ctx context.Context, keep map[string]boo
 // build is the buildFunc of one attempt.
 func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) (*metadata.Metadata, error) {
 	md := base.Metadata
-	if tok := p.u.opts.Token; tok != "" {
-		for i := range md.Snapshots {
-			if md.Snapshots[i].Summary[SummaryToken] == tok {
-				p.existingID = md.Snapshots[i].SnapshotID
-				return nil, nil
-			}
-		}
+	if id, ok := SnapshotWithToken(md, p.u.opts.Token); ok {
+		p.existingID = id
+		return nil, nil
 	}
 	if err := checkFilesForTable(md, p.u.added); err != nil {
 		return nil, err
