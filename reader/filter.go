@@ -80,41 +80,6 @@ func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]
 	return out, walkErr
 }
 
-// pushNot moves negations down to the predicates (De Morgan), so rows are
-// evaluated with SQL's rule that a comparison with null is not true, and
-// neither is its negation.
-func pushNot(e expr.Expr, negate bool) expr.Expr {
-	switch e := e.(type) {
-	case *expr.And:
-		if negate {
-			return expr.NewOr(pushNot(e.Left, true), pushNot(e.Right, true))
-		}
-		return expr.NewAnd(pushNot(e.Left, false), pushNot(e.Right, false))
-	case *expr.Or:
-		if negate {
-			return expr.NewAnd(pushNot(e.Left, true), pushNot(e.Right, true))
-		}
-		return expr.NewOr(pushNot(e.Left, false), pushNot(e.Right, false))
-	case *expr.Not:
-		return pushNot(e.Child, !negate)
-	case expr.AlwaysTrue:
-		if negate {
-			return expr.AlwaysFalse{}
-		}
-	case expr.AlwaysFalse:
-		if negate {
-			return expr.AlwaysTrue{}
-		}
-	case *expr.BoundPredicate:
-		if negate {
-			c := *e
-			c.Op = e.Op.Negate()
-			return &c
-		}
-	}
-	return e
-}
-
 // rowFilter is a task's filter bound to its columns.
 type rowFilter struct {
 	expr expr.Expr

@@ -76,7 +76,7 @@ func (f *File) PruneRowGroup(rowGroup int, filter expr.Expr, columns map[int]*No
 	}
 	p := &rowGroupPruner{f: f, rg: &f.RowGroups[rowGroup], cols: map[*Node]*pruneColumn{}}
 	defer p.release()
-	root, err := p.build(pushNot(filter, false), columns)
+	root, err := p.build(expr.RewriteNot(filter), columns)
 	if err != nil {
 		return res, err
 	}

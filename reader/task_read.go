@@ -426,7 +426,7 @@ func (r *taskReader) bindFilter(resolver *fileResolver) error {
 	if err != nil {
 		return err
 	}
-	f := &rowFilter{expr: pushNot(bound, false), column: map[int]int{}, lits: map[*expr.BoundPredicate][]any{}}
+	f := &rowFilter{expr: expr.RewriteNot(bound), column: map[int]int{}, lits: map[*expr.BoundPredicate][]any{}}
 	var bindErr error
 	expr.WalkPredicates(f.expr, func(pe expr.Expr) {
 		p, ok := pe.(*expr.BoundPredicate)
