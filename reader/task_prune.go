@@ -66,18 +66,8 @@ func intersectRanges(a, b []RowRange) []RowRange {
 	if b == nil {
 		return a
 	}
-	out := []RowRange{}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		s, e := max(a[i].Start, b[j].Start), min(a[i].End, b[j].End)
-		if s < e {
-			out = append(out, RowRange{Start: s, End: e})
-		}
-		if a[i].End < b[j].End {
-			i++
-		} else {
-			j++
-		}
+	if out := intersectRowRanges(a, b); out != nil {
+		return out
 	}
-	return out
+	return []RowRange{} // no row at all, which nil would not say
 }
