@@ -171,7 +171,7 @@ func (r *taskReader) lateWindow(l *lateRead, start int64, n int) (arrow.RecordBa
 				return nil, err
 			}
 			if left < all {
-				kept = narrowKeep(keep, n, local)
+				kept = narrowKeep(keep, n, kept, local)
 			}
 		}
 		r.counters.rowsDeleted.Add(int64(before - kept))
@@ -189,7 +189,7 @@ func (r *taskReader) lateWindow(l *lateRead, start int64, n int) (arrow.RecordBa
 		if err != nil {
 			return nil, err
 		}
-		now := narrowKeep(keep, n, pass)
+		now := narrowKeep(keep, n, kept, pass)
 		c.nanos += time.Since(t0).Nanoseconds()
 		c.seen += int64(kept)
 		c.dropped += int64(kept - now)
@@ -225,27 +225,27 @@ func (r *taskReader) passBuffer(n int) ([]byte, int) {
 	return b, n
 }
 
-// narrowKeep clears the bits of keep (n rows) whose rank among the set
-// bits is clear in pass, and returns how many stay set.
-func narrowKeep(keep []byte, n int, pass []byte) int {
-	if kernels.CountBits(keep, 0, n) == n {
+// narrowKeep clears the bits of keep (n rows, kept of them set) whose
+// rank among the set bits is clear in pass, and returns how many stay set.
+func narrowKeep(keep []byte, n, kept int, pass []byte) int {
+	if kept == n {
 		// every row was kept: pass is the new keep, word for word
 		copy(keep, pass[:(n+7)/8])
 		return kernels.CountBits(keep, 0, n)
 	}
-	j, kept := 0, 0
+	j, left := 0, 0
 	_ = kernels.SetRuns(keep, n, func(s, e int) error {
 		for i := s; i < e; i++ {
 			if pass[j>>3]&(1<<(j&7)) == 0 {
 				keep[i>>3] &^= 1 << (i & 7)
 			} else {
-				kept++
+				left++
 			}
 			j++
 		}
 		return nil
 	})
-	return kept
+	return left
 }
 
 // columnAtKeep returns plan p's column holding exactly the window's rows
@@ -294,7 +294,7 @@ func (r *taskReader) decodeAtKeep(l *lateRead, p int, keep []byte, n, kept int) 
 	}
 	var b *Batch
 	var err error
-	whole := kept == n || !l.selective(keep, n)
+	whole := kept == n || !l.selective(keep, n, kept)
 	if whole {
 		b, err = l.readers[req].Next()
 	} else {
@@ -322,8 +322,7 @@ func (r *taskReader) decodeAtKeep(l *lateRead, p int, keep []byte, n, kept int) 
 // skip and a resumed decode, so a selection broken into many short runs
 // (say a tenth of the rows deleted at random) is cheaper to filter after
 // decoding. The answer is computed once per window and selection.
-func (l *lateRead) selective(keep []byte, n int) bool {
-	kept := kernels.CountBits(keep, 0, n)
+func (l *lateRead) selective(keep []byte, n, kept int) bool {
 	if l.runsFor == kept && l.runsValid {
 		return l.runsSelective
 	}
