@@ -431,26 +431,16 @@ func (r *taskReader) lineageSelected(p *columnPlan, stored arrow.Array, start in
 	if sel == nil {
 		return r.lineage(p, stored, start, n)
 	}
-	var whole arrow.Array
-	var err error
-	if stored == nil {
-		whole, err = r.lineage(p, nil, start, n)
-		if err != nil {
-			return nil, err
-		}
-		defer whole.Release()
-		return kernels.Filter(whole, sel, r.mem)
-	}
-	// Computed values only fill a stored column's nulls: compute them for
-	// the whole window, cut them down, then coalesce.
-	whole, err = r.lineage(p, nil, start, n)
+	// Computed for the whole window, then cut down to the survivors; a
+	// stored column's values win over them.
+	whole, err := r.lineage(p, nil, start, n)
 	if err != nil {
 		return nil, err
 	}
 	defer whole.Release()
 	computed, err := kernels.Filter(whole, sel, r.mem)
-	if err != nil {
-		return nil, err
+	if err != nil || stored == nil {
+		return computed, err
 	}
 	defer computed.Release()
 	s, err := p.build(stored, r.mem)
