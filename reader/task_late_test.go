@@ -110,3 +110,44 @@ func TestConjunctsReorderByCostPerDroppedRow(t *testing.T) {
 		t.Errorf("rows_filtered %d + returned %d != 4000", m.RowsFiltered, rows)
 	}
 }
+
+// _pos of the rows a filter keeps still names their position in the file:
+// in oneFileTable's single file, row i has id i. The sparse filter is
+// decoded value by value, the dense one whole and then filtered.
+func TestFilteredScanKeepsFilePositions(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		filter string
+		rows   int
+	}{
+		{"id = 700 or id >= 3990", 11},
+		{"id not in (1, 2, 3, 501, 502, 3999)", 3994},
+	} {
+		s, err := NewScan(ctx, oneFileTable(t), ScanOptions{Columns: []string{"id", "_pos"}, Threads: 1, BatchSize: 256, Filter: textFilter(c.filter)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr, err := s.Reader(ctx, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		for rr.Next() {
+			rec := rr.RecordBatch()
+			ids, pos := rec.Column(0).(*array.Int64), rec.Column(1).(*array.Int64)
+			for i := 0; i < ids.Len(); i++ {
+				if ids.Value(i) != pos.Value(i) {
+					t.Fatalf("%s: row with id %d has _pos %d", c.filter, ids.Value(i), pos.Value(i))
+				}
+			}
+			rows += ids.Len()
+		}
+		if err := rr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rr.Release()
+		if rows != c.rows {
+			t.Errorf("%s: %d rows, want %d", c.filter, rows, c.rows)
+		}
+	}
+}
