@@ -101,6 +101,13 @@ type SnapshotSelector struct {
 	Ref        string
 }
 
+// NoSnapshot as a selector's snapshot id pins a read to the table as it
+// was before its first snapshot: no rows, whatever was committed since. It
+// is the current-snapshot-id metadata gives a table without snapshots, so
+// a caller that recorded that id while the table was empty keeps reading
+// the same (empty) data.
+const NoSnapshot int64 = -1
+
 // Snapshot resolves a selector. It returns nil, with no error, for the
 // current snapshot of a table that has none.
 func (t *Table) Snapshot(sel SnapshotSelector) (*metadata.Snapshot, error) {
@@ -119,6 +126,8 @@ func (t *Table) Snapshot(sel SnapshotSelector) (*metadata.Snapshot, error) {
 	}
 	md := t.Metadata
 	switch {
+	case sel.SnapshotID != nil && *sel.SnapshotID == NoSnapshot:
+		return nil, nil
 	case sel.SnapshotID != nil:
 		s := md.SnapshotByID(*sel.SnapshotID)
 		if s == nil {
