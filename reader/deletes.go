@@ -38,23 +38,28 @@ type deleteSet struct {
 
 // equalityDeletes is one equality delete file's keys on fieldIDs (in that
 // order), canonically encoded so null equals null. Rows are probed by the
-// 64-bit hash of their key: first against a small bitmap with one bit per
-// hash bucket, which rejects most rows (most rows of a scan are not
-// deleted) without touching the larger table; then against the keys with
-// that hash, compared by their encoding.
+// 64-bit hash of their key: first against a small blocked bitmap (two bits
+// in one word per key), which rejects most rows (most rows of a scan are
+// not deleted) with one memory access; then against the keys with that
+// hash, compared by their encoding.
 type equalityDeletes struct {
 	fieldIDs []int
 	// filter is tested with the hash's top bits; slots (open addressing,
-	// linear probing, keyed by the hash's low bits) hold key index + 1,
-	// 0 for empty, with slotHash the full hash of each slot's key.
+	// linear probing, keyed by the hash's low bits) hold each key's full
+	// hash beside its index + 1 (0 for empty), so a probe that misses costs
+	// one cache line, not two.
 	filter     []uint64
 	filterBits uint
-	slots      []int32
-	slotHash   []uint64
+	slots      []eqSlot
 	slotMask   uint64
 	arena      []byte
 	ends       []uint32
 	hashes     []uint64
+}
+
+type eqSlot struct {
+	hash uint64
+	key  uint32 // key index + 1; 0 marks an empty slot
 }
 
 // keyHashSeed seeds the key hash; any fixed value works, since both sides
@@ -72,8 +77,8 @@ func (e *equalityDeletes) add(keys *kernels.Keys, hashBuf []uint64) []uint64 {
 	return hashBuf
 }
 
-// index builds the bitmap (about 16 bits per key) and the hash table (at
-// most half full) once every key is in.
+// index builds the bitmap (16 bits per key) and the hash table (at most
+// half full) once every key is in.
 func (e *equalityDeletes) index() {
 	n := len(e.hashes)
 	e.filterBits = 6
@@ -86,34 +91,41 @@ func (e *equalityDeletes) index() {
 		size <<= 1
 	}
 	e.slotMask = size - 1
-	e.slots = make([]int32, size)
-	e.slotHash = make([]uint64, size)
+	e.slots = make([]eqSlot, size)
 	for i, h := range e.hashes {
-		b := h >> (64 - e.filterBits)
-		e.filter[b>>6] |= 1 << (b & 63)
+		word, bits := e.filterWord(h)
+		e.filter[word] |= bits
 		s := h & e.slotMask
-		for e.slots[s] != 0 {
+		for e.slots[s].key != 0 {
 			s = (s + 1) & e.slotMask
 		}
-		e.slots[s] = int32(i + 1)
-		e.slotHash[s] = h
+		e.slots[s] = eqSlot{hash: h, key: uint32(i + 1)}
 	}
 	e.hashes = nil
 }
 
+// filterWord picks a key's bitmap word by the hash's top bits and two bits
+// within it by the next twelve: two bits per key cut false positives to a
+// third of what one does, at the same single access.
+func (e *equalityDeletes) filterWord(h uint64) (word uint64, bits uint64) {
+	word = h >> (64 - (e.filterBits - 6))
+	bits = 1<<((h>>20)&63) | 1<<((h>>26)&63)
+	return word, bits
+}
+
 // mayContain is the bitmap test: false means the key is surely absent.
 func (e *equalityDeletes) mayContain(h uint64) bool {
-	b := h >> (64 - e.filterBits)
-	return e.filter[b>>6]&(1<<(b&63)) != 0
+	word, bits := e.filterWord(h)
+	return e.filter[word]&bits == bits
 }
 
 // contains reports whether a key with hash h and encoding key was deleted.
 func (e *equalityDeletes) contains(h uint64, key []byte) bool {
-	for s := h & e.slotMask; e.slots[s] != 0; s = (s + 1) & e.slotMask {
-		if e.slotHash[s] != h {
+	for s := h & e.slotMask; e.slots[s].key != 0; s = (s + 1) & e.slotMask {
+		if e.slots[s].hash != h {
 			continue
 		}
-		i := e.slots[s] - 1
+		i := e.slots[s].key - 1
 		start := uint32(0)
 		if i > 0 {
 			start = e.ends[i-1]
