@@ -35,6 +35,10 @@ func (r *Router) Resolve(path string) (FileIO, error) {
 type Options struct {
 	// LocationMap is applied to every path before its scheme is looked at.
 	LocationMap LocationMap
+	// S3 configures s3:// and s3a:// locations; nil means the AWS_*
+	// environment alone. The client is made on first use, so tables on
+	// other storage never pay for it or fail on a bad S3 configuration.
+	S3 *S3Options `json:"s3,omitempty"`
 }
 
 // ForLocation returns the FileIO for a table at location: a Router behind
@@ -42,6 +46,9 @@ type Options struct {
 // the table's own location cannot be served.
 func ForLocation(location string, opts Options) (FileIO, error) {
 	r := NewRouter()
+	s3 := newLazyS3(opts.S3)
+	r.Register("s3", s3)
+	r.Register("s3a", s3)
 	if _, err := r.Resolve(opts.LocationMap.Apply(location)); err != nil {
 		return nil, err
 	}

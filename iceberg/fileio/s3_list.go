@@ -1,0 +1,56 @@
+package fileio
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// List returns the objects directly under dir: ListObjectsV2 with prefix
+// dir+"/" and delimiter "/", so deeper "directories" come back as common
+// prefixes and are skipped. Paths keep the caller's spelling of dir (s3a://
+// stays s3a://). A dir no object lies under lists as empty.
+func (s *S3) List(ctx context.Context, dir string) ([]FileInfo, error) {
+	obj, err := parseS3Location(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	prefix := strings.TrimRight(obj.key, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	var out []FileInfo
+	var token *string
+	for {
+		var page *s3.ListObjectsV2Output
+		err := s.do(ctx, dir, func(ctx context.Context) error {
+			var err error
+			page, err = s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
+				Bucket:            &obj.bucket,
+				Prefix:            &prefix,
+				Delimiter:         aws.String("/"),
+				ContinuationToken: token,
+			})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range page.Contents {
+			name := strings.TrimPrefix(aws.ToString(o.Key), prefix)
+			if name == "" || strings.Contains(name, "/") {
+				continue // the "directory marker" object itself; or a server ignoring the delimiter
+			}
+			out = append(out, FileInfo{Path: JoinPath(dir, name), Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)})
+		}
+		if !aws.ToBool(page.IsTruncated) || aws.ToString(page.NextContinuationToken) == "" {
+			break
+		}
+		token = page.NextContinuationToken
+	}
+	slices.SortFunc(out, func(a, b FileInfo) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
