@@ -14,9 +14,13 @@ import (
 type tableOptions struct {
 	LocationMap map[string]string `json:"location_map"`
 	Warehouse   string            `json:"warehouse"`
-	// Properties are storage settings (credentials, endpoints). Only local
-	// files are readable today, so any property is refused rather than
-	// silently ignored.
+	// S3 configures s3:// and s3a:// locations: {"endpoint", "region",
+	// "access_key_id", "secret_access_key", "session_token", "anonymous",
+	// "path_style", "max_attempts", "part_size"}; unknown keys are refused.
+	S3 *fileio.S3Options `json:"s3"`
+	// Properties are Iceberg-style storage properties ("s3.endpoint", …).
+	// Storage is configured through "s3" instead, so any property is
+	// refused rather than silently ignored.
 	Properties map[string]string `json:"properties"`
 }
 
@@ -32,16 +36,32 @@ func parseTableOptions(data []byte) (tableOptions, error) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		return o, withStatus(statusUnsupported, fmt.Errorf("table options: storage property %q is not supported by this build (local files only)", keys[0]))
+		return o, withStatus(statusUnsupported, fmt.Errorf("table options: storage property %q is not supported; "+
+			"configure S3 with the \"s3\" option ({\"endpoint\", \"region\", \"access_key_id\", …})", keys[0]))
 	}
 	if _, err := fileio.NewLocationMap(o.LocationMap); err != nil {
 		return o, withStatus(statusInvalidArgument, fmt.Errorf("table options: %w", err))
 	}
+	if err := checkS3Options("table options", o.S3); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
+// checkS3Options refuses S3 settings that can never work at parse time,
+// rather than at the first S3 request.
+func checkS3Options(what string, s *fileio.S3Options) error {
+	if s == nil {
+		return nil
+	}
+	if err := s.Validate(); err != nil {
+		return invalidArgument("%s: %v", what, err)
+	}
+	return nil
+}
+
 func (o tableOptions) table() table.Options {
-	return table.Options{LocationMap: o.LocationMap, Warehouse: o.Warehouse}
+	return table.Options{LocationMap: o.LocationMap, Warehouse: o.Warehouse, S3: o.S3}
 }
 
 // decodeStrict decodes one JSON object into v, refusing unknown keys and

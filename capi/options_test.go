@@ -31,6 +31,15 @@ func TestParseTableOptions(t *testing.T) {
 		{`{"locationmap": {}}`, statusInvalidArgument},
 		{`{"location_map": {"": "/x"}}`, statusInvalidArgument},
 		{`{"properties": {"s3.endpoint": "http://x"}}`, statusUnsupported},
+		{`{"s3": {"endpont": "http://x"}}`, statusInvalidArgument},
+		{`{"s3": {"RetryBaseDelay": 5}}`, statusInvalidArgument},
+		{`{"s3": {"path_style": "yes"}}`, statusInvalidArgument},
+		{`{"s3": []}`, statusInvalidArgument},
+		{`{"s3": {"access_key_id": "only-half"}}`, statusInvalidArgument},
+		{`{"s3": {"anonymous": true, "access_key_id": "a", "secret_access_key": "b"}}`, statusInvalidArgument},
+		{`{"s3": {"part_size": 1024}}`, statusInvalidArgument},
+		{`{"s3": {"max_attempts": -1}}`, statusInvalidArgument},
+		{`{"s3": {"endpoint": "127.0.0.1:9000"}}`, statusInvalidArgument},
 	}
 	for _, c := range bad {
 		_, err := parseTableOptions([]byte(c.in))
@@ -40,6 +49,45 @@ func TestParseTableOptions(t *testing.T) {
 		}
 		if got := classify(err, statusInternal); got != c.want {
 			t.Errorf("%q: status %d, want %d (%v)", c.in, got, c.want, err)
+		}
+	}
+}
+
+// The "s3" table option is fileio.S3Options under its JSON names, and
+// reaches the table options (floe_table_open, floe_task_stream) and the
+// create options (floe_table_create) unchanged.
+func TestParseS3Options(t *testing.T) {
+	in := `{"location_map": {"hdfs://nn/wh": "s3://b/wh"}, "s3": {"endpoint": "http://127.0.0.1:7070",
+		"region": "eu-west-1", "access_key_id": "AK", "secret_access_key": "SK", "session_token": "ST",
+		"path_style": true, "max_attempts": 7, "part_size": 16777216}}`
+	want := fileio.S3Options{Endpoint: "http://127.0.0.1:7070", Region: "eu-west-1", AccessKeyID: "AK", SecretAccessKey: "SK",
+		SessionToken: "ST", PathStyle: true, MaxAttempts: 7, PartSize: 16 << 20}
+	o, err := parseTableOptions([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.S3 == nil || *o.S3 != want {
+		t.Fatalf("parsed s3 = %+v, want %+v", o.S3, want)
+	}
+	if got := o.table(); got.S3 == nil || *got.S3 != want || got.LocationMap["hdfs://nn/wh"] != "s3://b/wh" {
+		t.Fatalf("table options = %+v", got)
+	}
+	anon, err := parseTableOptions([]byte(`{"s3": {"anonymous": true, "region": "us-west-2"}}`))
+	if err != nil || anon.S3 == nil || !anon.S3.Anonymous || anon.S3.Region != "us-west-2" {
+		t.Fatalf("anonymous options = %+v, %v", anon.S3, err)
+	}
+	if none, err := parseTableOptions([]byte(`{"warehouse": "s3://b/wh"}`)); err != nil || none.S3 != nil || none.table().S3 != nil {
+		t.Fatalf("no s3 key = %+v, %v", none.S3, err)
+	}
+	c, err := parseCreateOptions([]byte(`{"s3": {"endpoint": "https://s3.example.com", "anonymous": true}, "format_version": 2}`))
+	if err != nil || c.S3 == nil || c.S3.Endpoint != "https://s3.example.com" || !c.S3.Anonymous {
+		t.Fatalf("create options s3 = %+v, %v", c.S3, err)
+	}
+	for _, bad := range []string{`{"s3": {"secret_access_key": "x"}}`, `{"s3": {"region": 3}}`, `{"s3": {"bucket": "b"}}`} {
+		if _, err := parseCreateOptions([]byte(bad)); err == nil {
+			t.Errorf("create options %s accepted", bad)
+		} else if got := classify(err, statusInternal); got != statusInvalidArgument {
+			t.Errorf("create options %s: status %d (%v)", bad, got, err)
 		}
 	}
 }
@@ -124,6 +172,7 @@ func FuzzTableOptions(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Add([]byte(`{"properties": {"s3.region": "x"}}`))
+	f.Add([]byte(`{"s3": {"endpoint": "http://127.0.0.1:7070", "access_key_id": "a", "secret_access_key": "b", "path_style": true, "part_size": 5242880}}`))
 	f.Add([]byte(`{"location_map": {"a": "a/b"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = parseTableOptions(data)

@@ -32,7 +32,9 @@ const propFormatVersion = "format-version"
 // "format-version" property, else DefaultFormatVersion). It writes
 // metadata/v1.metadata.json with put-if-absent, then version-hint.text, and
 // fails with ErrTableExists when a table is already there. files nil
-// means the FileIO for location.
+// means the FileIO for location with default settings (S3 from the AWS_*
+// environment); Options.FileIO gives one with a location map or S3
+// settings.
 //
 // Field ids are the caller's: writers put them into data files, so they
 // must not change between the schema a file was written with and the

@@ -17,8 +17,28 @@ type Options struct {
 	// (hdfs://…, /test-warehouse/…) onto where the files are now.
 	LocationMap map[string]string
 	// Warehouse is the root under which dataset names ("ns.table") live;
-	// empty means the FLOE_WAREHOUSE environment variable.
+	// empty means the FLOE_WAREHOUSE environment variable. It may be an
+	// object store URI such as s3://bucket/prefix.
 	Warehouse string
+	// S3 configures s3:// and s3a:// locations (endpoint, credentials, …);
+	// nil means the AWS_* environment alone. Clients are shared between
+	// tables opened with the same settings.
+	S3 *fileio.S3Options
+}
+
+// FileIO is the FileIO these options give for a table at location: the
+// location map, and S3 configured as the options say. Create and
+// EnsureTable take it, since they have no Options of their own.
+func (o Options) FileIO(location string) (fileio.FileIO, error) {
+	locations, err := fileio.NewLocationMap(o.LocationMap)
+	if err != nil {
+		return nil, err
+	}
+	return fileio.ForLocation(location, o.fileIOOptions(locations))
+}
+
+func (o Options) fileIOOptions(locations fileio.LocationMap) fileio.Options {
+	return fileio.Options{LocationMap: locations, S3: o.S3}
 }
 
 // Table is one version of a table's metadata and the FileIO to read it with.
@@ -51,7 +71,7 @@ func Open(ctx context.Context, location string, opts Options) (*Table, error) {
 			}
 		}
 	}
-	files, err := fileio.ForLocation(location, fileio.Options{LocationMap: locations})
+	files, err := fileio.ForLocation(location, opts.fileIOOptions(locations))
 	if err != nil {
 		return nil, fmt.Errorf("open table %s: %w", location, err)
 	}

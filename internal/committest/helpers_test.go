@@ -113,8 +113,14 @@ func create(t testing.TB, version int, spec *iceberg.PartitionSpec, props map[st
 // selected snapshot (nil: the current one) through the reader.
 func scanIDs(t testing.TB, location string, snapshotID *int64) []int64 {
 	t.Helper()
+	return scanIDsWith(t, location, table.Options{}, snapshotID)
+}
+
+// scanIDsWith is scanIDs of a table opened with opts.
+func scanIDsWith(t testing.TB, location string, opts table.Options, snapshotID *int64) []int64 {
+	t.Helper()
 	ctx := context.Background()
-	tbl, err := table.Open(ctx, location, table.Options{})
+	tbl, err := table.Open(ctx, location, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

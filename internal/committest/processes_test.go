@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/manifest"
@@ -30,34 +31,26 @@ func TestProcessesAppendConcurrently(t *testing.T) {
 	if testing.Short() {
 		procs, appends = 4, 6
 	}
-	tbl := create(t, 2, nil, nil)
+	testProcessesAppend(t, localStore(t), procs, appends, nil)
+}
+
+// testProcessesAppend runs the append workers against a new table of st
+// created with props.
+func testProcessesAppend(t *testing.T, st store, procs, appends int, props map[string]string) {
+	tbl := st.create(t, 2, nil, props)
 	loc := tbl.Metadata.Location
 	dataDir := t.TempDir()
-	var wg sync.WaitGroup
-	outputs := make([][]byte, procs)
-	errs := make([]error, procs)
+	jobs := make([]string, procs)
 	for p := range procs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestAppendWorkerProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%d|%d|%s", workerEnv, loc, p, appends, filepath.Join(dataDir, strconv.Itoa(p))))
-			outputs[p], errs[p] = cmd.CombinedOutput()
-		}()
+		jobs[p] = fmt.Sprintf("%s=%s|%d|%d|%s", workerEnv, loc, p, appends, filepath.Join(dataDir, strconv.Itoa(p)))
 	}
-	wg.Wait()
-	for p := range procs {
-		if errs[p] != nil {
-			t.Errorf("worker %d: %v\n%s", p, errs[p], outputs[p])
-		}
-	}
+	start := time.Now()
+	runWorkers(t, "TestAppendWorkerProcess", jobs, st.env(t))
 	if t.Failed() {
 		return
 	}
-	fresh, err := table.Open(context.Background(), loc, table.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Logf("%d processes made %d appends in %v", procs, procs*appends, time.Since(start).Round(time.Millisecond))
+	fresh := st.open(t, loc)
 	md := fresh.Metadata
 	if len(md.Snapshots) != procs*appends {
 		t.Fatalf("%d snapshots, want %d", len(md.Snapshots), procs*appends)
@@ -81,7 +74,33 @@ func TestProcessesAppendConcurrently(t *testing.T) {
 			}
 		}
 	}
-	checkIDs(t, "after concurrent appends", scanIDs(t, loc, nil), union(want))
+	checkIDs(t, "after concurrent appends", st.scanIDs(t, loc, nil), union(want))
+}
+
+// runWorkers runs this test binary's worker test once per job (an
+// environment entry), all at once, with env added, and returns their
+// outputs; a worker that fails fails the test.
+func runWorkers(t *testing.T, worker string, jobs []string, env []string) [][]byte {
+	t.Helper()
+	var wg sync.WaitGroup
+	outputs := make([][]byte, len(jobs))
+	errs := make([]error, len(jobs))
+	for p, job := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^"+worker+"$", "-test.count=1")
+			cmd.Env = append(append(os.Environ(), env...), job)
+			outputs[p], errs[p] = cmd.CombinedOutput()
+		}()
+	}
+	wg.Wait()
+	for p := range jobs {
+		if errs[p] != nil {
+			t.Errorf("worker %d: %v\n%s", p, errs[p], outputs[p])
+		}
+	}
+	return outputs
 }
 
 func workerID(worker, append, row int) int64 {
@@ -108,15 +127,13 @@ func TestAppendWorkerProcess(t *testing.T) {
 			rows = append(rows, row)
 		}
 	}
-	data := writeDataIn(t, parts[3], iceberg.PartitionSpec{}, rows, rowsPerAppend)
+	st := storeFromEnv(t, parts[0])
+	data := st.writeDataIn(t, parts[3], iceberg.PartitionSpec{}, rows, rowsPerAppend)
 	if len(data.files) != appends {
 		t.Fatalf("%d files for %d appends", len(data.files), appends)
 	}
 	ctx := context.Background()
-	tbl, err := table.Open(ctx, parts[0], table.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := st.open(t, parts[0])
 	for a, f := range data.files {
 		token := fmt.Sprintf("worker-%d/append-%d", worker, a)
 		if _, err := tbl.Append(ctx, []manifest.DataFile{f}, table.CommitOptions{Token: token}); err != nil {
