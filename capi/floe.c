@@ -280,3 +280,78 @@ floe_status floe_array_stream(struct ArrowSchema* schema, struct ArrowArray* arr
   if (array->release != NULL) array->release(array);
   return rc;
 }
+
+floe_status floe_delete_rows(floe_table* table, const char* filter, const char* commit_json,
+                             int64_t* snapshot_id) {
+  capi_clear_error();
+  REQUIRE(snapshot_id != NULL, "floe_delete_rows", "snapshot_id");
+  *snapshot_id = 0;
+  REQUIRE(table != NULL, "floe_delete_rows", "table");
+  REQUIRE(filter != NULL, "floe_delete_rows", "filter");
+  return capiDeleteRows((uintptr_t)table, (char*)filter, (char*)commit_json, snapshot_id);
+}
+
+floe_status floe_overwrite(floe_table* table, const char* filter, struct ArrowArrayStream* data,
+                           const char* commit_json, int64_t* snapshot_id) {
+  floe_status rc;
+  capi_clear_error();
+  if (snapshot_id != NULL) *snapshot_id = 0;
+  if (snapshot_id == NULL || table == NULL || filter == NULL || data == NULL ||
+      data->release == NULL) {
+    const char* what = snapshot_id == NULL ? "floe_overwrite: snapshot_id is NULL"
+                       : table == NULL     ? "floe_overwrite: table is NULL"
+                       : filter == NULL    ? "floe_overwrite: filter is NULL"
+                       : data == NULL      ? "floe_overwrite: data is NULL"
+                                           : "floe_overwrite: data is a released stream";
+    release_stream(data);
+    return fail(FLOE_INVALID_ARGUMENT, what);
+  }
+  rc = capiOverwrite((uintptr_t)table, (char*)filter, data, (char*)commit_json, snapshot_id);
+  release_stream(data);
+  return rc;
+}
+
+floe_status floe_task_io_open(const uint8_t* task, size_t len, floe_task_io** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_task_io_open", "out");
+  *out = NULL;
+  REQUIRE(task != NULL, "floe_task_io_open", "task");
+  uintptr_t handle = 0;
+  floe_status rc = capiTaskIOOpen((uint8_t*)task, len, &handle);
+  if (rc == FLOE_OK) *out = (floe_task_io*)handle;
+  return rc;
+}
+
+floe_status floe_task_needed_ranges(floe_task_io* io, const floe_byte_range** ranges,
+                                    size_t* count) {
+  capi_clear_error();
+  REQUIRE(ranges != NULL, "floe_task_needed_ranges", "ranges");
+  REQUIRE(count != NULL, "floe_task_needed_ranges", "count");
+  *ranges = NULL;
+  *count = 0;
+  REQUIRE(io != NULL, "floe_task_needed_ranges", "io");
+  return capiTaskNeededRanges((uintptr_t)io, (floe_byte_range**)ranges, count);
+}
+
+floe_status floe_task_fill(floe_task_io* io, const char* path, int64_t offset, const uint8_t* data,
+                           size_t len) {
+  capi_clear_error();
+  REQUIRE(io != NULL, "floe_task_fill", "io");
+  REQUIRE(path != NULL, "floe_task_fill", "path");
+  REQUIRE(data != NULL || len == 0, "floe_task_fill", "data");
+  return capiTaskFill((uintptr_t)io, (char*)path, offset, (uint8_t*)data, len);
+}
+
+floe_status floe_task_io_stream(floe_task_io* io, struct ArrowArrayStream* out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_task_io_stream", "out");
+  memset(out, 0, sizeof *out);
+  REQUIRE(io != NULL, "floe_task_io_stream", "io");
+  return capiTaskIOStream((uintptr_t)io, out);
+}
+
+floe_status floe_task_io_free(floe_task_io* io) {
+  capi_clear_error();
+  if (io == NULL) return FLOE_OK;
+  return capiTaskIOFree((uintptr_t)io);
+}

@@ -52,6 +52,8 @@ func describe(obj any) string {
 		return "floe_scan"
 	case *stream:
 		return "Arrow stream"
+	case *taskIOHandle:
+		return "floe_task_io"
 	}
 	return fmt.Sprintf("%T", obj)
 }

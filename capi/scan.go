@@ -107,7 +107,9 @@ func capiScanPlan(h C.uintptr_t, count *C.int64_t) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	*count = C.int64_t(len(s.scan.Tasks()))
+	// A task of the C API is a task group: one file, a byte range of a
+	// large one, or several small ones.
+	*count = C.int64_t(s.scan.NumTaskGroups())
 	return C.int(statusOK)
 }
 
@@ -119,11 +121,11 @@ func capiScanTask(h C.uintptr_t, i C.int64_t, bytes **C.uint8_t, n *C.size_t) (r
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	tasks := s.scan.Tasks()
-	if i < 0 || int64(i) >= int64(len(tasks)) {
-		return fail(fn, invalidArgument("task index %d is out of range: the scan has %d tasks", int64(i), len(tasks)), statusInvalidArgument)
+	groups := s.scan.NumTaskGroups()
+	if i < 0 || int64(i) >= int64(groups) {
+		return fail(fn, invalidArgument("task index %d is out of range: the scan has %d tasks", int64(i), groups), statusInvalidArgument)
 	}
-	data, err := tasks[i].MarshalBinary()
+	data, err := s.scan.TaskGroup(int(i)).MarshalBinary()
 	if err != nil {
 		return fail(fn, err, statusInternal)
 	}

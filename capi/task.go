@@ -24,7 +24,8 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 	}
 	// The task is parsed before this call returns, so the caller's buffer
 	// is read in place.
-	t, err := reader.UnmarshalTask(unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n)))
+	// A serialised task group, or a bare task from an older floe_scan_task.
+	g, err := reader.UnmarshalTaskGroup(unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n)))
 	if err != nil {
 		// The caller handed us these bytes: bad ones are a bad argument.
 		return fail(fn, withStatus(statusInvalidArgument, err), statusInvalidArgument)
@@ -33,12 +34,13 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	files, err := fileio.ForLocation(t.Path, fileio.Options{LocationMap: locations})
+	// A router: each task's path finds its own file system.
+	files, err := fileio.ForLocation(g.Tasks[0].Path, fileio.Options{LocationMap: locations, S3: opts.S3})
 	if err != nil {
 		return fail(fn, err, statusUnsupported)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rdr, err := t.Reader(ctx, files, cAllocator)
+	rdr, err := g.Reader(ctx, files, cAllocator)
 	if err != nil {
 		cancel()
 		return fail(fn, err, statusFormat)

@@ -343,6 +343,26 @@ floe_status floe_commit(floe_table* table, const uint8_t* added_files, size_t le
                         const char* removed_paths_json, const char* commit_json,
                         int64_t* snapshot_id);
 
+/* Delete the rows filter selects, in one "delete" snapshot. filter is
+ * pyiceberg's row_filter text ("id < 10 and kind = 'x'") or an Iceberg REST
+ * JSON expression (starting with '{'); a row is deleted when the filter is
+ * true for it (null is not true). Files whose every row matches are
+ * dropped; the others follow commit_json's "delete_mode" or else the
+ * table's write.delete.mode: "copy-on-write" (the default, as in Java)
+ * rewrites them without the rows, "merge-on-read" writes position delete
+ * files (v2) or deletion vectors (v3, merged with the file's earlier one).
+ * When no row matches nothing is committed and *snapshot_id is the current
+ * snapshot's id (0 for none). FLOE_CONFLICT, committing nothing, when
+ * another writer changed files the filter may select after the version
+ * the handle holds. commit_json also takes "token", "properties", "branch". */
+floe_status floe_delete_rows(floe_table* table, const char* filter, const char* commit_json,
+                             int64_t* snapshot_id);
+
+/* Replace the rows filter selects (as floe_delete_rows deletes them) with
+ * the stream's rows, in one "overwrite" snapshot; conflicts as there. */
+floe_status floe_overwrite(floe_table* table, const char* filter, struct ArrowArrayStream* data,
+                           const char* commit_json, int64_t* snapshot_id);
+
 /* Arrow streams for hosts without an Arrow library of their own. */
 
 /* A stream of rows given as JSON lines (one object per line, "{\"i\": 1,
@@ -401,6 +421,16 @@ typedef struct floe_scan floe_scan;
  *   "limit":    <int64>  at most this many rows.
  *   "batch_size": <int>  at most this many rows per batch (default 65536).
  *   "threads":  <int>    tasks decoded in parallel (default: every core).
+ *   "ordered":  <bool>   false: a parallel stream returns each batch as soon
+ *               as any thread has one, in no set order (less waiting on a
+ *               slow file); default true: batches in task order, exactly as
+ *               with one thread.
+ *   "split_size": <int64> bytes of data per task (default: the table
+ *               property read.split.target-size, else 134217728). Larger
+ *               files are cut into byte ranges (along the manifest's
+ *               split_offsets when present); smaller ones are packed into
+ *               one task, each counting at least read.split.open-file-cost
+ *               bytes (default 4194304).
  *   "case_insensitive": <bool>  column name matching.
  *   "verify_crc": <bool>        check Parquet page checksums.
  */
@@ -413,14 +443,19 @@ floe_status floe_scan_open(floe_table* table, const char* scan_json, floe_scan**
  * releases it. */
 floe_status floe_scan_schema(floe_scan* scan, struct ArrowSchema* out);
 
-/* The number of tasks (units of work, one per data file) the scan has. */
+/* The number of tasks (units of work) the scan has. A task reads about
+ * "split_size" bytes: one data file, a byte range of a larger file (the
+ * row groups whose middle lies in the range), or several small files.
+ * Reading every task, in order, reads the scan's rows in the order of
+ * floe_scan_stream with "ordered" true. */
 floe_status floe_scan_plan(floe_scan* scan, int64_t* task_count);
 
 /* Task i (0 <= i < task_count), serialised: a self-contained byte string
  * any floe process can read with floe_task_stream. The bytes are a new
- * buffer to free with floe_bytes_free. A task carries its file's residual
- * filter and every filter added to the scan (floe_scan_add_filter) before
- * this call. */
+ * buffer to free with floe_bytes_free. A task carries its files' residual
+ * filters and every filter added to the scan (floe_scan_add_filter) before
+ * this call. The bytes are versioned JSON; a floe that does not know their
+ * version refuses them (FLOE_INVALID_ARGUMENT) rather than misread them. */
 floe_status floe_scan_task(floe_scan* scan, int64_t i, uint8_t** bytes, size_t* len);
 
 /* Stream every batch of the scan (all its tasks, up to its limit). out must
@@ -477,12 +512,47 @@ floe_status floe_scan_free(floe_scan* scan);
  * ------------------------------------------------------------------------ */
 
 /* Stream the batches of one serialised task (from floe_scan_task, maybe in
- * another process or on another machine). options_json takes the same
- * "location_map" and "properties" keys as floe_table_open, telling how to
+ * another process or on another machine): its files or byte ranges one
+ * after another, in order; positions (_pos, _row_id) and deletes are those
+ * of the whole files. A task returns at most the scan's "limit" rows; the
+ * limit across tasks is the caller's to enforce. options_json takes the
+ * same "location_map" and "properties" keys as floe_table_open, telling how to
  * reach the files from here; NULL or "{}" when the paths in the task are
  * valid as they are. */
 floe_status floe_task_stream(const uint8_t* task, size_t len, const char* options_json,
                              struct ArrowArrayStream* out);
+
+/* Host-driven I/O: a task read whose bytes the host fetches itself, for an
+ * engine with its own I/O layer and cache. Open the serialised task, then
+ * loop: floe_task_needed_ranges names byte ranges of the task's files
+ * (paths as the task names them); fetch them and hand each in with
+ * floe_task_fill; ask again until the count is 0 (usually two rounds: the
+ * footers and delete files, then the column chunks the read touches after
+ * pruning by the task's filter). floe_task_io_stream then decodes from the
+ * filled bytes alone and makes no request of its own; a read of bytes not
+ * filled fails the stream with an error saying which. */
+typedef struct floe_task_io floe_task_io;
+
+typedef struct floe_byte_range {
+  const char* path;
+  int64_t offset;
+  int64_t length;
+} floe_byte_range;
+
+floe_status floe_task_io_open(const uint8_t* task, size_t len, floe_task_io** out);
+
+/* *ranges (count entries) stays valid until the next
+ * floe_task_needed_ranges on io or floe_task_io_free. */
+floe_status floe_task_needed_ranges(floe_task_io* io, const floe_byte_range** ranges,
+                                    size_t* count);
+
+/* Hand in len bytes of path at offset; they are copied during the call. */
+floe_status floe_task_fill(floe_task_io* io, const char* path, int64_t offset, const uint8_t* data,
+                           size_t len);
+
+floe_status floe_task_io_stream(floe_task_io* io, struct ArrowArrayStream* out);
+
+floe_status floe_task_io_free(floe_task_io* io);
 
 /* ------------------------------------------------------------------------
  * Arrow PyCapsule Interface support, for bindings that create Python

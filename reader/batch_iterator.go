@@ -81,6 +81,7 @@ type BatchReader struct {
 	pos       int64 // row the column readers stand at
 	remaining int64
 	err       error
+	rowGroup  int
 }
 
 // NewBatchReader checks the request and prepares the column readers. No
@@ -100,6 +101,7 @@ func (f *File) NewBatchReader(req ReadRequest) (br *BatchReader, err error) {
 		batchSize: req.BatchSize,
 		parallel:  max(req.Parallelism, 1),
 		ranges:    ranges,
+		rowGroup:  req.RowGroup,
 	}
 	for _, r := range ranges {
 		br.remaining += r.End - r.Start

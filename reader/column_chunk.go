@@ -19,7 +19,15 @@ type chunkReader struct {
 	// skippedRows counts rows in data pages the trimmed read left out
 	skippedRows int64
 
-	data       []byte // pooled; the chunk's bytes (or the needed part)
+	// data is the part of the chunk's needed bytes being walked; parts
+	// are the rest, in file order (a dictionary page and the data pages
+	// wanted may lie apart).
+	data  []byte
+	parts [][]byte
+	// owned are pooled buffers to give back; spans are fetched spans the
+	// parts point into.
+	owned      [][]byte
+	spans      []*span
 	loaded     bool
 	loadErr    error
 	pos        int
@@ -47,23 +55,14 @@ func (c *chunkReader) load() error {
 		return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
 	}
 	c.skippedRows = skipped
-	total := int64(0)
 	for _, r := range ranges {
-		total += r.size
-	}
-	c.data = getBytes(int(total))
-	pos := 0
-	for _, r := range ranges {
-		part := c.data[pos : pos+int(r.size)]
-		n, err := c.f.r.ReadAt(part, r.off)
-		if n < len(part) {
-			if err == nil {
-				err = io.ErrUnexpectedEOF
-			}
-			return fmt.Errorf("column %s: reading %d bytes at offset %d: %w", c.leaf.DottedPath(), r.size, r.off, err)
+		part, err := c.f.fetch(r, &c.owned, &c.spans)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
 		}
-		pos += len(part)
+		c.parts = append(c.parts, part)
 	}
+	c.data, c.parts = c.parts[0], c.parts[1:]
 	return nil
 }
 
@@ -72,6 +71,9 @@ func (c *chunkReader) load() error {
 func (c *chunkReader) next() (*pageHeader, []byte, error) {
 	if err := c.ensureLoaded(); err != nil {
 		return nil, nil, err
+	}
+	for c.pos >= len(c.data) && len(c.parts) > 0 {
+		c.data, c.parts, c.pos = c.parts[0], c.parts[1:], 0
 	}
 	if c.pos >= len(c.data) || (c.meta.NumValues > 0 && c.valuesSeen >= c.meta.NumValues) {
 		return nil, nil, io.EOF
@@ -99,6 +101,11 @@ func (c *chunkReader) next() (*pageHeader, []byte, error) {
 }
 
 func (c *chunkReader) release() {
-	putBytes(c.data)
-	c.data = nil
+	for _, b := range c.owned {
+		putBytes(b)
+	}
+	for _, s := range c.spans {
+		s.unref()
+	}
+	c.data, c.parts, c.owned, c.spans = nil, nil, c.owned[:0], c.spans[:0]
 }

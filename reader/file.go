@@ -11,9 +11,18 @@ import (
 type OpenOptions struct {
 	// FooterReadSize is how many bytes to read from the end of the file
 	// in the first request, so that a footer smaller than that costs one
-	// read. Default 64 KiB.
+	// read. Default 512 KiB: enough for most footers together with the
+	// page indexes that writers place just before them.
 	FooterReadSize int
+	// Tail, when set, is the file's last len(Tail) bytes, already fetched
+	// (by a host doing its own I/O, say): the footer is taken from it.
+	Tail []byte
+	// Fetch tunes how column bytes are requested.
+	Fetch FetchOptions
 }
+
+// DefaultFooterReadSize is how many trailing bytes OpenFile reads first.
+const DefaultFooterReadSize = 512 << 10
 
 // File is an opened Parquet file: its footer and schema tree. It holds the
 // io.ReaderAt for later column reads and is safe for concurrent use by
@@ -21,6 +30,12 @@ type OpenOptions struct {
 type File struct {
 	r    io.ReaderAt
 	size int64
+	// tail holds the file's last bytes from the footer read: page
+	// indexes, bloom filters and small files' columns come from it without
+	// another request.
+	tail    []byte
+	tailOff int64
+	fetcher *fetcher
 
 	// Root is the schema's root group; its Children are the top-level
 	// columns.
@@ -52,15 +67,24 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 	if size < int64(2*len(magic)+4) {
 		return nil, fmt.Errorf("parquet: file of %d bytes is too small", size)
 	}
-	tailSize := int64(64 << 10)
-	if opts != nil && opts.FooterReadSize > 0 {
-		tailSize = int64(opts.FooterReadSize)
+	var tail []byte
+	if opts != nil && len(opts.Tail) >= 8 && int64(len(opts.Tail)) <= size {
+		tail = opts.Tail
+	} else {
+		tailSize := int64(DefaultFooterReadSize)
+		if opts != nil && opts.FooterReadSize > 0 {
+			tailSize = int64(opts.FooterReadSize)
+		}
+		tailSize = max(min(tailSize, size), 8)
+		tail = make([]byte, tailSize)
+		if n, err := r.ReadAt(tail, size-tailSize); n < len(tail) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("parquet: reading footer: %w", err)
+		}
 	}
-	tailSize = max(min(tailSize, size), 8)
-	tail := make([]byte, tailSize)
-	if _, err := r.ReadAt(tail, size-tailSize); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("parquet: reading footer: %w", err)
-	}
+	tailSize := int64(len(tail))
 	end := tail[len(tail)-4:]
 	if bytes.Equal(end, magicEncrypted) {
 		return nil, fmt.Errorf("parquet: files with an encrypted footer are not supported")
@@ -77,9 +101,13 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 		footer = tail[tailSize-8-footerLen : tailSize-8]
 	} else {
 		footer = make([]byte, footerLen)
-		if _, err := r.ReadAt(footer, size-8-footerLen); err != nil && err != io.EOF {
+		if n, err := r.ReadAt(footer, size-8-footerLen); n < len(footer) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
 			return nil, fmt.Errorf("parquet: reading footer: %w", err)
 		}
+		tail = nil // the short tail holds only part of the footer
 	}
 	md, err := parseFileMetaData(footer)
 	if err != nil {
@@ -92,6 +120,8 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 	f = &File{
 		r:          r,
 		size:       size,
+		tail:       tail,
+		tailOff:    size - int64(len(tail)),
 		Root:       root,
 		Leaves:     leaves,
 		Nodes:      nodes,
@@ -105,6 +135,11 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 	if err := f.checkRowGroups(); err != nil {
 		return nil, err
 	}
+	var fetch FetchOptions
+	if opts != nil {
+		fetch = opts.Fetch
+	}
+	f.fetcher = newFetcher(r, fetch)
 	return f, nil
 }
 

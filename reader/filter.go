@@ -19,9 +19,25 @@ var ErrInvalidFilter = errors.New("invalid filter")
 
 func invalidFilter(err error) error { return fmt.Errorf("%w: %v", ErrInvalidFilter, err) }
 
-// parseFilter reads a scan's filter: a JSON string holds pyiceberg's
-// row_filter text ("a < 10 and b = 'x'"), anything else is the Iceberg
-// REST catalog's JSON expression.
+// FilterArg turns a filter given as plain text, as a command line or a C
+// string gives it, into the form scan options carry: an Iceberg REST JSON
+// expression when it starts with '{', else pyiceberg's row_filter text as
+// a JSON string.
+func FilterArg(text string) json.RawMessage {
+	text = strings.TrimSpace(text)
+	if strings.HasPrefix(text, "{") {
+		return json.RawMessage(text)
+	}
+	quoted, _ := json.Marshal(text)
+	return quoted
+}
+
+// ParseFilter reads a filter as a scan's options carry it: a JSON string
+// holds pyiceberg's row_filter text ("a < 10 and b = 'x'"), anything else
+// is the Iceberg REST catalog's JSON expression. Errors wrap
+// ErrInvalidFilter.
+func ParseFilter(raw json.RawMessage) (expr.Expr, error) { return parseFilter(raw) }
+
 func parseFilter(raw json.RawMessage) (expr.Expr, error) {
 	raw = json.RawMessage(strings.TrimSpace(string(raw)))
 	if len(raw) == 0 || string(raw) == "null" {

@@ -22,7 +22,7 @@ func (f *File) OffsetIndex(c *ColumnChunk) ([]PageLocation, error) {
 		return nil, fmt.Errorf("offset index at [%d,+%d) lies outside the file", c.OffsetIndexOffset, c.OffsetIndexLength)
 	}
 	buf := make([]byte, c.OffsetIndexLength)
-	if n, err := f.r.ReadAt(buf, c.OffsetIndexOffset); n < len(buf) {
+	if n, err := f.readAt(buf, c.OffsetIndexOffset); n < len(buf) {
 		if err == nil {
 			err = io.ErrUnexpectedEOF
 		}
@@ -139,7 +139,7 @@ func (f *File) ColumnIndex(c *ColumnChunk) (*ColumnIndex, error) {
 		return nil, fmt.Errorf("column index at [%d,+%d) lies outside the file", c.ColumnIndexOffset, c.ColumnIndexLength)
 	}
 	buf := make([]byte, c.ColumnIndexLength)
-	if n, err := f.r.ReadAt(buf, c.ColumnIndexOffset); n < len(buf) {
+	if n, err := f.readAt(buf, c.ColumnIndexOffset); n < len(buf) {
 		if err == nil {
 			err = io.ErrUnexpectedEOF
 		}

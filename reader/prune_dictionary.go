@@ -214,7 +214,7 @@ func (f *File) readFull(buf []byte, off int64, what string) (bool, error) {
 	if !f.spanInFile(off, int64(len(buf))) {
 		return false, nil
 	}
-	n, err := f.r.ReadAt(buf, off)
+	n, err := f.readAt(buf, off)
 	if n < len(buf) {
 		if err == nil {
 			err = io.ErrUnexpectedEOF

@@ -35,6 +35,17 @@ type ScanOptions struct {
 	CaseInsensitive bool `json:"case_insensitive,omitempty"`
 	// Filter is the row filter (text or Iceberg REST JSON expression).
 	Filter json.RawMessage `json:"filter,omitempty"`
+	// SplitSize is the most bytes of data a task group reads: larger files
+	// are cut into byte ranges, smaller ones packed together. 0 means the
+	// table's read.split.target-size, else DefaultSplitSize.
+	SplitSize int64 `json:"split_size,omitempty"`
+	// Ordered, when false, lets a parallel scan return each batch as soon
+	// as any task has one, in no set order; nil or true returns batches in
+	// task order, the order of a one-thread scan.
+	Ordered *bool `json:"ordered,omitempty"`
+	// FetchOptions tune how data files' bytes are requested (coalesce_gap,
+	// max_request, io_concurrency, prefetch_bytes).
+	FetchOptions
 }
 
 // ParseScanOptions reads scan options from JSON, refusing unknown keys so a
@@ -62,8 +73,14 @@ func (o *ScanOptions) validate() error {
 	if o.Threads < 0 {
 		return fmt.Errorf("scan options: threads must not be negative")
 	}
+	if o.SplitSize < 0 {
+		return fmt.Errorf("scan options: split_size must not be negative")
+	}
 	return nil
 }
+
+// ordered reports whether batches must come in task order.
+func (o *ScanOptions) ordered() bool { return o.Ordered == nil || *o.Ordered }
 
 func (o *ScanOptions) batchSize() int {
 	if o.BatchSize > 0 {
@@ -80,13 +97,16 @@ func (o *ScanOptions) threads() int {
 }
 
 // Scan is a planned read of one snapshot of a table: the projected schema
-// and one task per data file.
+// and its tasks, one per data file or byte range of a large one, packed
+// in order into task groups.
 type Scan struct {
 	Options    ScanOptions
 	Projection *Projection
 	schema     *arrow.Schema
 	tasks      []*Task
-	table      *table.Table
+	// groupStarts[g] is the index in tasks of group g's first task.
+	groupStarts []int
+	table       *table.Table
 	// deleteCache shares parsed delete files across the scan's tasks.
 	deleteCache *deleteCache
 	counters    scanCounters
@@ -94,7 +114,7 @@ type Scan struct {
 	// tableSchema is the snapshot's schema, which filters bind to.
 	tableSchema *iceberg.Schema
 	// files[i] is task i's manifest entry, whose metrics filters added
-	// later are checked against.
+	// later are checked against (the same entry for each split of a file).
 	files []*manifest.DataFile
 }
 
@@ -144,6 +164,10 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 	if err != nil {
 		return nil, err
 	}
+	splitSize, openCost, err := splitSettings(&opts, t.Metadata.Properties)
+	if err != nil {
+		return nil, err
+	}
 	for i := range plan.Tasks {
 		dt := &plan.Tasks[i]
 		task, err := newTask(t, plan.Schema, dt, proj, nameMapping, opts)
@@ -154,10 +178,13 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 		if task.Filter, task.FilterFields, err = residualFilter(dt.Residual, plan.Schema); err != nil {
 			return nil, err
 		}
-		s.tasks = append(s.tasks, task)
-		s.files = append(s.files, &dt.File)
+		for _, split := range splitTask(task, dt.File.SplitOffsets, splitSize) {
+			s.tasks = append(s.tasks, split)
+			s.files = append(s.files, &dt.File)
+		}
 	}
-	s.counters.filesPlanned.Store(int64(len(s.tasks)))
+	s.groupStarts = packTasks(s.tasks, splitSize, openCost)
+	s.counters.filesPlanned.Store(int64(len(plan.Tasks)))
 	s.counters.manifestsSkipped.Store(int64(plan.ManifestsSkipped))
 	s.counters.filesSkipped.Store(int64(plan.DataFilesSkipped))
 	return s, nil
@@ -195,16 +222,44 @@ func residualFilter(residual expr.Expr, schema *iceberg.Schema) (json.RawMessage
 // Schema is the Arrow schema of every batch the scan returns.
 func (s *Scan) Schema() *arrow.Schema { return s.schema }
 
-// Tasks are the scan's units of work, each readable on its own, here or,
-// serialised, elsewhere.
-// Filters added with AddFilter are carried in the tasks returned.
-func (s *Scan) Tasks() []*Task {
+// Tasks are the scan's tasks in plan order: one per data file, or per
+// byte range of a file larger than the split size. Each is readable on its
+// own, here or, serialised, elsewhere. Filters added with AddFilter are
+// carried in the tasks returned.
+func (s *Scan) Tasks() []*Task { return s.exported(0, len(s.tasks)) }
+
+// TaskGroups are the scan's tasks packed, in order, into groups of about
+// the split size: the units to hand to other threads, processes or
+// machines. Reading every group, in order, reads the scan.
+func (s *Scan) TaskGroups() []*TaskGroup {
+	out := make([]*TaskGroup, len(s.groupStarts))
+	for g := range out {
+		out[g] = s.TaskGroup(g)
+	}
+	return out
+}
+
+// NumTaskGroups is how many task groups the scan has.
+func (s *Scan) NumTaskGroups() int { return len(s.groupStarts) }
+
+// TaskGroup is group g (0 <= g < NumTaskGroups) of TaskGroups.
+func (s *Scan) TaskGroup(g int) *TaskGroup {
+	end := len(s.tasks)
+	if g+1 < len(s.groupStarts) {
+		end = s.groupStarts[g+1]
+	}
+	return &TaskGroup{Tasks: s.exported(s.groupStarts[g], end)}
+}
+
+// exported is tasks[from:to] as handed out: tightened by the filters
+// added so far.
+func (s *Scan) exported(from, to int) []*Task {
 	added, _ := s.runtime.current()
 	if len(added) == 0 {
-		return s.tasks
+		return s.tasks[from:to:to]
 	}
-	out := make([]*Task, len(s.tasks))
-	for i, t := range s.tasks {
+	out := make([]*Task, to-from)
+	for i, t := range s.tasks[from:to] {
 		c := *t
 		if err := s.tighten(&c, added); err != nil {
 			// AddFilter bound every added filter already; this cannot fail

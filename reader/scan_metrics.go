@@ -18,7 +18,10 @@ type ScanMetrics struct {
 	RowGroupsSkipped int64 `json:"row_groups_skipped"`
 	PagesSkipped     int64 `json:"pages_skipped"`
 	BytesRead        int64 `json:"bytes_read"`
-	BytesSkipped     int64 `json:"bytes_skipped"`
+	// Requests is how many reads the data files took (footer reads and
+	// coalesced column fetches); on an object store, round trips.
+	Requests     int64 `json:"requests"`
+	BytesSkipped int64 `json:"bytes_skipped"`
 	// Rows decoded and then dropped: by the row filter and by deletes.
 	RowsFiltered int64 `json:"rows_filtered"`
 	RowsDeleted  int64 `json:"rows_deleted"`
@@ -30,7 +33,7 @@ type ScanMetrics struct {
 type scanCounters struct {
 	manifestsSkipped, filesSkipped, filesPlanned  atomic.Int64
 	rowGroupsRead, rowGroupsSkipped, pagesSkipped atomic.Int64
-	bytesRead, bytesSkipped                       atomic.Int64
+	bytesRead, bytesSkipped, requests             atomic.Int64
 	rowsFiltered, rowsDeleted, rowsReturned       atomic.Int64
 }
 
@@ -44,6 +47,7 @@ func (c *scanCounters) snapshot() ScanMetrics {
 		PagesSkipped:     c.pagesSkipped.Load(),
 		BytesRead:        c.bytesRead.Load(),
 		BytesSkipped:     c.bytesSkipped.Load(),
+		Requests:         c.requests.Load(),
 		RowsFiltered:     c.rowsFiltered.Load(),
 		RowsDeleted:      c.rowsDeleted.Load(),
 		RowsReturned:     c.rowsReturned.Load(),

@@ -14,7 +14,8 @@ import (
 const batchesInFlight = 2
 
 // parallelReader decodes up to `threads` tasks at once and returns their
-// batches in task order, so results are deterministic.
+// batches in task order (which is also task group order), so results are
+// deterministic.
 type parallelReader struct {
 	refs      atomic.Int64
 	scan      *Scan
@@ -66,24 +67,26 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 			r.wg.Add(1)
 			go func(i int, task Task, out chan<- taskResult) {
 				defer func() { r.wg.Done(); close(out) }()
-				r.decode(ctx, i, task, alloc, out)
+				s.decodeTask(ctx, i, task, alloc, out)
 			}(i, *task, r.results[i])
 		}
 	}()
 	return r
 }
 
-// decode runs one task, sending its batches in order.
-func (r *parallelReader) decode(ctx context.Context, i int, task Task, alloc memory.Allocator, out chan<- taskResult) {
+// decodeTask runs the scan's task i, sending its batches in order; false
+// when it stopped on an error or because ctx ended. The consumer drains
+// out until every worker is done, so a send only waits for room.
+func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Allocator, out chan<- taskResult) bool {
 	// Each task may return at most the scan's limit; the consumer trims.
-	task.Limit = r.scan.Options.Limit
-	tr, err := r.scan.openTask(ctx, i, task, alloc)
+	task.Limit = s.Options.Limit
+	tr, err := s.openTask(ctx, i, task, alloc)
 	if err != nil {
 		out <- taskResult{err: err}
-		return
+		return false
 	}
 	if tr == nil {
-		return // an added filter ruled the file out
+		return true // an added filter ruled the file out
 	}
 	defer tr.Release()
 	for tr.Next() {
@@ -93,12 +96,16 @@ func (r *parallelReader) decode(ctx context.Context, i int, task Task, alloc mem
 		case out <- taskResult{rec: rec}:
 		case <-ctx.Done():
 			rec.Release()
-			return
+			return false
 		}
 	}
-	if err := tr.Err(); err != nil && ctx.Err() == nil {
-		out <- taskResult{err: err}
+	if err := tr.Err(); err != nil {
+		if ctx.Err() == nil {
+			out <- taskResult{err: err}
+		}
+		return false
 	}
+	return true
 }
 
 func (r *parallelReader) Retain() { r.refs.Add(1) }

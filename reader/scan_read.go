@@ -14,9 +14,13 @@ import (
 // mallocator, when batches leave Go through the C Data Interface).
 //
 // With Options.Threads > 1 (the default is every core), several tasks
-// decode at once; batches still come in task order.
+// decode at once; batches still come in task order unless Options.Ordered
+// is false.
 func (s *Scan) Reader(ctx context.Context, alloc memory.Allocator) (array.RecordReader, error) {
 	if threads := s.Options.threads(); threads > 1 && len(s.tasks) > 1 {
+		if !s.Options.ordered() {
+			return newUnorderedReader(ctx, s, alloc, threads), nil
+		}
 		return newParallelReader(ctx, s, alloc, threads), nil
 	}
 	r := &scanReader{ctx: ctx, scan: s, mem: alloc, remaining: -1}

@@ -98,6 +98,7 @@ func (s *Scan) openTask(ctx context.Context, i int, task Task, alloc memory.Allo
 	if err := s.tighten(&task, added); err != nil {
 		return nil, err
 	}
+	task.fetch = s.Options.FetchOptions
 	tr, err := task.open(ctx, s.table.IO, alloc, s.schema, s.deleteCache)
 	if err != nil {
 		return nil, err

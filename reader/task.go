@@ -12,8 +12,11 @@ import (
 )
 
 // taskFormatVersion is bumped when a serialised task changes shape; a
-// reader refuses versions it does not know.
-const taskFormatVersion = 1
+// reader refuses versions it does not know. Version 2 added the byte range
+// (start, length): a version 1 task, which has none, reads its whole file
+// and is still read, while a floe that knows only version 1 refuses a
+// split it would otherwise read whole.
+const taskFormatVersion = 2
 
 // Task reads one data file (or a byte range of it) with everything it
 // needs carried inside, so it can be serialised and read by another process
@@ -26,11 +29,17 @@ type Task struct {
 	WrittenPath string `json:"written_path,omitempty"`
 	FileFormat  string `json:"file_format"`
 	FileSize    int64  `json:"file_size"`
-	RecordCount int64  `json:"record_count"`
-	SpecID      int    `json:"spec_id"`
+	// RecordCount is the rows of the whole data file, also for a split.
+	RecordCount int64 `json:"record_count"`
+	SpecID      int   `json:"spec_id"`
 	// DataSequenceNumber and FirstRowID feed row lineage.
 	DataSequenceNumber int64  `json:"data_sequence_number"`
 	FirstRowID         *int64 `json:"first_row_id,omitempty"`
+	// Start and Length are the task's byte range of the file; Length 0
+	// means the whole file. The task reads the row groups whose midpoint
+	// lies in the range (see readsRowGroup).
+	Start  int64 `json:"start"`
+	Length int64 `json:"length"`
 
 	// Fields is the projected schema, as Iceberg fields.
 	Fields []iceberg.NestedField `json:"-"`
@@ -62,6 +71,10 @@ type Task struct {
 	BatchSize int    `json:"batch_size"`
 	Limit     *int64 `json:"limit,omitempty"`
 	VerifyCRC bool   `json:"verify_crc,omitempty"`
+
+	// fetch tunes the reads of the process running the task; it is not
+	// part of the task's bytes.
+	fetch FetchOptions
 }
 
 // TaskDelete is a delete file that applies to a task's data file.
@@ -235,8 +248,8 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	if err := dec.Decode(&tj); err != nil {
 		return nil, fmt.Errorf("serialised task: %w", err)
 	}
-	if tj.Version != taskFormatVersion {
-		return nil, fmt.Errorf("serialised task has version %d; this floe reads version %d", tj.Version, taskFormatVersion)
+	if tj.Version != taskFormatVersion && tj.Version != 1 {
+		return nil, fmt.Errorf("serialised task has version %d; this floe reads versions 1 to %d", tj.Version, taskFormatVersion)
 	}
 	var schema iceberg.Schema
 	if err := schema.UnmarshalJSON(tj.Schema); err != nil {
@@ -270,6 +283,9 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	}
 	if task.BatchSize <= 0 {
 		task.BatchSize = DefaultBatchSize
+	}
+	if err := task.checkRange(); err != nil {
+		return nil, fmt.Errorf("serialised task: %w", err)
 	}
 	for key, raw := range tj.IdentityPartition {
 		var id int

@@ -116,8 +116,37 @@ func (r *taskReader) startLate(req ReadRequest) error {
 		}
 		l.readers = append(l.readers, br)
 	}
+	// The columns filters and deletes read are fetched now; the payload's
+	// only when a window first keeps a row, so a row group the filter
+	// empties costs none of its bytes.
+	steps := r.filterColumns()
+	for j, br := range l.readers {
+		br.Prefetch(false, !steps[j])
+	}
 	r.late = l
 	return nil
+}
+
+// filterColumns marks the request indexes the filter's conjuncts and the
+// equality deletes read.
+func (r *taskReader) filterColumns() []bool {
+	steps := make([]bool, len(r.request))
+	mark := func(p int) {
+		if d := r.decoded[p]; d >= 0 {
+			steps[d] = true
+		}
+	}
+	for _, c := range r.conjuncts {
+		for _, p := range c.plans {
+			mark(p)
+		}
+	}
+	for _, cols := range r.eqColumns {
+		for _, p := range cols {
+			mark(p)
+		}
+	}
+	return steps
 }
 
 // nextLate returns the next batch of the row group with survivors; io.EOF

@@ -87,12 +87,12 @@ func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Alloc
 	if alloc == nil {
 		alloc = memory.DefaultAllocator
 	}
-	handle, err := files.Open(ctx, t.Path)
+	handle, err := fileio.OpenSized(ctx, files, t.Path, t.FileSize)
 	if err != nil {
 		return nil, fmt.Errorf("open data file: %w", err)
 	}
 	metered := &meteredFile{r: handle}
-	f, err := OpenFile(metered, handle.Size(), nil)
+	f, err := OpenFile(metered, handle.Size(), &OpenOptions{Fetch: t.fetch})
 	if err != nil {
 		handle.Close()
 		return nil, fmt.Errorf("data file %s: %w", t.Path, err)
@@ -195,6 +195,7 @@ func (r *taskReader) close() {
 		r.late.close()
 		r.late = nil
 	}
+	r.file.Close()
 	r.flushBytes()
 	if r.handle != nil {
 		r.handle.Close()
@@ -296,8 +297,7 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 				r.batches = nil
 			}
 		}
-		r.rowGroup++
-		if r.rowGroup >= len(r.file.RowGroups) {
+		if !r.advanceRowGroup() {
 			return nil, io.EOF
 		}
 		if err := r.startRowGroup(); err != nil {
@@ -308,49 +308,15 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 
 func (r *taskReader) startRowGroup() error {
 	r.flushBytes()
+	r.file.ReleaseFetched(r.rowGroup)
 	if err := r.refreshFilter(); err != nil {
 		return err
 	}
-	if r.rowGroup > 0 {
-		r.rgStart += r.file.RowGroups[r.rowGroup-1].NumRows
-	}
 	r.pos = r.rgStart
 	r.constRows = 0
-	rg := r.file.RowGroups[r.rowGroup]
-	rows := rg.NumRows
-	if r.deletes.deletedIn(r.rgStart, r.rgStart+rows) == rows {
-		// Every row of the group is deleted: decode nothing.
-		r.counters.rowGroupsSkipped.Add(1)
-		return nil
-	}
-	if r.remaining >= 0 && !r.dropsRows() {
-		// Without deletes or a filter every decoded row is returned, so the
-		// limit bounds decoding too.
-		rows = min(rows, r.remaining)
-	}
-	if len(r.request) == 0 {
-		r.constRows = rows
-		return nil
-	}
-	req := ReadRequest{
-		Columns:         r.request,
-		RowGroup:        r.rowGroup,
-		BatchSize:       r.task.BatchSize,
-		Allocator:       r.mem,
-		VerifyChecksums: r.task.VerifyCRC,
-	}
-	skip, pruned, err := r.pruneRowGroup()
-	if err != nil {
+	req, read, err := r.planRowGroup()
+	if err != nil || !read {
 		return err
-	}
-	if skip {
-		return nil
-	}
-	req.Ranges = intersectRanges(r.aliveRanges(rows), pruned)
-	if req.Ranges == nil {
-		req.RowEnd = rows
-	} else if len(req.Ranges) == 0 {
-		return nil // the page index and the deletes leave no row
 	}
 	r.counters.rowGroupsRead.Add(1)
 	if r.filter != nil {
@@ -360,8 +326,49 @@ func (r *taskReader) startRowGroup() error {
 	if err != nil {
 		return err
 	}
+	br.Prefetch(false, false)
 	r.batches = br
+	r.readAhead(br)
 	return nil
+}
+
+// planRowGroup decides what the current row group needs: nothing (its
+// rows are all deleted or pruned), constant rows only (r.constRows, when
+// no column is decoded), or the read req.
+func (r *taskReader) planRowGroup() (req ReadRequest, read bool, err error) {
+	rows := r.file.RowGroups[r.rowGroup].NumRows
+	if r.deletes.deletedIn(r.rgStart, r.rgStart+rows) == rows {
+		// Every row of the group is deleted: decode nothing.
+		r.counters.rowGroupsSkipped.Add(1)
+		return req, false, nil
+	}
+	if r.remaining >= 0 && !r.dropsRows() {
+		// Without deletes or a filter every decoded row is returned, so the
+		// limit bounds decoding too.
+		rows = min(rows, r.remaining)
+	}
+	if len(r.request) == 0 {
+		r.constRows = rows
+		return req, false, nil
+	}
+	req = ReadRequest{
+		Columns:         r.request,
+		RowGroup:        r.rowGroup,
+		BatchSize:       r.task.BatchSize,
+		Allocator:       r.mem,
+		VerifyChecksums: r.task.VerifyCRC,
+	}
+	skip, pruned, err := r.pruneRowGroup()
+	if err != nil || skip {
+		return req, false, err
+	}
+	req.Ranges = intersectRanges(r.aliveRanges(rows), pruned)
+	if req.Ranges == nil {
+		req.RowEnd = rows
+	} else if len(req.Ranges) == 0 {
+		return req, false, nil // the page index and the deletes leave no row
+	}
+	return req, true, nil
 }
 
 // assemble builds one output batch from the decoder's columns.

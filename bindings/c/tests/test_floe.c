@@ -16,6 +16,7 @@
 #include "floe.h"
 #include "harness.h"
 #include "test_filters.h"
+#include "test_host_io.h"
 #include "test_write.h"
 
 atomic_int test_failures;
@@ -96,7 +97,11 @@ static void test_open_every_fixture(void) {
 }
 
 /* Data-file counts: lineitem's current snapshot has one file, uuid two,
- * iceberg_partitioned twenty one-row files, the DV table five (INDEX.md). */
+ * iceberg_partitioned twenty one-row files, the DV table five (INDEX.md).
+ * Every file is far smaller than the default split size, so the files are
+ * packed into one task; at a split size of the open-file cost (4 MiB) each
+ * small file is a task of its own. */
+#define ONE_FILE_PER_TASK "{\"split_size\": 4194304}"
 static void test_plan_counts(void) {
   static const struct {
     const char* name;
@@ -104,10 +109,13 @@ static void test_plan_counts(void) {
     int64_t tasks;
   } cases[] = {
       {"duckdb_lineitem_iceberg", "{}", 1},
-      {"duckdb_lineitem_iceberg", "{\"snapshot_id\": 7817332053627255703}", 1},
-      {"duckdb_uuid", NULL, 2},
-      {"impala_iceberg_partitioned", "{}", 20},
-      {"impala_iceberg_v3_deletion_vectors", "{}", 5},
+      {"duckdb_lineitem_iceberg", "{\"snapshot_id\": 7817332053627255703, \"split_size\": 4194304}", 1},
+      {"duckdb_uuid", NULL, 1},
+      {"duckdb_uuid", ONE_FILE_PER_TASK, 2},
+      {"impala_iceberg_partitioned", "{}", 1},
+      {"impala_iceberg_partitioned", ONE_FILE_PER_TASK, 20},
+      {"impala_iceberg_partitioned", "{\"split_size\": 41943040}", 2},
+      {"impala_iceberg_v3_deletion_vectors", ONE_FILE_PER_TASK, 5},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     floe_table* t = open_fixture(cases[i].name);
@@ -268,6 +276,9 @@ static void test_bad_options(void) {
   CHECK_STATUS(floe_scan_open(t, "{\"columns\": [\"nope\"]}", &s), FLOE_INVALID_ARGUMENT);
   check_error_mentions("nope");
   CHECK_STATUS(floe_scan_open(t, "{\"limit\": -1}", &s), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_scan_open(t, "{\"split_size\": -1}", &s), FLOE_INVALID_ARGUMENT);
+  check_error_mentions("split_size");
+  CHECK_STATUS(floe_scan_open(t, "{\"ordered\": 1}", &s), FLOE_INVALID_ARGUMENT);
   CHECK_STATUS(floe_scan_open(t, "{\"snapshot_id\": 42}", &s), FLOE_NOT_FOUND);
   check_error_mentions("42");
   CHECK_STATUS(floe_scan_open(t, "{\"ref\": \"no-such-branch\"}", &s), FLOE_NOT_FOUND);
@@ -297,7 +308,7 @@ static void test_missing_table(void) {
   check_error_mentions("no_such_table");
   snprintf(location, sizeof location, "%s/duckdb_uuid/metadata/v99.metadata.json", fixtures_root);
   CHECK_STATUS(floe_table_open(location, NULL, &t), FLOE_NOT_FOUND);
-  CHECK_STATUS(floe_table_open("s3://bucket/table", NULL, &t), FLOE_UNSUPPORTED);
+  CHECK_STATUS(floe_table_open("gs://bucket/table", NULL, &t), FLOE_UNSUPPORTED);
   CHECK(t == NULL);
   /* A file that is not table metadata. */
   snprintf(location, sizeof location, "%s/tables.json", fixtures_root);
@@ -323,7 +334,7 @@ static void test_freed_and_bogus_handles(void) {
   /* Freeing the table leaves the scan usable. */
   CHECK_OK(floe_table_free(t));
   CHECK_OK(floe_scan_plan(s, &n));
-  CHECK_EQ_I64(n, 2);
+  CHECK_EQ_I64(n, 1); /* its two small files, packed into one task */
 
   /* Use after free and double free are errors. */
   CHECK_STATUS(floe_table_metadata_json(t, &json), FLOE_INVALID_ARGUMENT);
@@ -352,6 +363,10 @@ static void test_bad_task_bytes(void) {
   CHECK(stream.release == NULL);
   static const char other_version[] = "{\"version\": 99, \"path\": \"x\"}";
   CHECK_STATUS(floe_task_stream((const uint8_t*)other_version, sizeof other_version - 1, NULL, &stream),
+               FLOE_INVALID_ARGUMENT);
+  check_error_mentions("version");
+  static const char other_group_version[] = "{\"group_version\": 2, \"tasks\": []}";
+  CHECK_STATUS(floe_task_stream((const uint8_t*)other_group_version, sizeof other_group_version - 1, NULL, &stream),
                FLOE_INVALID_ARGUMENT);
   check_error_mentions("version");
   /* Truncated real task bytes. */
@@ -599,19 +614,31 @@ static void test_deletion_vector_values(void) {
 }
 
 /* Every task, serialised and read back through floe_task_stream, gives the
- * rows of the whole scan. */
+ * rows of the whole scan: packed files (the default), one file per task,
+ * and byte ranges of files. At a 200-byte split size, files whose manifest
+ * says they hold one row group (split_offsets [4]: uuid, the DV table) stay
+ * whole; the Hive-written files of the position-delete table (no split
+ * offsets, about 1200 bytes each) are cut into fixed ranges, only one of
+ * which holds the file's row group. A stream with "ordered": false gives
+ * the same number of rows. */
 static void test_task_streams(void) {
   const char* names[] = {"duckdb_uuid", "impala_iceberg_v3_deletion_vectors",
                          "impala_iceberg_v2_partitioned_position_deletes"};
-  for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-    const struct fixture* f = fixture_named(names[n]);
+  const int64_t data_files[] = {2, 5, 3}, split_tasks_at_least[] = {2, 5, 12};
+  const char* scans[] = {NULL, ONE_FILE_PER_TASK, "{\"split_size\": 200}"};
+  for (size_t n = 0; n < sizeof names / sizeof names[0] * 3; n++) {
+    const struct fixture* f = fixture_named(names[n / 3]);
+    const char* scan = scans[n % 3];
     floe_table* t = open_fixture(f->name);
     if (t == NULL) continue;
     floe_scan* s = NULL;
-    CHECK_OK(floe_scan_open(t, NULL, &s));
+    CHECK_OK(floe_scan_open(t, scan, &s));
     floe_table_free(t);
     int64_t tasks = 0, rows = 0;
     CHECK_OK(floe_scan_plan(s, &tasks));
+    if (n % 3 == 0) CHECK_EQ_I64(tasks, 1);
+    if (n % 3 == 1) CHECK_EQ_I64(tasks, data_files[n / 3]);
+    if (n % 3 == 2) CHECK(tasks >= split_tasks_at_least[n / 3]);
     char options[16384];
     fixture_options(f, options, sizeof options);
     for (int64_t i = 0; i < tasks; i++) {
@@ -636,8 +663,21 @@ static void test_task_streams(void) {
     }
     if (rows != f->rows) {
       atomic_fetch_add(&test_failures, 1);
-      fprintf(stderr, "%s: tasks gave %lld rows, want %lld\n", f->name, (long long)rows, f->rows);
+      fprintf(stderr, "%s, scan %s: tasks gave %lld rows, want %lld\n", f->name, scan ? scan : "{}", (long long)rows,
+              f->rows);
     }
+    floe_scan_free(s);
+  }
+  for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+    const struct fixture* f = fixture_named(names[n]);
+    floe_table* t = open_fixture(f->name);
+    if (t == NULL) continue;
+    floe_scan* s = NULL;
+    CHECK_OK(floe_scan_open(t, "{\"ordered\": false, \"threads\": 4, \"split_size\": 200}", &s));
+    floe_table_free(t);
+    struct ArrowArrayStream stream;
+    CHECK_OK(floe_scan_stream(s, &stream));
+    CHECK_EQ_I64(stream_count_rows(&stream, NULL), f->rows);
     floe_scan_free(s);
   }
 }
@@ -809,6 +849,7 @@ static const struct test tests[] = {
     {"streams", "deletion_vector_values", test_deletion_vector_values},
     {"streams", "task_streams", test_task_streams},
     {"streams", "stream_lifetimes", test_stream_lifetimes},
+    {"streams", "task_host_io", test_task_host_io},
     {"threads_stream", "four_threads_streaming", test_threads_stream},
     {"filters", "add_filter_narrows", test_add_filter_narrows},
     {"filters", "add_filter_errors", test_add_filter_errors},
@@ -818,6 +859,7 @@ static const struct test tests[] = {
     {"write", "write_files_and_commit", test_write_files_and_commit},
     {"write", "errors", test_write_errors},
     {"write", "json_rows", test_write_json_rows},
+    {"write", "delete_rows", test_write_delete_rows},
 };
 
 static int selected(const char* group, int argc, char** argv) {

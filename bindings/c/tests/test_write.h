@@ -8,5 +8,6 @@ void test_write_append_roundtrip(void);
 void test_write_files_and_commit(void);
 void test_write_errors(void);
 void test_write_json_rows(void);
+void test_write_delete_rows(void);
 
 #endif

@@ -22,7 +22,7 @@ method). Tasks pickle, so they can be read in worker processes.
 from ._arrow import Field
 from ._errors import FloeError, Status
 from ._lib import library
-from ._table import Scan, Table, Task
+from ._table import HostIO, Scan, Table, Task
 
 
 def version():
@@ -30,4 +30,4 @@ def version():
     return library().floe_version().decode("ascii")
 
 
-__all__ = ["Field", "FloeError", "Scan", "Status", "Table", "Task", "version"]
+__all__ = ["Field", "FloeError", "HostIO", "Scan", "Status", "Table", "Task", "version"]

@@ -66,8 +66,9 @@ class Table(_Handle, TableWrites):
         location_map maps location prefixes written in the table's metadata
         (``hdfs://nn/warehouse/t``) onto where the files are now. Other
         keyword options go to floe as they are: ``warehouse`` (for dataset
-        names) and ``properties`` (storage settings; none are supported by
-        this build yet)."""
+        names) and ``s3`` (a dict of S3 settings: endpoint, region,
+        access_key_id, secret_access_key, session_token, anonymous,
+        path_style, max_attempts, part_size)."""
         opts = dict(options)
         if location_map:
             opts["location_map"] = dict(location_map)
@@ -85,6 +86,14 @@ class Table(_Handle, TableWrites):
         return self._metadata
 
     @property
+    def current_snapshot_id(self):
+        """The current snapshot's id, or -1 while the table has none. A
+        step that records it and later scans with snapshot_id= it reads the
+        same rows whatever was committed since; -1 keeps reading none."""
+        sid = self.metadata.get("current-snapshot-id")
+        return -1 if sid is None else sid
+
+    @property
     def metadata_location(self):
         """The metadata file this table was read from."""
         out = ctypes.c_void_p()
@@ -92,19 +101,25 @@ class Table(_Handle, TableWrites):
         return _take_string(out)
 
     def scan(self, row_filter=None, selected_fields=None, snapshot_id=None, as_of_timestamp=None, ref=None,
-             limit=None, batch_size=None, threads=None, case_sensitive=True):
+             limit=None, batch_size=None, threads=None, case_sensitive=True, split_size=None, ordered=None):
         """Plans a scan. Names follow pyiceberg: selected_fields are dotted
         column names (None or ("*",) for every column); as_of_timestamp is
         in milliseconds since the epoch; snapshot_id, as_of_timestamp and
         ref are exclusive. row_filter is pyiceberg's text form ("a < 10 and b = 'x'") or a dict in
-        the Iceberg REST JSON expression form."""
+        the Iceberg REST JSON expression form. split_size is the bytes of
+        data per task of plan_tasks() (larger files are cut into byte
+        ranges, smaller ones packed together; default: the table's
+        read.split.target-size, else 128 MiB). ordered=False lets a
+        parallel read return batches in whatever order threads finish them.
+        """
         opts = {}
         if row_filter is not None:
             opts["filter"] = row_filter
         if selected_fields is not None and tuple(selected_fields) != ("*",):
             opts["columns"] = list(selected_fields)
         for key, value in (("snapshot_id", snapshot_id), ("as_of_timestamp", as_of_timestamp), ("ref", ref),
-                           ("limit", limit), ("batch_size", batch_size), ("threads", threads)):
+                           ("limit", limit), ("batch_size", batch_size), ("threads", threads),
+                           ("split_size", split_size), ("ordered", ordered)):
             if value is not None:
                 opts[key] = value
         if not case_sensitive:
@@ -285,8 +300,10 @@ class Scan(_Handle, _Readable):
         return json.loads(_take_string(out))
 
     def plan_tasks(self):
-        """The scan's tasks, one per data file, each readable on its own,
-        here or (pickled, or as to_bytes()) in another process."""
+        """The scan's tasks, each readable on its own, here or (pickled, or
+        as to_bytes()) in another process: a task is one data file, a byte
+        range of a file larger than the split size, or several small files
+        (see Task). Reading them all, in order, reads the scan."""
         lib = library()
         count = ctypes.c_int64()
         _check(lib.floe_scan_plan(self._handle, ctypes.byref(count)))
@@ -308,11 +325,13 @@ class Scan(_Handle, _Readable):
 def _task_options(table_options):
     # A task carries the file paths already mapped; the map is still needed
     # to match paths that delete files spell the old way.
-    return {k: v for k, v in table_options.items() if k in ("location_map", "properties")}
+    return {k: v for k, v in table_options.items() if k in ("location_map", "properties", "s3")}
 
 
 class Task(_Readable):
-    """One unit of a scan (a data file with its deletes), serialisable."""
+    """One unit of a scan, serialisable: a data file, a byte range of one
+    (the row groups whose middle lies in the range), or several small
+    files, each with its deletes, read one after another."""
 
     def __init__(self, data, options=None):
         self._data = bytes(data)
@@ -337,25 +356,51 @@ class Task(_Readable):
 
     @property
     def info(self):
-        """The decoded task (file path, record count, deletes...) as a dict."""
+        """The decoded task as a dict: {"group_version": ..., "tasks": [...]}
+        with one entry per file or byte range (path, start, length,
+        record_count, deletes...)."""
         if self._info is None:
             self._info = json.loads(self._data)
         return self._info
 
     @property
+    def file_tasks(self):
+        """The files and byte ranges the task reads, in order, as dicts
+        (length 0 means the whole file)."""
+        info = self.info
+        return info["tasks"] if "group_version" in info else [info]
+
+    @property
+    def file_paths(self):
+        """The data files the task reads, in order, each once."""
+        return list(dict.fromkeys(t.get("path") for t in self.file_tasks))
+
+    @property
     def file_path(self):
-        return self.info.get("path")
+        """The data file, when the task reads (part of) one file; else None."""
+        paths = self.file_paths
+        return paths[0] if len(paths) == 1 else None
 
     @property
     def record_count(self):
-        """Rows in the data file, before deletes."""
-        return self.info.get("record_count")
+        """Rows in the task's files before deletes, when it reads whole
+        files; None when it reads a byte range (the rows of a range are
+        known only from the file's footer)."""
+        if any(t.get("length") for t in self.file_tasks):
+            return None
+        return sum(t.get("record_count", 0) for t in self.file_tasks)
 
     def _open_stream(self, address):
         _check(library().floe_task_stream(self._data, len(self._data), _json_arg(self._options), address))
 
+    def host_io(self):
+        """A read of this task whose bytes the caller fetches itself (an
+        engine with its own I/O layer or cache): see HostIO."""
+        return HostIO(self)
+
     def _iceberg_types(self):
-        return _arrow.iceberg_types(self.info.get("schema"))
+        tasks = self.file_tasks
+        return _arrow.iceberg_types(tasks[0].get("schema")) if tasks else {}
 
     def __eq__(self, other):
         return isinstance(other, Task) and other._data == self._data and other._options == self._options
@@ -364,4 +409,45 @@ class Task(_Readable):
         return hash(self._data)
 
     def __repr__(self):
-        return f"<floe.Task {self.file_path}>"
+        tasks = self.file_tasks
+        if len(tasks) == 1:
+            t = tasks[0]
+            where = f" [{t.get('start', 0)}, +{t['length']})" if t.get("length") else ""
+            return f"<floe.Task {t.get('path')}{where}>"
+        return f"<floe.Task of {len(tasks)} file ranges>"
+
+
+class HostIO(_Handle, _Readable):
+    """A task read driven by the caller's I/O. Loop: needed() lists
+    (path, offset, length) ranges of the task's files; fetch each and hand
+    it in with fill(path, offset, data); repeat until needed() is empty.
+    Then read it like a task (to_arrow_batch_reader(), __arrow_c_stream__,
+    ...): it decodes from the filled bytes alone and reads no file itself.
+    A read before every range is filled raises FloeError."""
+
+    def __init__(self, task):
+        handle = ctypes.c_void_p()
+        _check(library().floe_task_io_open(task._data, len(task._data), ctypes.byref(handle)))
+        super().__init__(handle.value)
+        self._task = task
+
+    _free_name = "floe_task_io_free"
+
+    def needed(self):
+        ranges, count = ctypes.POINTER(_ByteRange)(), ctypes.c_size_t()
+        _check(library().floe_task_needed_ranges(self._handle, ctypes.byref(ranges), ctypes.byref(count)))
+        return [(ranges[i].path.decode("utf-8"), ranges[i].offset, ranges[i].length) for i in range(count.value)]
+
+    def fill(self, path, offset, data):
+        data = bytes(data)
+        _check(library().floe_task_fill(self._handle, str(path).encode("utf-8"), int(offset), data, len(data)))
+
+    def _open_stream(self, address):
+        _check(library().floe_task_io_stream(self._handle, address))
+
+    def _iceberg_types(self):
+        return self._task._iceberg_types()
+
+
+class _ByteRange(ctypes.Structure):
+    _fields_ = [("path", ctypes.c_char_p), ("offset", ctypes.c_int64), ("length", ctypes.c_int64)]

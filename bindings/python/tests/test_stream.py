@@ -140,16 +140,39 @@ class RowsTest(unittest.TestCase):
 class TaskReadTest(unittest.TestCase):
     def test_tasks_sum_to_the_scan(self):
         f = fixture("impala_iceberg_v2_partitioned_position_deletes")
+        for split_size in (None, 4 << 20, 256):
+            with self.subTest(split_size=split_size), f.open() as t:
+                scan = t.scan(selected_fields=["id", "_pos"], split_size=split_size)
+                tasks = scan.plan_tasks()
+                self.assertEqual(sum(task.count() for task in tasks), 10)
+                rows = [r for task in tasks for r in pickle.loads(pickle.dumps(task)).to_pylist()]
+                # The tasks, in order, read the scan's rows in its order.
+                self.assertEqual(rows, t.scan(selected_fields=["id", "_pos"], threads=1).to_pylist())
+                # INDEX.md: in the action=view file, positions 0, 3 and 7 survive.
+                self.assertEqual(sorted(r["_pos"] for r in rows if r["id"] in (4, 6, 20)), [0, 3, 7])
+
+    def test_unordered_scan(self):
+        f = fixture("impala_iceberg_v2_partitioned_position_deletes")
         with f.open() as t:
-            tasks = t.scan().plan_tasks()
-        self.assertEqual(sum(task.count() for task in tasks), 10)
-        rows = [r for task in tasks for r in pickle.loads(pickle.dumps(task)).to_pylist()]
-        self.assertEqual(len(rows), 10)
+            ordered = t.scan(selected_fields=["id", "_pos"], threads=1).to_pylist()
+            unordered = t.scan(selected_fields=["id", "_pos"], threads=4, ordered=False, split_size=256).to_pylist()
+        key = lambda r: (r["id"], r["_pos"])  # noqa: E731
+        self.assertEqual(sorted(unordered, key=key), sorted(ordered, key=key))
+
+    @unittest.skipUnless(HAVE_PYARROW, "needs pyarrow")
+    def test_task_arrow_batch_reader(self):
+        f = fixture("impala_iceberg_v2_partitioned_position_deletes")
+        with f.open() as t:
+            tasks = t.scan(split_size=256).plan_tasks()
+        self.assertEqual(sum(task.to_arrow_batch_reader().read_all().num_rows for task in tasks), 10)
 
     def test_tasks_in_spawned_processes(self):
-        f = fixture("impala_iceberg_v3_deletion_vectors")
+        f = fixture("impala_iceberg_v2_partitioned_position_deletes")
         with f.open() as t:
-            tasks = t.scan().plan_tasks()
+            # 256-byte ranges of three files of about 1200 bytes (Hive wrote
+            # no split offsets): only one range of each holds its row group.
+            tasks = t.scan(split_size=256).plan_tasks()
+        self.assertGreaterEqual(len(tasks), 12)
         ctx = multiprocessing.get_context("spawn")  # never fork a process running Go
         env_path = os.pathsep.join([os.path.join(HERE, ".."), HERE])
         old = os.environ.get("PYTHONPATH")
@@ -163,8 +186,9 @@ class TaskReadTest(unittest.TestCase):
                 del os.environ["PYTHONPATH"]
             else:
                 os.environ["PYTHONPATH"] = old
-        self.assertEqual(sum(by_pickle), 3)
+        self.assertEqual(sum(by_pickle), 10)
         self.assertEqual(by_bytes, by_pickle)
+        self.assertEqual(sum(1 for n in by_pickle if n), 3)
 
 
 _get_pointer = ctypes.pythonapi.PyCapsule_GetPointer

@@ -90,21 +90,91 @@ class ScanPlanTest(unittest.TestCase):
         del capsule  # the destructor releases the schema
 
 
+# A split size of read.split.open-file-cost's default: every small file is a
+# task of its own.
+ONE_FILE_PER_TASK = 4 << 20
+
+
 class TaskTest(unittest.TestCase):
+    def check_serialises(self, task, location_map):
+        again = pickle.loads(pickle.dumps(task))
+        self.assertEqual(again, task)
+        self.assertEqual(again.to_bytes(), task.to_bytes())
+        rebuilt = floe.Task.from_bytes(task.to_bytes(), location_map=location_map)
+        self.assertEqual(rebuilt, task)
+
     def test_tasks_serialise_and_pickle(self):
         f = fixture("impala_iceberg_v2_partitioned_position_deletes")
         with f.open() as t:
-            tasks = t.scan().plan_tasks()
+            tasks = t.scan(split_size=ONE_FILE_PER_TASK).plan_tasks()
         self.assertEqual(len(tasks), 3)
         self.assertEqual(sum(task.record_count for task in tasks), 20)
         for task in tasks:
-            again = pickle.loads(pickle.dumps(task))
-            self.assertEqual(again, task)
-            self.assertEqual(again.to_bytes(), task.to_bytes())
-            rebuilt = floe.Task.from_bytes(task.to_bytes(), location_map=f.location_map)
-            self.assertEqual(rebuilt, task)
+            self.check_serialises(task, f.location_map)
             self.assertTrue(os.path.exists(task.file_path), task.file_path)
-            self.assertTrue(task.info["deletes"], "every data file of this table has position deletes")
+            self.assertTrue(task.file_tasks[0]["deletes"], "every data file of this table has position deletes")
+
+    def test_small_files_pack_into_one_task(self):
+        f = fixture("impala_iceberg_v2_partitioned_position_deletes")
+        with f.open() as t:
+            tasks = t.scan().plan_tasks()
+        self.assertEqual(len(tasks), 1)
+        task = tasks[0]
+        self.check_serialises(task, f.location_map)
+        self.assertEqual(task.record_count, 20)
+        self.assertIsNone(task.file_path)
+        self.assertEqual(len(task.file_paths), 3)
+        self.assertTrue(all(os.path.exists(p) for p in task.file_paths), task.file_paths)
+        self.assertEqual(task.info["group_version"], 1)
+
+    def test_byte_range_tasks(self):
+        f = fixture("impala_iceberg_v2_partitioned_position_deletes")
+        with f.open() as t:
+            tasks = t.scan(split_size=256).plan_tasks()
+        self.assertGreaterEqual(len(tasks), 12)  # three files of about 1200 bytes
+        for task in tasks:
+            self.check_serialises(task, f.location_map)
+            self.assertIsNone(task.record_count)
+            self.assertEqual(task.file_tasks[0]["length"], min(256, task.file_tasks[0]["file_size"] - task.file_tasks[0]["start"]))
+            self.assertIn("floe.Task", repr(task))
+
+    def test_host_driven_io(self):
+        """The test plays an engine with its own I/O: it reads what each
+        task asks for and hands it in; the rows equal the tasks' own."""
+        for name in ("impala_iceberg_v2_partitioned_position_deletes", "impala_iceberg_v3_deletion_vectors",
+                     "duckdb_lineitem_iceberg"):
+            f = fixture(name)
+            with f.open() as t:
+                tasks = t.scan(split_size=4096).plan_tasks()
+                want_rows = t.scan().count()
+            total = 0
+            for task in tasks:
+                with task.host_io() as io:
+                    rounds = 0
+                    while True:
+                        need = io.needed()
+                        if not need:
+                            break
+                        rounds += 1
+                        self.assertLessEqual(rounds, 8)
+                        for path, offset, length in need:
+                            with open(path, "rb") as fh:
+                                fh.seek(offset)
+                                io.fill(path, offset, fh.read(length))
+                    got = io.to_pylist()
+                self.assertEqual(got, task.to_pylist())
+                total += len(got)
+            self.assertEqual(total, want_rows, name)
+
+    def test_host_driven_io_refuses_unfilled_reads(self):
+        with fixture("duckdb_lineitem_iceberg").open() as t:
+            task = t.scan().plan_tasks()[0]
+        with task.host_io() as io:
+            with self.assertRaises(FloeError) as e:
+                io.to_pylist()
+            self.assertIn("not filled by the host", e.exception.message)
+            with self.assertRaises(FloeError):
+                io.fill("/elsewhere.parquet", 0, b"x")
 
 
 class ErrorTest(unittest.TestCase):
@@ -125,7 +195,7 @@ class ErrorTest(unittest.TestCase):
         self.assertStatus(Status.INVALID_ARGUMENT, floe.Table.open, loc, location_map={"": "/x"})
         self.assertStatus(Status.INVALID_ARGUMENT, floe.Table.open, "")
         self.assertStatus(Status.UNSUPPORTED, floe.Table.open, loc, properties={"s3.region": "x"})
-        self.assertStatus(Status.UNSUPPORTED, floe.Table.open, "s3://bucket/t")
+        self.assertStatus(Status.UNSUPPORTED, floe.Table.open, "gs://bucket/t")
 
     def test_bad_json_through_the_c_api(self):
         handle = ctypes.c_void_p()
@@ -139,6 +209,7 @@ class ErrorTest(unittest.TestCase):
         with fixture("duckdb_uuid").open() as t:
             self.assertStatus(Status.INVALID_ARGUMENT, t.scan, selected_fields=["nope"])
             self.assertStatus(Status.INVALID_ARGUMENT, t.scan, limit=-1)
+            self.assertStatus(Status.INVALID_ARGUMENT, t.scan, split_size=-1)
             self.assertStatus(Status.INVALID_ARGUMENT, t.scan, ref="main", snapshot_id=3974286791591741252)
             self.assertStatus(Status.NOT_FOUND, t.scan, snapshot_id=42)
             self.assertStatus(Status.NOT_FOUND, t.scan, ref="nope")
@@ -155,7 +226,7 @@ class ErrorTest(unittest.TestCase):
         t.close()  # closing twice is harmless
         self.assertStatus(Status.INVALID_ARGUMENT, lambda: t.metadata_location)
         self.assertStatus(Status.INVALID_ARGUMENT, t.scan)
-        self.assertEqual(len(scan.plan_tasks()), 2)  # a scan outlives its table
+        self.assertEqual(len(scan.plan_tasks()), 1)  # a scan outlives its table; two small files, one task
         scan.close()
         err = self.assertStatus(Status.INVALID_ARGUMENT, scan.plan_tasks)
         self.assertIn("not valid", err.message)
@@ -164,6 +235,7 @@ class ErrorTest(unittest.TestCase):
     def test_corrupt_task(self):
         self.assertStatus(Status.INVALID_ARGUMENT, floe.Task.from_bytes(b"\x00garbage").count)
         self.assertStatus(Status.INVALID_ARGUMENT, floe.Task.from_bytes(b'{"version": 99}').to_pylist)
+        self.assertStatus(Status.INVALID_ARGUMENT, floe.Task.from_bytes(b'{"group_version": 2, "tasks": []}').count)
 
     def test_error_pickles(self):
         err = pickle.loads(pickle.dumps(FloeError(2, "gone")))

@@ -1,0 +1,107 @@
+package reader
+
+// The unordered parallel scan: workers take tasks in plan order and hand
+// each batch over as soon as it is decoded, so a slow task holds up only
+// its own worker, not every batch behind it.
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// unorderedReader returns batches in the order workers produce them.
+// Memory is bounded as in parallelReader: `threads` tasks decode at once
+// and at most batchesInFlight batches per thread wait for the consumer.
+type unorderedReader struct {
+	refs      atomic.Int64
+	scan      *Scan
+	cancel    context.CancelFunc
+	out       chan taskResult
+	cur       arrow.RecordBatch
+	remaining int64
+	err       error
+	closeOnce sync.Once
+}
+
+func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *unorderedReader {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &unorderedReader{scan: s, cancel: cancel, remaining: -1, out: make(chan taskResult, threads*batchesInFlight)}
+	if s.Options.Limit != nil {
+		r.remaining = *s.Options.Limit
+	}
+	r.refs.Store(1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(threads, len(s.tasks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(s.tasks) || !s.decodeTask(ctx, i, *s.tasks[i], alloc, r.out) {
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(r.out)
+	}()
+	return r
+}
+
+func (r *unorderedReader) Retain() { r.refs.Add(1) }
+
+func (r *unorderedReader) Release() {
+	if r.refs.Add(-1) == 0 {
+		r.stop()
+	}
+}
+
+// stop cancels the workers, then drains and releases what they produced
+// until the last one is done.
+func (r *unorderedReader) stop() {
+	r.closeOnce.Do(func() {
+		if r.cur != nil {
+			r.cur.Release()
+			r.cur = nil
+		}
+		r.cancel()
+		for res := range r.out {
+			if res.rec != nil {
+				res.rec.Release()
+			}
+		}
+	})
+}
+
+func (r *unorderedReader) Schema() *arrow.Schema          { return r.scan.schema }
+func (r *unorderedReader) Err() error                     { return r.err }
+func (r *unorderedReader) Record() arrow.RecordBatch      { return r.cur }
+func (r *unorderedReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+func (r *unorderedReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	for r.err == nil && r.remaining != 0 {
+		res, ok := <-r.out
+		if !ok {
+			break
+		}
+		if res.err != nil {
+			r.err = res.err
+			break
+		}
+		r.cur = trimToLimit(res.rec, &r.remaining)
+		return true
+	}
+	r.stop()
+	return false
+}
