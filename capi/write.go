@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -16,7 +15,6 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
-	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/writer"
 )
@@ -59,12 +57,16 @@ func capiTableCreate(location, schemaJSON, optionsJSON *C.char, out *C.uintptr_t
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
+	files, err := table.Options{S3: opts.S3}.FileIO(where)
+	if err != nil {
+		return fail(fn, err, statusUnsupported)
+	}
 	ctx := context.Background()
 	var t *table.Table
 	if opts.Ensure {
-		t, err = table.EnsureTable(ctx, nil, where, &schema, spec, order, opts.Properties, opts.FormatVersion)
+		t, err = table.EnsureTable(ctx, files, where, &schema, spec, order, opts.Properties, opts.FormatVersion)
 	} else {
-		t, err = table.Create(ctx, nil, where, &schema, spec, order, opts.Properties, opts.FormatVersion)
+		t, err = table.Create(ctx, files, where, &schema, spec, order, opts.Properties, opts.FormatVersion)
 	}
 	if err != nil {
 		return fail(fn, err, createFailureStatus(err))
@@ -100,11 +102,16 @@ type commitFunc func(t *table.Table, ctx context.Context, files []manifest.DataF
 // them with commit; when anything fails the files written are deleted.
 func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, commitJSON *C.char, snapshotID *C.int64_t, commit commitFunc) (rc C.int) {
 	defer recoverStatus(fn, &rc)
-	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
+	opts, err := parseCommitOptions(cBytes(commitJSON))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	opts, err := parseCommitOptions(cBytes(commitJSON))
+	return writeAndCommitWith(fn, h, data, opts, snapshotID, commit)
+}
+
+// writeAndCommitWith is writeAndCommit with the commit options parsed.
+func writeAndCommitWith(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, opts table.CommitOptions, snapshotID *C.int64_t, commit commitFunc) C.int {
+	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
@@ -117,7 +124,6 @@ func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, c
 		*snapshotID = C.int64_t(id)
 		return C.int(statusOK)
 	}
-	before := base.Metadata
 	w, files, err := writeStream(ctx, &base, data)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
@@ -129,7 +135,7 @@ func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, c
 		}
 		return fail(fn, err, commitFailureStatus(err))
 	}
-	if !mayHoldFiles(before, base.Metadata, id, files) {
+	if !holdsFiles(ctx, &base, id, files) {
 		_ = w.Abort() // the token was committed by another attempt meanwhile
 	}
 	th.set(&base)
@@ -137,32 +143,25 @@ func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, c
 	return C.int(statusOK)
 }
 
-// mayHoldFiles says whether snapshot id, which a commit of files returned,
-// can be the one that commit made. A commit whose token another attempt
-// committed first returns that attempt's snapshot and commits nothing, and
-// the files written for it must go. A snapshot that existed before the
-// commit, or whose summary counts other files, is not this commit's; when
-// unsure, the answer is yes (a stray file is harmless, a missing one is
-// not).
-func mayHoldFiles(before, after *metadata.Metadata, id int64, files []manifest.DataFile) bool {
-	if before.SnapshotByID(id) != nil {
-		return false
-	}
-	snap := after.SnapshotByID(id)
-	if snap == nil {
+// holdsFiles says whether snapshot id, which a commit of files returned,
+// added them. A commit whose token another attempt committed first returns
+// that attempt's snapshot and commits nothing, and the files written for
+// it must go. When the snapshot's manifests cannot be read the answer is
+// yes: a stray file is harmless, a missing one is not.
+func holdsFiles(ctx context.Context, t *table.Table, id int64, files []manifest.DataFile) bool {
+	if len(files) == 0 {
 		return true
 	}
-	var rows, size int64
-	for _, f := range files {
-		rows += f.RecordCount
-		size += f.FileSizeInBytes
+	added, err := t.AddedFiles(ctx, id)
+	if err != nil {
+		return true
 	}
-	for key, want := range map[string]int64{"added-data-files": int64(len(files)), "added-records": rows, "added-files-size": size} {
-		if got, ok := snap.Summary[key]; ok && got != strconv.FormatInt(want, 10) {
-			return false
+	for i := range added {
+		if added[i].FilePath == files[0].FilePath {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // outcomeUnknown: the metadata file may have been published, so the data

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/writer"
 )
 
 // createOptions is the options_json of floe_table_create.
@@ -19,6 +21,8 @@ type createOptions struct {
 	Properties    map[string]string `json:"properties"`
 	FormatVersion int               `json:"format_version"`
 	Warehouse     string            `json:"warehouse"`
+	// S3 configures s3:// and s3a:// locations, as in the table options.
+	S3 *fileio.S3Options `json:"s3"`
 	// Ensure opens an existing table instead of failing, bringing its
 	// schema up to the given one by name (table.EnsureTable).
 	Ensure bool `json:"ensure"`
@@ -38,6 +42,9 @@ func parseCreateOptions(data []byte) (createOptions, error) {
 	}
 	if len(o.PartitionSpec) > 0 && len(o.PartitionBy) > 0 {
 		return o, invalidArgument("create options: give partition_spec or partition_by, not both")
+	}
+	if err := checkS3Options("create options", o.S3); err != nil {
+		return o, err
 	}
 	return o, nil
 }
@@ -120,7 +127,34 @@ func parseCommitOptions(data []byte) (table.CommitOptions, error) {
 	if err := decodeStrict(data, &o, "commit options"); err != nil {
 		return table.CommitOptions{}, err
 	}
-	return table.CommitOptions{Token: o.Token, Properties: o.Properties, RunID: o.RunID, Branch: o.Branch}, nil
+	return o.table(), nil
+}
+
+func (o commitOptions) table() table.CommitOptions {
+	return table.CommitOptions{Token: o.Token, Properties: o.Properties, RunID: o.RunID, Branch: o.Branch}
+}
+
+// rowCommitOptions is the commit_json of the entry points that delete
+// rows: a commit's options and how rows are deleted.
+type rowCommitOptions struct {
+	commitOptions
+	// DeleteMode is "copy-on-write" or "merge-on-read"; empty follows the
+	// table's write.delete.mode.
+	DeleteMode string `json:"delete_mode"`
+}
+
+func parseRowCommitOptions(data []byte) (writer.RowOptions, error) {
+	var o rowCommitOptions
+	if err := decodeStrict(data, &o, "commit options"); err != nil {
+		return writer.RowOptions{}, err
+	}
+	mode := writer.DeleteMode(o.DeleteMode)
+	switch mode {
+	case "", writer.CopyOnWrite, writer.MergeOnRead:
+	default:
+		return writer.RowOptions{}, invalidArgument("commit options: delete_mode %q is neither %q nor %q", o.DeleteMode, writer.CopyOnWrite, writer.MergeOnRead)
+	}
+	return writer.RowOptions{Commit: o.table(), Mode: mode}, nil
 }
 
 // expireOptions is the options_json of floe_expire_snapshots.

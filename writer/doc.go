@@ -13,4 +13,9 @@
 // buffers into parquet-go's column writers, and the Iceberg metrics (value,
 // null and NaN counts, lower and upper bounds) are gathered in the same
 // pass; column sizes and split offsets come from the written footer.
+//
+// It also writes delete files (WritePositionDeletes, WriteDeletionVectors,
+// EqualityDeleteWriter) and makes row-level changes by filter
+// (DeleteRows, OverwriteRows): copy-on-write rewrites or merge-on-read
+// deletes of the rows a filter selects, found by scanning with the reader.
 package writer

@@ -33,6 +33,10 @@ usage:
              snapshot summary entry
   floe expire TABLE [--older-than 5d|36h|MS] [--retain-last N] [--keep-files]
              removes old snapshots and the files only they referenced
+  floe delete TABLE EXPR [--mode copy-on-write|merge-on-read] [--token T]
+             [--property K=V]…
+             deletes the rows EXPR selects, in one snapshot; --mode
+             overrides the table's write.delete.mode (default copy-on-write)
 
 TABLE is a metadata JSON file, a table directory, or a dataset name
 "ns.table" under the warehouse (--warehouse DIR or $FLOE_WAREHOUSE).
@@ -53,6 +57,7 @@ var commands = map[string]command{
 	"create": runCreate,
 	"append": runAppend,
 	"expire": runExpire,
+	"delete": runDelete,
 }
 
 func main() {

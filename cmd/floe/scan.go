@@ -27,12 +27,7 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	}
 	so := reader.ScanOptions{SnapshotID: sel.SnapshotID, AsOfTimestamp: sel.AsOfMs, Ref: sel.Ref, VerifyCRC: a.bools["verify-crc"], CaseInsensitive: a.bools["ignore-case"]}
 	if f, ok := a.last("filter"); ok {
-		// Text (pyiceberg's row_filter grammar) unless it is a JSON object.
-		if strings.HasPrefix(strings.TrimSpace(f), "{") {
-			so.Filter = json.RawMessage(f)
-		} else if so.Filter, err = json.Marshal(f); err != nil {
-			return err
-		}
+		so.Filter = reader.FilterArg(f)
 	}
 	if v, ok := a.last("columns"); ok {
 		so.Columns = []string{}

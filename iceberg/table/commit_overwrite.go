@@ -43,22 +43,8 @@ func (t *Table) Overwrite(ctx context.Context, filter expr.Expr, added []manifes
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range changes {
-			for _, group := range [][]manifest.Entry{c.added, c.deleted} {
-				for i := range group {
-					df := &group[i].DataFile
-					if df.Content != manifest.ContentData {
-						continue
-					}
-					if hit, err := ff.mightMatch(df); err != nil || hit {
-						if err != nil {
-							return nil, err
-						}
-						return nil, fmt.Errorf("snapshot %d changed %s, which the filter %s selects, after snapshot %s the overwrite was planned on: %w",
-							c.snap.SnapshotID, df.FilePath, filter, idString(planned), ErrConflict)
-					}
-				}
-			}
+		if err := checkSelectedDataUnchanged(changes, ff, filter, planned); err != nil {
+			return nil, err
 		}
 		rm := newRemoval()
 		err = b.liveFiles(ctx, nil, func(lf liveFile) error {
@@ -86,6 +72,32 @@ func (t *Table) Overwrite(ctx context.Context, filter expr.Expr, added []manifes
 	}
 	u.operation = func(r *removal) string { return operationOf(added, r) }
 	return t.commitSnapshot(ctx, u)
+}
+
+// checkSelectedDataUnchanged fails with ErrConflict when one of the
+// changes (snapshots after planned) added or removed a data file that may
+// hold rows the filter selects: a change by filter planned on the older
+// version would miss those rows, or act on rows that are gone.
+func checkSelectedDataUnchanged(changes []snapshotChange, ff *fileFilter, filter expr.Expr, planned *int64) error {
+	for _, c := range changes {
+		for _, group := range [][]manifest.Entry{c.added, c.deleted} {
+			for i := range group {
+				df := &group[i].DataFile
+				if df.Content != manifest.ContentData {
+					continue
+				}
+				hit, err := ff.mightMatch(df)
+				if err != nil {
+					return err
+				}
+				if hit {
+					return fmt.Errorf("snapshot %d changed %s, which the filter %s selects, after snapshot %s the change was planned on: %w",
+						c.snap.SnapshotID, df.FilePath, filter, idString(planned), ErrConflict)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // plannedOn is the snapshot a change is planned on: the head of the branch

@@ -4,7 +4,8 @@
 //
 // It also commits to tables: Create and EnsureTable, and on a Table the
 // snapshot-producing operations (Append, Commit, Overwrite,
-// ReplacePartitions, RowDelta) and metadata changes (SetProperties,
+// ReplacePartitions, RowDelta, and PlanRows with CommitRows for row-level
+// changes by filter) and metadata changes (SetProperties,
 // UpdateSchemaByName, ExpireSnapshots), with optimistic concurrency over
 // put-if-absent metadata files (commit_loop.go). A Table moves to each
 // version it commits (or, when a commit finds its token already committed,

@@ -22,8 +22,10 @@ _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
-def _commit_options(token, properties, run_id=None, branch=None):
+def _commit_options(token, properties, run_id=None, branch=None, delete_mode=None):
     opts = {}
+    if delete_mode is not None:
+        opts["delete_mode"] = str(delete_mode)
     if token is not None:
         opts["token"] = str(token)
     if properties:
@@ -33,6 +35,12 @@ def _commit_options(token, properties, run_id=None, branch=None):
     if branch is not None:
         opts["branch"] = str(branch)
     return _json_arg(opts)
+
+
+def _filter_arg(row_filter):
+    if isinstance(row_filter, dict):
+        return json.dumps(row_filter).encode("utf-8")
+    return str(row_filter).encode("utf-8")
 
 
 def _json_value(v):
@@ -91,7 +99,7 @@ class TableWrites:
 
     @classmethod
     def create(cls, location, schema, partition_by=None, partition_spec=None, sort_order=None, properties=None,
-               format_version=None, warehouse=None, ensure=False):
+               format_version=None, warehouse=None, ensure=False, s3=None):
         """Creates a table at location (a directory, or "ns.table" under
         ``warehouse`` / $FLOE_WAREHOUSE) and returns it, opened.
 
@@ -102,7 +110,8 @@ class TableWrites:
         transform) pairs, transform in Iceberg form ("day", "bucket[16]",
         "truncate[4]"); partition_spec is a spec dict instead. With ensure,
         an existing table is opened and its schema brought up to schema by
-        name. An existing table otherwise raises FloeError (CONFLICT)."""
+        name. An existing table otherwise raises FloeError (CONFLICT). s3
+        is a dict of S3 settings, as Table.open takes."""
         opts = {}
         if partition_by:
             fields = []
@@ -116,7 +125,7 @@ class TableWrites:
                     fields.append({"column": column, "transform": transform})
             opts["partition_by"] = fields
         for key, value in (("partition_spec", partition_spec), ("sort_order", sort_order),
-                           ("format_version", format_version), ("warehouse", warehouse)):
+                           ("format_version", format_version), ("warehouse", warehouse), ("s3", s3)):
             if value is not None:
                 opts[key] = value
         if properties:
@@ -127,7 +136,7 @@ class TableWrites:
         handle = ctypes.c_void_p()
         _check(library().floe_table_create(str(location).encode("utf-8"), schema_json.encode("utf-8"),
                                            _json_arg(opts), ctypes.byref(handle)))
-        return cls(handle.value, {"warehouse": warehouse} if warehouse else {})
+        return cls(handle.value, {k: v for k, v in (("warehouse", warehouse), ("s3", s3)) if v})
 
     def _committed(self, snapshot_id):
         self._metadata = None  # the handle now holds the committed version
@@ -150,6 +159,29 @@ class TableWrites:
         the partitions it lands in. With run_id, only the run's first commit
         to a partition replaces; its later ones append."""
         return self._commit_stream(library().floe_replace_partitions, data, token, properties, run_id, branch)
+
+    def delete_rows(self, row_filter, token=None, properties=None, delete_mode=None, branch=None):
+        """Deletes the rows row_filter selects (pyiceberg text such as
+        "id < 10", or a REST JSON expression dict) in one snapshot and
+        returns its id; when no row matches, nothing is committed and the
+        current snapshot's id (0 for none) comes back. delete_mode is
+        "copy-on-write" or "merge-on-read" (default: the table's
+        write.delete.mode, else copy-on-write)."""
+        snapshot_id = ctypes.c_int64()
+        _check(library().floe_delete_rows(self._handle, _filter_arg(row_filter),
+                                          _commit_options(token, properties, branch=branch, delete_mode=delete_mode),
+                                          ctypes.byref(snapshot_id)))
+        return self._committed(snapshot_id)
+
+    def overwrite(self, data, row_filter, token=None, properties=None, delete_mode=None, branch=None):
+        """Replaces the rows row_filter selects with data, in one overwrite
+        snapshot."""
+        arg = _StreamArg(self, data)
+        snapshot_id = ctypes.c_int64()
+        _check(library().floe_overwrite(self._handle, _filter_arg(row_filter), arg.address,
+                                        _commit_options(token, properties, branch=branch, delete_mode=delete_mode),
+                                        ctypes.byref(snapshot_id)))
+        return self._committed(snapshot_id)
 
     def write_files(self, data):
         """Writes data as data files without committing them; returns their

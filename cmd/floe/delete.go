@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/writer"
+)
+
+const deleteUsage = "usage: floe delete TABLE EXPR [--mode copy-on-write|merge-on-read] [--token T] [--property K=V]…"
+
+// runDelete deletes the rows a filter selects, in one snapshot.
+func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
+	a, err := parseArgs(raw, []string{"warehouse", "map", "mode", "token", "property"}, nil)
+	if err != nil {
+		return err
+	}
+	if len(a.positional) != 2 {
+		return errors.New(deleteUsage)
+	}
+	filter, err := reader.ParseFilter(reader.FilterArg(a.positional[1]))
+	if err != nil {
+		return err
+	}
+	a.positional = a.positional[:1]
+	mode, _ := a.last("mode")
+	switch writer.DeleteMode(mode) {
+	case "", writer.CopyOnWrite, writer.MergeOnRead:
+	default:
+		return fmt.Errorf("--mode wants %s or %s, got %q", writer.CopyOnWrite, writer.MergeOnRead, mode)
+	}
+	props, err := keyValues(a.values["property"], "--property")
+	if err != nil {
+		return err
+	}
+	token, _ := a.last("token")
+	t, _, err := a.openTable(ctx, deleteUsage)
+	if err != nil {
+		return err
+	}
+	before := t.Metadata.CurrentSnapshotID
+	id, err := writer.DeleteRows(ctx, t, filter, writer.RowOptions{
+		Commit: table.CommitOptions{Token: token, Properties: props},
+		Mode:   writer.DeleteMode(mode),
+	})
+	if err != nil {
+		return err
+	}
+	if before != nil && *before == id {
+		if token != "" {
+			fmt.Fprintf(out, "snapshot %d: no row matched, or token %q was already committed; nothing deleted\n", id, token)
+		} else {
+			fmt.Fprintf(out, "snapshot %d: no row matched; nothing deleted\n", id)
+		}
+		return nil
+	}
+	if snap := t.Metadata.SnapshotByID(id); snap != nil {
+		fmt.Fprintf(out, "snapshot %d: deleted %d rows\n", id, deletedRows(snap.Summary))
+	}
+	return nil
+}
+
+// deletedRows is how many rows a delete snapshot took out of the table:
+// rows of the files it removed less those its rewrites kept, plus the
+// positions its new delete files (or deletion vectors) add over those they
+// replace.
+func deletedRows(summary map[string]string) int64 {
+	n := func(key string) int64 {
+		v, _ := strconv.ParseInt(summary[key], 10, 64)
+		return v
+	}
+	return n("deleted-records") - n("added-records") + n("added-position-deletes") - n("removed-position-deletes")
+}
