@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,13 +13,18 @@ import (
 
 // TestRowopsDeleteRowsReadByIcebergGo deletes rows by a filter that
 // selects parts of files with floe's DeleteRows, in both delete modes on
-// a v2 table, and checks iceberg-go and floe read exactly the rows the
+// v2 and v3 tables (v3's merge-on-read writes deletion vectors), and checks iceberg-go and floe read exactly the rows the
 // same predicate, evaluated in Go, keeps (nulls stay).
 func TestRowopsDeleteRowsReadByIcebergGo(t *testing.T) {
-	for _, mode := range []writer.DeleteMode{writer.MergeOnRead, writer.CopyOnWrite} {
-		t.Run(string(mode), func(t *testing.T) {
+	cases := []struct {
+		version int
+		mode    writer.DeleteMode
+	}{{2, writer.MergeOnRead}, {2, writer.CopyOnWrite}, {3, writer.MergeOnRead}, {3, writer.CopyOnWrite}}
+	for _, c := range cases {
+		mode := c.mode
+		t.Run(fmt.Sprintf("v%d-%s", c.version, mode), func(t *testing.T) {
 			ctx := context.Background()
-			tbl, rows := createFloeTable(t, 2)
+			tbl, rows := createFloeTable(t, c.version)
 			low, err := expr.NewPredicate(expr.OpLt, "i", int64(-500_000))
 			if err != nil {
 				t.Fatal(err)
@@ -32,8 +38,8 @@ func TestRowopsDeleteRowsReadByIcebergGo(t *testing.T) {
 				t.Fatalf("DeleteRows: %v", err)
 			}
 			summary := tbl.Metadata.SnapshotByID(id).Summary
-			if mode == writer.MergeOnRead && summary["added-position-delete-files"] == "" {
-				t.Fatalf("merge-on-read wrote no position delete file: %v", summary)
+			if mode == writer.MergeOnRead && summary["added-position-deletes"] == "" {
+				t.Fatalf("merge-on-read wrote no position deletes (v2 files, v3 deletion vectors): %v", summary)
 			}
 			if mode == writer.CopyOnWrite && summary["added-data-files"] == "" {
 				t.Fatalf("copy-on-write rewrote no file: %v", summary)
