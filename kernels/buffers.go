@@ -13,9 +13,19 @@ import (
 // newBuffer returns a buffer of size bytes from alloc. Its contents are
 // whatever the allocator hands out: callers write every byte they expose.
 func newBuffer(alloc memory.Allocator, size int) *memory.Buffer {
+	if u, ok := alloc.(uninitializedAllocator); ok && size > 0 {
+		return memory.NewBufferWithAllocator(u.AllocateUninitialized(size), alloc)
+	}
 	b := memory.NewResizableBuffer(alloc)
 	b.Resize(size)
 	return b
+}
+
+// uninitializedAllocator is an allocator that can hand out memory without
+// clearing it first (a pool of recycled buffers): newBuffer's callers
+// overwrite every byte anyway.
+type uninitializedAllocator interface {
+	AllocateUninitialized(size int) []byte
 }
 
 // newZeroedBuffer is newBuffer with the bytes cleared; pooled allocators do

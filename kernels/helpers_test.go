@@ -36,6 +36,18 @@ func (a *trackingAllocator) Allocate(size int) []byte {
 	return b
 }
 
+// AllocateUninitialized hands kernels memory full of garbage, as a pool of
+// recycled buffers may: a kernel that leaves a byte it exposes unwritten
+// fails the comparisons.
+func (a *trackingAllocator) AllocateUninitialized(size int) []byte {
+	b := a.CheckedAllocator.Allocate(size)
+	for i := range b {
+		b[i] = 0xa5
+	}
+	a.remember(nil, b)
+	return b
+}
+
 func (a *trackingAllocator) Reallocate(size int, old []byte) []byte {
 	b := a.CheckedAllocator.Reallocate(size, old)
 	a.remember(old, b)

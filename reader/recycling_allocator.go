@@ -44,9 +44,25 @@ func recycledClass(size int) int {
 }
 
 func (a *RecyclingAllocator) Allocate(size int) []byte {
+	b, recycled := a.allocate(size)
+	if recycled {
+		clear(b)
+	}
+	return b
+}
+
+// AllocateUninitialized is Allocate without clearing a recycled buffer,
+// for callers that write every byte (the kernels' value buffers): the
+// clear was a tenth of a filtered scan's time.
+func (a *RecyclingAllocator) AllocateUninitialized(size int) []byte {
+	b, _ := a.allocate(size)
+	return b
+}
+
+func (a *RecyclingAllocator) allocate(size int) (b []byte, recycled bool) {
 	c := recycledClass(size)
 	if c < 0 || c >= len(a.free) {
-		return a.inner.Allocate(size)
+		return a.inner.Allocate(size), false
 	}
 	a.mu.Lock()
 	if n := len(a.free[c]); n > 0 {
@@ -54,13 +70,11 @@ func (a *RecyclingAllocator) Allocate(size int) []byte {
 		a.free[c] = a.free[c][:n-1]
 		a.pooled -= cap(b)
 		a.mu.Unlock()
-		b = b[:size]
-		clear(b)
-		return b
+		return b[:size], true
 	}
 	a.mu.Unlock()
 	// The slice keeps the whole class as capacity, so Free finds its class.
-	return a.inner.Allocate(1 << c)[:size]
+	return a.inner.Allocate(1 << c)[:size], false
 }
 
 func (a *RecyclingAllocator) Reallocate(size int, b []byte) []byte {
