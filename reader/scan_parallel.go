@@ -27,6 +27,7 @@ type parallelReader struct {
 	err       error
 	wg        sync.WaitGroup
 	slots     chan struct{}
+	ahead     *openAhead
 	closeOnce sync.Once
 }
 
@@ -37,7 +38,7 @@ type taskResult struct {
 
 func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *parallelReader {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &parallelReader{scan: s, cancel: cancel, remaining: -1}
+	r := &parallelReader{scan: s, cancel: cancel, remaining: -1, ahead: newOpenAhead(ctx, s, threads)}
 	if s.Options.Limit != nil {
 		r.remaining = *s.Options.Limit
 	}
@@ -67,7 +68,7 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 			r.wg.Add(1)
 			go func(i int, task Task, out chan<- taskResult) {
 				defer func() { r.wg.Done(); close(out) }()
-				s.decodeTask(ctx, i, task, alloc, out)
+				s.decodeTask(ctx, i, task, alloc, r.ahead, out)
 			}(i, *task, r.results[i])
 		}
 	}()
@@ -77,9 +78,11 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 // decodeTask runs the scan's task i, sending its batches in order; false
 // when it stopped on an error or because ctx ended. The consumer drains
 // out until every worker is done, so a send only waits for room.
-func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Allocator, out chan<- taskResult) bool {
+func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Allocator, ahead *openAhead, out chan<- taskResult) bool {
 	// Each task may return at most the scan's limit; the consumer trims.
 	task.Limit = s.Options.Limit
+	task.opened = ahead.take(i)
+	ahead.after(i)
 	tr, err := s.openTask(ctx, i, task, alloc)
 	if err != nil {
 		out <- taskResult{err: err}
@@ -132,6 +135,7 @@ func (r *parallelReader) stop() {
 			}
 		}
 		r.wg.Wait()
+		r.ahead.close()
 	})
 }
 

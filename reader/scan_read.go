@@ -23,7 +23,7 @@ func (s *Scan) Reader(ctx context.Context, alloc memory.Allocator) (array.Record
 		}
 		return newParallelReader(ctx, s, alloc, threads), nil
 	}
-	r := &scanReader{ctx: ctx, scan: s, mem: alloc, remaining: -1}
+	r := &scanReader{ctx: ctx, scan: s, mem: alloc, remaining: -1, ahead: newOpenAhead(ctx, s, 1)}
 	if s.Options.Limit != nil {
 		r.remaining = *s.Options.Limit
 	}
@@ -41,14 +41,19 @@ type scanReader struct {
 	cur       *taskReader
 	remaining int64
 	err       error
+	// ahead opens the next task's file while this one decodes.
+	ahead *openAhead
 }
 
 func (r *scanReader) Retain() { r.refs.Add(1) }
 
 func (r *scanReader) Release() {
-	if r.refs.Add(-1) == 0 && r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
+	if r.refs.Add(-1) == 0 {
+		if r.cur != nil {
+			r.cur.Release()
+			r.cur = nil
+		}
+		r.ahead.close()
 	}
 }
 
@@ -88,6 +93,8 @@ func (r *scanReader) Next() bool {
 			limit := r.remaining
 			task.Limit = &limit
 		}
+		task.opened = r.ahead.take(i)
+		r.ahead.after(i)
 		tr, err := r.scan.openTask(r.ctx, i, task, r.mem)
 		if err != nil {
 			r.err = err

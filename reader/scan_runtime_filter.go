@@ -91,11 +91,17 @@ func (f *runtimeFilters) rulesOut(file *manifest.DataFile) bool {
 func (s *Scan) openTask(ctx context.Context, i int, task Task, alloc memory.Allocator) (*taskReader, error) {
 	if i < len(s.files) && s.runtime.rulesOut(s.files[i]) {
 		s.counters.filesSkipped.Add(1)
+		if task.opened != nil {
+			task.opened.close()
+		}
 		return nil, nil
 	}
 	added, version := s.runtime.current()
 	base, baseFields := task.Filter, task.FilterFields
 	if err := s.tighten(&task, added); err != nil {
+		if task.opened != nil {
+			task.opened.close()
+		}
 		return nil, err
 	}
 	task.fetch = s.Options.FetchOptions

@@ -24,12 +24,14 @@ type unorderedReader struct {
 	cur       arrow.RecordBatch
 	remaining int64
 	err       error
+	ahead     *openAhead
 	closeOnce sync.Once
 }
 
 func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *unorderedReader {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &unorderedReader{scan: s, cancel: cancel, remaining: -1, out: make(chan taskResult, threads*batchesInFlight)}
+	r := &unorderedReader{scan: s, cancel: cancel, remaining: -1, out: make(chan taskResult, threads*batchesInFlight),
+		ahead: newOpenAhead(ctx, s, threads)}
 	if s.Options.Limit != nil {
 		r.remaining = *s.Options.Limit
 	}
@@ -42,7 +44,7 @@ func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, th
 			defer wg.Done()
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
-				if i >= len(s.tasks) || !s.decodeTask(ctx, i, *s.tasks[i], alloc, r.out) {
+				if i >= len(s.tasks) || !s.decodeTask(ctx, i, *s.tasks[i], alloc, r.ahead, r.out) {
 					return
 				}
 			}
@@ -77,6 +79,8 @@ func (r *unorderedReader) stop() {
 				res.rec.Release()
 			}
 		}
+		// The channel closes when the last worker is done.
+		r.ahead.close()
 	})
 }
 

@@ -72,9 +72,11 @@ type Task struct {
 	Limit     *int64 `json:"limit,omitempty"`
 	VerifyCRC bool   `json:"verify_crc,omitempty"`
 
-	// fetch tunes the reads of the process running the task; it is not
-	// part of the task's bytes.
-	fetch FetchOptions
+	// fetch tunes the reads of the process running the task, and opened is
+	// its data file when a scan opened it ahead of time; neither is part of
+	// the task's bytes.
+	fetch  FetchOptions
+	opened *openedFile
 }
 
 // TaskDelete is a delete file that applies to a task's data file.

@@ -82,20 +82,26 @@ func (t *Task) Reader(ctx context.Context, files fileio.FileIO, alloc memory.All
 
 func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, schema *arrow.Schema, cache *deleteCache) (*taskReader, error) {
 	if !strings.EqualFold(t.FileFormat, "parquet") {
+		if t.opened != nil {
+			t.opened.close()
+		}
 		return nil, fmt.Errorf("%s: data file format %q is not supported (only Parquet)", t.Path, t.FileFormat)
 	}
 	if alloc == nil {
 		alloc = memory.DefaultAllocator
 	}
-	handle, err := fileio.OpenSized(ctx, files, t.Path, t.FileSize)
-	if err != nil {
-		return nil, fmt.Errorf("open data file: %w", err)
+	var handle fileio.File
+	var metered *meteredFile
+	var f *File
+	var err error
+	if pre := t.opened; pre != nil {
+		<-pre.done
+		handle, metered, f, err = pre.handle, pre.metered, pre.file, pre.err
+	} else {
+		handle, metered, f, err = openDataFile(ctx, files, t)
 	}
-	metered := &meteredFile{r: handle}
-	f, err := OpenFile(metered, handle.Size(), &OpenOptions{Fetch: t.fetch})
 	if err != nil {
-		handle.Close()
-		return nil, fmt.Errorf("data file %s: %w", t.Path, err)
+		return nil, err
 	}
 	r := &taskReader{ctx: ctx, task: t, schema: schema, mem: alloc, handle: handle, metered: metered, file: f, remaining: -1, counters: &scanCounters{}}
 	r.refs.Store(1)
@@ -103,11 +109,27 @@ func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Alloc
 		r.remaining = *t.Limit
 	}
 	if err := r.plan(cache, files); err != nil {
+		f.Close()
 		handle.Close()
 		return nil, err
 	}
 	r.rowGroup = -1
 	return r, nil
+}
+
+// openDataFile opens a task's data file and reads its footer.
+func openDataFile(ctx context.Context, files fileio.FileIO, t *Task) (fileio.File, *meteredFile, *File, error) {
+	handle, err := fileio.OpenSized(ctx, files, t.Path, t.FileSize)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("open data file: %w", err)
+	}
+	metered := &meteredFile{r: handle}
+	f, err := OpenFile(metered, handle.Size(), &OpenOptions{Fetch: t.fetch})
+	if err != nil {
+		handle.Close()
+		return nil, nil, nil, fmt.Errorf("data file %s: %w", t.Path, err)
+	}
+	return handle, metered, f, nil
 }
 
 // plan resolves the output columns and the equality-delete keys against
