@@ -177,8 +177,21 @@ func (p *FaultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()[k] = v
 	}
 	w.WriteHeader(resp.StatusCode)
-	copied, _ := io.Copy(w, resp.Body)
-	p.responseBytes.Add(copied)
+	io.Copy(w, countedBody{resp.Body, &p.responseBytes})
+}
+
+// countedBody counts a response body's bytes as the proxy reads them,
+// before it passes them on: a client that has received its bytes then
+// finds them counted, rather than racing the handler's last count.
+type countedBody struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countedBody) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 func (p *FaultProxy) takeDrop() bool {
@@ -215,8 +228,7 @@ func (p *FaultProxy) truncate(w http.ResponseWriter, resp *http.Response, header
 	fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\n", resp.StatusCode, http.StatusText(resp.StatusCode))
 	header.Write(buf)
 	buf.WriteString("\r\n")
-	sent, _ := io.CopyN(buf, resp.Body, resp.ContentLength/2)
-	p.responseBytes.Add(sent)
+	io.CopyN(buf, countedBody{resp.Body, &p.responseBytes}, resp.ContentLength/2)
 	flushAndClose(buf, conn)
 }
 

@@ -52,12 +52,24 @@ func main() {
 	flag.Parse()
 	log.SetFlags(0)
 
+	if *commitsOnly {
+		if !runCommitSection(*repeat, log.Printf) {
+			os.Exit(1)
+		}
+		return
+	}
 	tbl, err := lineitem.Generate(*dataDir, p, log.Printf)
 	if err != nil {
 		log.Fatalf("bench: %v", err)
 	}
 	if *filtersOnly {
 		if !runFilterSection(tbl, *repeat, log.Printf) {
+			os.Exit(1)
+		}
+		return
+	}
+	if *ioOnly {
+		if !runIOSection(tbl, *repeat, log.Printf) {
 			os.Exit(1)
 		}
 		return
