@@ -210,6 +210,14 @@ func TestScanCoalescingCutsRequests(t *testing.T) {
 		}
 		rows[name] = taskRows(t, rr)
 		requests[name] = s.Metrics().Requests
+		// Bytes the footer read brought are never fetched again.
+		var size int64
+		for _, task := range s.Tasks() {
+			size += task.FileSize
+		}
+		if read := s.Metrics().BytesRead; read > size {
+			t.Errorf("%s: a full scan read %d bytes of files holding %d", name, read, size)
+		}
 	}
 	if !slices.Equal(rows["coalesced"], rows["one per chunk"]) {
 		t.Error("coalescing changed the rows")

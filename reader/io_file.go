@@ -26,9 +26,23 @@ func (f *File) readAt(p []byte, off int64) (int, error) {
 // fetched span holds them, recording the span in spans; else it reads them
 // into a pooled buffer recorded in owned.
 func (f *File) fetch(r byteRange, owned *[][]byte, spans *[]*span) ([]byte, error) {
-	if r.off >= f.tailOff && r.off+r.size <= f.tailOff+int64(len(f.tail)) {
+	tailEnd := f.tailOff + int64(len(f.tail))
+	if r.off >= f.tailOff && r.off+r.size <= tailEnd {
 		start := r.off - f.tailOff
 		return f.tail[start : start+r.size : start+r.size], nil
+	}
+	if len(f.tail) > 0 && r.off < f.tailOff && r.off+r.size > f.tailOff && r.off+r.size <= tailEnd {
+		// A chunk that ends in the footer read: only its head is fetched
+		// (prefetch trims it so), the rest comes from the tail.
+		head, err := f.fetch(byteRange{r.off, f.tailOff - r.off}, owned, spans)
+		if err != nil {
+			return nil, err
+		}
+		b := getBytes(int(r.size))
+		n := copy(b, head)
+		copy(b[n:], f.tail[:r.size-int64(n)])
+		*owned = append(*owned, b)
+		return b, nil
 	}
 	b, s, err := f.fetcher.take(r.off, r.size)
 	if err != nil {
@@ -77,7 +91,22 @@ func (br *BatchReader) Prefetch(speculative, lazy bool) {
 		return
 	}
 	f := br.leaves[0].chunk.f
-	f.fetcher.prefetch(br.chunkRanges(), br.rowGroup, lazy, speculative)
+	f.prefetch(br.chunkRanges(), br.rowGroup, lazy, speculative)
+}
+
+// prefetch fetches ranges ahead, leaving out what the footer read holds.
+func (f *File) prefetch(ranges []byteRange, rowGroup int, lazy, speculative bool) {
+	trimmed := ranges[:0:0]
+	for _, r := range ranges {
+		if r.off+r.size > f.tailOff && len(f.tail) > 0 {
+			if r.off >= f.tailOff {
+				continue
+			}
+			r.size = f.tailOff - r.off
+		}
+		trimmed = append(trimmed, r)
+	}
+	f.fetcher.prefetch(trimmed, rowGroup, lazy, speculative)
 }
 
 // ReleaseFetched lets go of bytes fetched for row groups before rowGroup

@@ -22,5 +22,5 @@ func (r *taskReader) readAhead(cur *BatchReader) {
 		c := &rg.Columns[l.node.Leaf]
 		ranges = append(ranges, byteRange{c.Start(), c.TotalCompressedSize})
 	}
-	r.file.fetcher.prefetch(ranges, next, false, true)
+	r.file.prefetch(ranges, next, false, true)
 }
