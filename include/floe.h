@@ -433,6 +433,19 @@ typedef struct floe_scan floe_scan;
  *               bytes (default 4194304).
  *   "case_insensitive": <bool>  column name matching.
  *   "verify_crc": <bool>        check Parquet page checksums.
+ *   "snapshot_id": -1 reads the table as it was before its first snapshot
+ *               (no rows): the id to pin with when a table was empty.
+ * I/O and memory (defaults suit local disks and object stores alike):
+ *   "buffer_bytes": <int64>  decoded batches an ordered parallel stream
+ *               holds for the tasks after the one being returned (268435456).
+ *   "coalesce_gap": <int64>  byte ranges this close are fetched in one
+ *               request (1048576; -1: one request per column chunk).
+ *   "max_request": <int64>   largest merged request (33554432).
+ *   "io_concurrency": <int>  requests of one file in flight (8).
+ *   "prefetch_bytes": <int64> bytes one file reads ahead of decoding, the
+ *               next row group (134217728; -1: none).
+ * A stream also opens the next tasks' files (footer read) while the
+ * running ones decode.
  */
 floe_status floe_scan_open(floe_table* table, const char* scan_json, floe_scan** out);
 

@@ -43,6 +43,10 @@ type ScanOptions struct {
 	// as any task has one, in no set order; nil or true returns batches in
 	// task order, the order of a one-thread scan.
 	Ordered *bool `json:"ordered,omitempty"`
+	// BufferBytes bounds the decoded batches an ordered parallel scan holds
+	// for the tasks after the one being returned; default
+	// DefaultBufferBytes.
+	BufferBytes int64 `json:"buffer_bytes,omitempty"`
 	// FetchOptions tune how data files' bytes are requested (coalesce_gap,
 	// max_request, io_concurrency, prefetch_bytes).
 	FetchOptions

@@ -9,18 +9,19 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// batchesInFlight is how many decoded batches a task may hold ahead of the
-// consumer: with `threads` tasks decoding at once, it bounds memory.
+// batchesInFlight is how many decoded batches the task being returned may
+// hold ahead of the consumer (and, in an unordered scan, each worker).
 const batchesInFlight = 2
 
 // parallelReader decodes up to `threads` tasks at once and returns their
 // batches in task order (which is also task group order), so results are
-// deterministic.
+// deterministic. Tasks after the one being returned buffer their batches
+// within the scan's buffer_bytes.
 type parallelReader struct {
 	refs      atomic.Int64
 	scan      *Scan
 	cancel    context.CancelFunc
-	results   []chan taskResult
+	buf       *orderedBuffer
 	next      int
 	cur       arrow.RecordBatch
 	remaining int64
@@ -38,15 +39,13 @@ type taskResult struct {
 
 func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *parallelReader {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &parallelReader{scan: s, cancel: cancel, remaining: -1, ahead: newOpenAhead(ctx, s, threads)}
+	r := &parallelReader{scan: s, cancel: cancel, remaining: -1, ahead: newOpenAhead(ctx, s, threads),
+		buf: newOrderedBuffer(len(s.tasks), s.Options.BufferBytes)}
 	if s.Options.Limit != nil {
 		r.remaining = *s.Options.Limit
 	}
 	r.refs.Store(1)
-	r.results = make([]chan taskResult, len(s.tasks))
-	for i := range r.results {
-		r.results[i] = make(chan taskResult, batchesInFlight)
-	}
+	r.buf.closeOn(ctx)
 	// A slot is taken when a task starts and given back when the consumer
 	// has taken its last batch, not when it finishes decoding: at most
 	// `threads` tasks run or wait ahead of the consumer, which bounds
@@ -60,32 +59,29 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
-				for _, ch := range r.results[i:] {
-					close(ch)
-				}
 				return
 			}
 			r.wg.Add(1)
-			go func(i int, task Task, out chan<- taskResult) {
-				defer func() { r.wg.Done(); close(out) }()
-				s.decodeTask(ctx, i, task, alloc, r.ahead, out)
-			}(i, *task, r.results[i])
+			go func(i int, task Task) {
+				defer func() { r.buf.finish(i); r.wg.Done() }()
+				s.decodeTask(ctx, i, task, alloc, r.ahead, func(res taskResult) bool { return r.buf.push(i, res) })
+			}(i, *task)
 		}
 	}()
 	return r
 }
 
-// decodeTask runs the scan's task i, sending its batches in order; false
-// when it stopped on an error or because ctx ended. The consumer drains
-// out until every worker is done, so a send only waits for room.
-func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Allocator, ahead *openAhead, out chan<- taskResult) bool {
+// decodeTask runs the scan's task i, handing its batches to send in
+// order; false when it stopped on an error or because send refused (the
+// scan ended). A refused batch is released here.
+func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Allocator, ahead *openAhead, send func(taskResult) bool) bool {
 	// Each task may return at most the scan's limit; the consumer trims.
 	task.Limit = s.Options.Limit
 	task.opened = ahead.take(i)
 	ahead.after(i)
 	tr, err := s.openTask(ctx, i, task, alloc)
 	if err != nil {
-		out <- taskResult{err: err}
+		send(taskResult{err: err})
 		return false
 	}
 	if tr == nil {
@@ -95,16 +91,14 @@ func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Al
 	for tr.Next() {
 		rec := tr.RecordBatch()
 		rec.Retain()
-		select {
-		case out <- taskResult{rec: rec}:
-		case <-ctx.Done():
+		if !send(taskResult{rec: rec}) {
 			rec.Release()
 			return false
 		}
 	}
 	if err := tr.Err(); err != nil {
 		if ctx.Err() == nil {
-			out <- taskResult{err: err}
+			send(taskResult{err: err})
 		}
 		return false
 	}
@@ -119,7 +113,8 @@ func (r *parallelReader) Release() {
 	}
 }
 
-// stop cancels the workers, then drains and releases what they produced.
+// stop cancels the workers, waits for them and releases what they
+// produced.
 func (r *parallelReader) stop() {
 	r.closeOnce.Do(func() {
 		if r.cur != nil {
@@ -127,14 +122,9 @@ func (r *parallelReader) stop() {
 			r.cur = nil
 		}
 		r.cancel()
-		for _, ch := range r.results {
-			for res := range ch {
-				if res.rec != nil {
-					res.rec.Release()
-				}
-			}
-		}
+		r.buf.close()
 		r.wg.Wait()
+		r.buf.close() // what a worker queued while stopping
 		r.ahead.close()
 	})
 }
@@ -149,8 +139,8 @@ func (r *parallelReader) Next() bool {
 		r.cur.Release()
 		r.cur = nil
 	}
-	for r.err == nil && r.remaining != 0 && r.next < len(r.results) {
-		res, ok := <-r.results[r.next]
+	for r.err == nil && r.remaining != 0 && r.next < len(r.scan.tasks) {
+		res, ok := r.buf.pop(r.next)
 		if !ok {
 			r.next++
 			select {
@@ -163,8 +153,7 @@ func (r *parallelReader) Next() bool {
 			r.err = res.err
 			break
 		}
-		rec := res.rec
-		r.cur = trimToLimit(rec, &r.remaining)
+		r.cur = trimToLimit(res.rec, &r.remaining)
 		return true
 	}
 	r.stop()

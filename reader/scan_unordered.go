@@ -44,7 +44,7 @@ func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, th
 			defer wg.Done()
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
-				if i >= len(s.tasks) || !s.decodeTask(ctx, i, *s.tasks[i], alloc, r.ahead, r.out) {
+				if i >= len(s.tasks) || !s.decodeTask(ctx, i, *s.tasks[i], alloc, r.ahead, r.send(ctx)) {
 					return
 				}
 			}
@@ -108,4 +108,22 @@ func (r *unorderedReader) Next() bool {
 	}
 	r.stop()
 	return false
+}
+
+// send hands a worker's result to the consumer, giving up when the scan
+// ends. Errors wait for room like batches do: the consumer drains until
+// every worker is done.
+func (r *unorderedReader) send(ctx context.Context) func(taskResult) bool {
+	return func(res taskResult) bool {
+		if res.err != nil {
+			r.out <- res
+			return true
+		}
+		select {
+		case r.out <- res:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 }

@@ -101,7 +101,8 @@ class Table(_Handle, TableWrites):
         return _take_string(out)
 
     def scan(self, row_filter=None, selected_fields=None, snapshot_id=None, as_of_timestamp=None, ref=None,
-             limit=None, batch_size=None, threads=None, case_sensitive=True, split_size=None, ordered=None):
+             limit=None, batch_size=None, threads=None, case_sensitive=True, split_size=None, ordered=None,
+             **io_options):
         """Plans a scan. Names follow pyiceberg: selected_fields are dotted
         column names (None or ("*",) for every column); as_of_timestamp is
         in milliseconds since the epoch; snapshot_id, as_of_timestamp and
@@ -111,6 +112,10 @@ class Table(_Handle, TableWrites):
         ranges, smaller ones packed together; default: the table's
         read.split.target-size, else 128 MiB). ordered=False lets a
         parallel read return batches in whatever order threads finish them.
+        io_options are the C API's scan keys for I/O and memory:
+        buffer_bytes (decoded batches an ordered parallel read holds ahead;
+        256 MiB), coalesce_gap (merge byte ranges this close; 1 MiB, -1
+        for none), max_request, io_concurrency, prefetch_bytes.
         """
         opts = {}
         if row_filter is not None:
@@ -124,6 +129,7 @@ class Table(_Handle, TableWrites):
                 opts[key] = value
         if not case_sensitive:
             opts["case_insensitive"] = True
+        opts.update(io_options)  # unknown keys are refused by floe
         handle = ctypes.c_void_p()
         _check(library().floe_scan_open(self._handle, _json_arg(opts), ctypes.byref(handle)))
         return Scan(handle.value, self)

@@ -75,6 +75,13 @@ class ScanPlanTest(unittest.TestCase):
         schema = self.table.scan(selected_fields=["L_ORDERKEY"], case_sensitive=False).schema
         self.assertEqual([c.name for c in schema.children], ["l_orderkey"])
 
+    def test_io_options(self):
+        want = self.table.scan().count()
+        self.assertEqual(self.table.scan(threads=2, buffer_bytes=1 << 16, coalesce_gap=-1, prefetch_bytes=-1).count(), want)
+        with self.assertRaises(FloeError) as e:
+            self.table.scan(coalesce_gapp=1)
+        self.assertEqual(e.exception.code, Status.INVALID_ARGUMENT)
+
     def test_time_travel_plan(self):
         tasks = self.table.scan(snapshot_id=LINEITEM_FIRST_SNAPSHOT).plan_tasks()
         self.assertEqual(len(tasks), 1)
