@@ -4,6 +4,7 @@ are those of impala_test_default_part, (i, j) = (1,-1) (2,-1) (3,5) (4,10)
 (5,NULL) per INDEX.md, read through a floe scan (an __arrow_c_stream__
 object) or written out as dicts."""
 
+import ctypes
 import os
 import shutil
 import sys
@@ -126,6 +127,42 @@ class WriteTest(unittest.TestCase):
         batch = pa.RecordBatch.from_pylist(ROWS, schema=pa.schema([("i", pa.int32()), ("j", pa.int32())]))
         t.append(batch)
         self.assertEqual(sorted_rows(t), ROWS)
+
+    def test_arrow_c_array_without_pyarrow(self):
+        """An __arrow_c_array__ producer built from the C Data Interface by
+        hand: one batch of the fixture's rows, taken from a floe stream and
+        handed over as "arrow_schema" / "arrow_array" capsules."""
+        src = floe.Table.create(os.path.join(self.dir, "src"), SCHEMA)
+        src.append(ROWS)  # one data file: one batch
+        t = floe.Table.create(self.location, SCHEMA)
+        t.append(CArrayBatch(src.scan()))
+        self.assertEqual(sorted_rows(t), ROWS)
+
+
+class CArrayBatch:
+    """The first batch of an Arrow C stream, as the PyCapsule protocol's
+    __arrow_c_array__ hands it out."""
+
+    def __init__(self, producer):
+        from floe._lib import ArrowArray, ArrowArrayStream, ArrowSchema
+        stream = ArrowArrayStream()
+        capsule = producer.__arrow_c_stream__()
+        get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+            ("PyCapsule_GetPointer", ctypes.pythonapi))
+        src = ArrowArrayStream.from_address(get(capsule, b"arrow_array_stream"))
+        ctypes.memmove(ctypes.addressof(stream), ctypes.addressof(src), ctypes.sizeof(stream))
+        src.release = ctypes.cast(None, type(src.release))  # moved out
+        self.schema, self.array = ArrowSchema(), ArrowArray()
+        assert stream.get_schema(ctypes.byref(stream), ctypes.byref(self.schema)) == 0
+        assert stream.get_next(ctypes.byref(stream), ctypes.byref(self.array)) == 0
+        stream.release(ctypes.byref(stream))
+
+    def __arrow_c_array__(self, requested_schema=None):
+        new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
+            ("PyCapsule_New", ctypes.pythonapi))
+        # The consumer moves both structures out; nothing is left to free.
+        return (new(ctypes.addressof(self.schema), b"arrow_schema", None),
+                new(ctypes.addressof(self.array), b"arrow_array", None))
 
 
 if __name__ == "__main__":
