@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -154,83 +153,12 @@ func (g *TaskGroup) Reader(ctx context.Context, files fileio.FileIO, alloc memor
 	if err != nil {
 		return nil, err
 	}
-	r := &groupReader{ctx: ctx, group: g, schema: schema, files: files, mem: alloc, cache: newDeleteCache(), remaining: g.limit()}
-	r.refs.Store(1)
-	return r, nil
-}
-
-// groupReader chains the readers of a group's tasks, carrying the limit
-// across them.
-type groupReader struct {
-	refs      atomic.Int64
-	ctx       context.Context
-	group     *TaskGroup
-	schema    *arrow.Schema
-	files     fileio.FileIO
-	mem       memory.Allocator
-	cache     *deleteCache
-	next      int
-	cur       *taskReader
-	remaining int64
-	err       error
-}
-
-func (r *groupReader) Retain() { r.refs.Add(1) }
-
-func (r *groupReader) Release() {
-	if r.refs.Add(-1) == 0 {
-		r.closeTask()
-	}
-}
-
-func (r *groupReader) closeTask() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-}
-
-func (r *groupReader) Schema() *arrow.Schema { return r.schema }
-func (r *groupReader) Err() error            { return r.err }
-
-func (r *groupReader) Record() arrow.RecordBatch { return r.RecordBatch() }
-
-func (r *groupReader) RecordBatch() arrow.RecordBatch {
-	if r.cur == nil {
-		return nil
-	}
-	return r.cur.RecordBatch()
-}
-
-func (r *groupReader) Next() bool {
-	for r.err == nil && r.remaining != 0 {
-		if r.cur != nil {
-			if r.cur.Next() {
-				if r.remaining > 0 {
-					r.remaining -= r.cur.RecordBatch().NumRows()
-				}
-				return true
-			}
-			r.err = r.cur.Err()
-			r.closeTask()
-			continue
+	cache := newDeleteCache()
+	return newTaskChain(schema, len(g.Tasks), g.limit(), func(i int, limit *int64) (*taskReader, error) {
+		task := *g.Tasks[i]
+		if limit != nil {
+			task.Limit = limit
 		}
-		if r.next >= len(r.group.Tasks) {
-			return false
-		}
-		task := *r.group.Tasks[r.next]
-		r.next++
-		if r.remaining >= 0 {
-			limit := r.remaining
-			task.Limit = &limit
-		}
-		tr, err := task.open(r.ctx, r.files, r.mem, r.schema, r.cache)
-		if err != nil {
-			r.err = err
-			return false
-		}
-		r.cur = tr
-	}
-	r.closeTask()
-	return false
+		return task.open(ctx, files, alloc, schema, cache)
+	}), nil
 }
