@@ -26,6 +26,10 @@ type FetchOptions struct {
 	// decoding (the next row group's columns). Default 128 MiB; 0 keeps the
 	// default, a negative value turns read-ahead off.
 	PrefetchBytes int64 `json:"prefetch_bytes,omitempty"`
+
+	// direct reads every range when it is needed, without prefetching:
+	// the choice for local files when no option is set.
+	direct bool
 }
 
 func (o FetchOptions) withDefaults() FetchOptions {
@@ -129,6 +133,9 @@ func coalesce(ranges []byteRange, gap, maxSize int64) []byteRange {
 // at once. With speculative, the fetch is skipped when it would take the
 // bytes held past PrefetchBytes.
 func (f *fetcher) prefetch(ranges []byteRange, rowGroup int, lazy, speculative bool) {
+	if f.opts.direct {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {

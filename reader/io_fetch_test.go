@@ -194,11 +194,13 @@ func TestPrefetchLazyAndBudget(t *testing.T) {
 }
 
 // On a scan, coalescing cuts requests and changes no row; "coalesce_gap"
-// reaches the fetcher through the scan options' JSON.
+// reaches the fetcher through the scan options' JSON. Local files with no
+// fetch option set are read directly, as they are needed.
 func TestScanCoalescingCutsRequests(t *testing.T) {
 	requests := map[string]int64{}
 	rows := map[string][]string{}
-	for name, js := range map[string]string{"coalesced": `{}`, "one per chunk": `{"coalesce_gap": -1}`} {
+	// Any fetch option turns prefetching on for local files too.
+	for name, js := range map[string]string{"coalesced": `{"io_concurrency": 8}`, "one per chunk": `{"coalesce_gap": -1}`} {
 		o, err := ParseScanOptions([]byte(js))
 		if err != nil {
 			t.Fatal(err)
@@ -235,4 +237,28 @@ func openScan(t *testing.T, name string, opts ScanOptions) *Scan {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// Local files read with default options make one request per column chunk
+// and hold no fetched spans; the same scan with a fetch option set merges
+// its requests.
+func TestLocalFilesReadDirectly(t *testing.T) {
+	ctx := context.Background()
+	s := openScan(t, "duckdb_lineitem_iceberg", ScanOptions{})
+	rr, err := s.Reader(ctx, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := taskRows(t, rr)
+	perChunk := openScan(t, "duckdb_lineitem_iceberg", ScanOptions{FetchOptions: FetchOptions{CoalesceGap: -1}})
+	rr, err = perChunk.Reader(ctx, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(taskRows(t, rr), direct) {
+		t.Fatal("a direct read differs from a fetched one")
+	}
+	if d, p := s.Metrics().Requests, perChunk.Metrics().Requests; d != p {
+		t.Errorf("direct local read made %d requests, one per chunk %d", d, p)
+	}
 }

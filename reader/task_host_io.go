@@ -54,7 +54,7 @@ func (g *TaskGroup) HostIO() (*HostIO, error) {
 		// Needed named, never a merged or read-ahead span the host did not
 		// fill.
 		copied := *t
-		copied.fetch = FetchOptions{CoalesceGap: -1, PrefetchBytes: -1}
+		copied.fetch = FetchOptions{direct: true}
 		own.Tasks[i] = &copied
 		files.sizes[t.Path] = t.FileSize
 		for _, d := range t.Deletes {

@@ -137,3 +137,11 @@ func checkedLocalPath(ctx context.Context, path string) (string, error) {
 	}
 	return localPath(path)
 }
+
+// IsLocal reports whether f was opened on the local file system, where a
+// read costs no round trip: a reader gains nothing by merging or reading
+// ahead for it.
+func IsLocal(f File) bool {
+	_, ok := f.(*localFile)
+	return ok
+}
