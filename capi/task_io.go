@@ -4,6 +4,7 @@ package main
 import "C"
 
 import (
+	"bytes"
 	"context"
 	"sync"
 	"unsafe"
@@ -81,7 +82,7 @@ func capiTaskNeededRanges(h C.uintptr_t, ranges **C.floe_byte_range, count *C.si
 }
 
 //export capiTaskFill
-func capiTaskFill(h C.uintptr_t, path *C.char, offset C.int64_t, data *C.uint8_t, n C.size_t) (rc C.int) {
+func capiTaskFill(h C.uintptr_t, path *C.char, offset C.int64_t, buf *C.uint8_t, n C.size_t) (rc C.int) {
 	const fn = "floe_task_fill"
 	defer recoverStatus(fn, &rc)
 	th, err := lookup[*taskIOHandle](uintptr(h), "floe_task_io")
@@ -89,10 +90,10 @@ func capiTaskFill(h C.uintptr_t, path *C.char, offset C.int64_t, data *C.uint8_t
 		return fail(fn, err, statusInvalidArgument)
 	}
 	// The host's buffer is only borrowed for the call.
-	bytes := C.GoBytes(unsafe.Pointer(data), C.int(n))
+	data := bytes.Clone(unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n)))
 	th.mu.Lock()
 	defer th.mu.Unlock()
-	if err := th.io.Fill(C.GoString(path), int64(offset), bytes); err != nil {
+	if err := th.io.Fill(C.GoString(path), int64(offset), data); err != nil {
 		return fail(fn, withStatus(statusInvalidArgument, err), statusInvalidArgument)
 	}
 	return C.int(statusOK)

@@ -80,8 +80,13 @@ func (a *openAhead) take(i int) *openedFile {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	o := a.opened[i]
-	if o != nil {
-		a.opened[i] = &openedFile{} // taken: never started again
+	if a.opened != nil {
+		// Taken, even when it was never started: a later after() must not
+		// open the file a second time.
+		a.opened[i] = &openedFile{}
+	}
+	if o != nil && o.done == nil {
+		return nil
 	}
 	return o
 }

@@ -117,6 +117,9 @@ func TestOpenAheadOpensEarlyAndClosesEverything(t *testing.T) {
 			t.Errorf("%s: %v", c.name, rr.Err())
 		}
 		rr.Release()
+		if c.stopAt == 0 && !c.addRule && counting.dataFiles() != len(s.Tasks()) {
+			t.Errorf("%s: %d data files opened for %d tasks", c.name, counting.dataFiles(), len(s.Tasks()))
+		}
 		if o, cl := counting.opened.Load(), counting.closed.Load(); o != cl || o == 0 {
 			t.Errorf("%s: %d data and delete files opened, %d closed", c.name, o, cl)
 		}

@@ -18,9 +18,12 @@ const batchesInFlight = 2
 // deterministic. Tasks after the one being returned buffer their batches
 // within the scan's buffer_bytes.
 type parallelReader struct {
-	refs      atomic.Int64
-	scan      *Scan
-	cancel    context.CancelFunc
+	refs   atomic.Int64
+	scan   *Scan
+	cancel context.CancelFunc
+	// ctx ends when the caller cancels the scan (or it is stopped); a
+	// scan cut short that way reports the cancellation, not a short end.
+	ctx       context.Context
 	buf       *orderedBuffer
 	next      int
 	cur       arrow.RecordBatch
@@ -39,7 +42,7 @@ type taskResult struct {
 
 func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *parallelReader {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &parallelReader{scan: s, cancel: cancel, remaining: -1, ahead: newOpenAhead(ctx, s, threads),
+	r := &parallelReader{scan: s, ctx: ctx, cancel: cancel, remaining: -1, ahead: newOpenAhead(ctx, s, threads),
 		buf: newOrderedBuffer(len(s.tasks), s.Options.BufferBytes)}
 	if s.Options.Limit != nil {
 		r.remaining = *s.Options.Limit
@@ -155,6 +158,9 @@ func (r *parallelReader) Next() bool {
 		}
 		r.cur = trimToLimit(res.rec, &r.remaining)
 		return true
+	}
+	if r.err == nil && r.remaining != 0 && r.ctx.Err() != nil {
+		r.err = r.ctx.Err()
 	}
 	r.stop()
 	return false

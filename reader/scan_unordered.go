@@ -17,9 +17,12 @@ import (
 // Memory is bounded as in parallelReader: `threads` tasks decode at once
 // and at most batchesInFlight batches per thread wait for the consumer.
 type unorderedReader struct {
-	refs      atomic.Int64
-	scan      *Scan
-	cancel    context.CancelFunc
+	refs   atomic.Int64
+	scan   *Scan
+	cancel context.CancelFunc
+	// ctx ends when the caller cancels the scan (or it is stopped); a
+	// scan cut short that way reports the cancellation, not a short end.
+	ctx       context.Context
 	out       chan taskResult
 	cur       arrow.RecordBatch
 	remaining int64
@@ -30,7 +33,7 @@ type unorderedReader struct {
 
 func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *unorderedReader {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &unorderedReader{scan: s, cancel: cancel, remaining: -1, out: make(chan taskResult, threads*batchesInFlight),
+	r := &unorderedReader{scan: s, ctx: ctx, cancel: cancel, remaining: -1, out: make(chan taskResult, threads*batchesInFlight),
 		ahead: newOpenAhead(ctx, s, threads)}
 	if s.Options.Limit != nil {
 		r.remaining = *s.Options.Limit
@@ -105,6 +108,9 @@ func (r *unorderedReader) Next() bool {
 		}
 		r.cur = trimToLimit(res.rec, &r.remaining)
 		return true
+	}
+	if r.err == nil && r.remaining != 0 && r.ctx.Err() != nil {
+		r.err = r.ctx.Err()
 	}
 	r.stop()
 	return false

@@ -34,6 +34,9 @@ type HostIO struct {
 	files *hostFiles
 }
 
+// maxHostRange caps a merged range Needed asks for.
+const maxHostRange = 64 << 20
+
 // errNotFilled marks a read of bytes the host has not handed in.
 var errNotFilled = errors.New("byte range not filled by the host")
 
@@ -185,7 +188,10 @@ func (h *hostFiles) roundMissing() []FileRange {
 	})
 	var out []FileRange
 	for _, r := range m {
-		if n := len(out); n > 0 && out[n-1].Path == r.Path && r.Offset <= out[n-1].Offset+out[n-1].Length {
+		// Touching ranges merge, up to maxHostRange, so a host is never
+		// asked for a buffer larger than it can reasonably hand in.
+		if n := len(out); n > 0 && out[n-1].Path == r.Path && r.Offset <= out[n-1].Offset+out[n-1].Length &&
+			max(out[n-1].Length, r.Offset+r.Length-out[n-1].Offset) <= maxHostRange {
 			out[n-1].Length = max(out[n-1].Length, r.Offset+r.Length-out[n-1].Offset)
 			continue
 		}

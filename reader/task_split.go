@@ -179,6 +179,9 @@ func sizeProperty(props map[string]string, key string, def, least int64) (int64,
 // byte range, false past the last. The row groups it passes over still
 // count in rgStart, so positions stay those of the whole file.
 func (r *taskReader) advanceRowGroup() bool {
+	if r.rowGroup >= len(r.file.RowGroups) {
+		return false // already past the last: Next after the end stays false
+	}
 	for {
 		if r.rowGroup >= 0 {
 			r.rgStart += r.file.RowGroups[r.rowGroup].NumRows
