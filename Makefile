@@ -5,7 +5,7 @@ FUZZTIME  ?= 5s
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib test test-go test-c test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
+.PHONY: all build cli lib test test-go test-race test-c test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
 
 all: build
 
@@ -14,11 +14,17 @@ build: cli lib
 cli:
 	$(GO) build -o $(BIN)/floe ./cmd/floe
 
-test: test-go fuzz test-c test-python test-benchmarks
+test: test-go test-race fuzz test-c test-python test-benchmarks
 
 test-go:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+# The packages with goroutines of their own (parallel and unordered
+# scans, fetches and read-ahead, S3 retries, parallel writers, commits)
+# again under the race detector.
+test-race:
+	$(GO) test -race -count=1 ./reader ./iceberg/fileio ./iceberg/table ./writer ./kernels
 
 # libfloe.so: the C ABI (capi/, interface include/floe.h). The version script
 # keeps every symbol but floe_* private; the check below proves it.
