@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/floedb/floe/writer"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +82,18 @@ func TestCommitAndExpireOptions(t *testing.T) {
 	if _, err := parseCommitOptions([]byte(`{"tokn": "t"}`)); err == nil {
 		t.Error("an unknown commit option was accepted")
 	}
+	if _, err := parseCommitOptions([]byte(`{"delete_mode": "merge-on-read"}`)); err == nil {
+		t.Error("delete_mode was accepted by a commit that deletes no rows")
+	}
+	r, err := parseRowCommitOptions([]byte(`{"token": "t", "delete_mode": "merge-on-read"}`))
+	if err != nil || r.Commit.Token != "t" || r.Mode != writer.MergeOnRead {
+		t.Errorf("row commit options: %+v, %v", r, err)
+	}
+	for _, bad := range []string{`{"delete_mode": "sideways"}`, `{"delete_mod": "copy-on-write"}`} {
+		if _, err := parseRowCommitOptions([]byte(bad)); err == nil {
+			t.Errorf("row commit options %s accepted", bad)
+		}
+	}
 	if _, err := parseExpireOptions([]byte(`{"retain_last": 0}`)); err == nil {
 		t.Error("retain_last 0 was accepted")
 	}
@@ -106,7 +119,7 @@ func TestResolveLocation(t *testing.T) {
 	}
 }
 
-// FuzzWriteOptions: create, commit and expire options and removed paths
+// FuzzWriteOptions: create, commit (row commit too) and expire options and removed paths
 // give errors, never panics; partition_by resolves against a real schema.
 func FuzzWriteOptions(f *testing.F) {
 	schema, metadata := fixtureSchema(f, "impala_test_default_part")
@@ -114,6 +127,7 @@ func FuzzWriteOptions(f *testing.F) {
 	f.Add([]byte(`{"partition_by": [{"column": "j", "transform": "bucket[4]"}], "properties": {"a": "b"}, "ensure": true}`))
 	f.Add([]byte(`{"partition_spec": {"spec-id": 0, "fields": [{"name": "j", "transform": "identity", "source-id": 2, "field-id": 1000}]}}`))
 	f.Add([]byte(`{"token": "x", "properties": {"k": "v"}}`))
+	f.Add([]byte(`{"token": "x", "delete_mode": "merge-on-read"}`))
 	f.Add([]byte(`{"older_than_ms": 1, "retain_last": 2, "keep_files": true}`))
 	f.Add([]byte(`["data/a.parquet"]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -122,6 +136,7 @@ func FuzzWriteOptions(f *testing.F) {
 			_, _ = o.sortOrder()
 		}
 		_, _ = parseCommitOptions(data)
+		_, _ = parseRowCommitOptions(data)
 		_, _ = parseExpireOptions(data)
 		_, _ = parseRemovedPaths(data)
 	})
