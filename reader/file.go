@@ -14,9 +14,6 @@ type OpenOptions struct {
 	// read. Default 512 KiB: enough for most footers together with the
 	// page indexes that writers place just before them.
 	FooterReadSize int
-	// Tail, when set, is the file's last len(Tail) bytes, already fetched
-	// (by a host doing its own I/O, say): the footer is taken from it.
-	Tail []byte
 	// Fetch tunes how column bytes are requested.
 	Fetch FetchOptions
 }
@@ -67,24 +64,18 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 	if size < int64(2*len(magic)+4) {
 		return nil, fmt.Errorf("parquet: file of %d bytes is too small", size)
 	}
-	var tail []byte
-	if opts != nil && len(opts.Tail) >= 8 && int64(len(opts.Tail)) <= size {
-		tail = opts.Tail
-	} else {
-		tailSize := int64(DefaultFooterReadSize)
-		if opts != nil && opts.FooterReadSize > 0 {
-			tailSize = int64(opts.FooterReadSize)
-		}
-		tailSize = max(min(tailSize, size), 8)
-		tail = make([]byte, tailSize)
-		if n, err := r.ReadAt(tail, size-tailSize); n < len(tail) {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, fmt.Errorf("parquet: reading footer: %w", err)
-		}
+	tailSize := int64(DefaultFooterReadSize)
+	if opts != nil && opts.FooterReadSize > 0 {
+		tailSize = int64(opts.FooterReadSize)
 	}
-	tailSize := int64(len(tail))
+	tailSize = max(min(tailSize, size), 8)
+	tail := make([]byte, tailSize)
+	if n, err := r.ReadAt(tail, size-tailSize); n < len(tail) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("parquet: reading footer: %w", err)
+	}
 	end := tail[len(tail)-4:]
 	if bytes.Equal(end, magicEncrypted) {
 		return nil, fmt.Errorf("parquet: files with an encrypted footer are not supported")

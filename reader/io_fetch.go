@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -105,15 +106,7 @@ func coalesce(ranges []byteRange, gap, maxSize int64) []byteRange {
 		return nil
 	}
 	sorted := slices.Clone(ranges)
-	slices.SortFunc(sorted, func(a, b byteRange) int {
-		switch {
-		case a.off < b.off:
-			return -1
-		case a.off > b.off:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(sorted, func(a, b byteRange) int { return cmp.Compare(a.off, b.off) })
 	out := []byteRange{sorted[0]}
 	for _, r := range sorted[1:] {
 		last := &out[len(out)-1]
