@@ -149,10 +149,8 @@ func parseRowCommitOptions(data []byte) (writer.RowOptions, error) {
 		return writer.RowOptions{}, err
 	}
 	mode := writer.DeleteMode(o.DeleteMode)
-	switch mode {
-	case "", writer.CopyOnWrite, writer.MergeOnRead:
-	default:
-		return writer.RowOptions{}, invalidArgument("commit options: delete_mode %q is neither %q nor %q", o.DeleteMode, writer.CopyOnWrite, writer.MergeOnRead)
+	if err := mode.Check(); err != nil {
+		return writer.RowOptions{}, invalidArgument("commit options: %v", err)
 	}
 	return writer.RowOptions{Commit: o.table(), Mode: mode}, nil
 }

@@ -204,6 +204,16 @@ func newRowChange(ctx context.Context, tbl *table.Table, opts RowOptions) (*rowC
 	}, nil
 }
 
+// Check refuses a mode other than CopyOnWrite and MergeOnRead; the empty
+// mode (follow the table) is allowed.
+func (m DeleteMode) Check() error {
+	switch m {
+	case "", CopyOnWrite, MergeOnRead:
+		return nil
+	}
+	return fmt.Errorf("delete mode %q: want %s or %s", string(m), CopyOnWrite, MergeOnRead)
+}
+
 // deleteMode resolves the mode a change uses.
 func deleteMode(md *metadata.Metadata, requested DeleteMode) (DeleteMode, error) {
 	mode := requested
@@ -213,10 +223,8 @@ func deleteMode(md *metadata.Metadata, requested DeleteMode) (DeleteMode, error)
 			mode = CopyOnWrite
 		}
 	}
-	switch mode {
-	case CopyOnWrite, MergeOnRead:
-	default:
-		return "", fmt.Errorf("delete mode %q: want %s or %s", mode, CopyOnWrite, MergeOnRead)
+	if err := mode.Check(); err != nil {
+		return "", err
 	}
 	if mode == MergeOnRead && md.FormatVersion < 2 {
 		if requested == MergeOnRead {

@@ -29,10 +29,8 @@ func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
 	}
 	a.positional = a.positional[:1]
 	mode, _ := a.last("mode")
-	switch writer.DeleteMode(mode) {
-	case "", writer.CopyOnWrite, writer.MergeOnRead:
-	default:
-		return fmt.Errorf("--mode wants %s or %s, got %q", writer.CopyOnWrite, writer.MergeOnRead, mode)
+	if err := writer.DeleteMode(mode).Check(); err != nil {
+		return fmt.Errorf("--mode: %w", err)
 	}
 	props, err := keyValues(a.values["property"], "--property")
 	if err != nil {
