@@ -127,7 +127,6 @@ func (r *parallelReader) stop() {
 		r.cancel()
 		r.buf.close()
 		r.wg.Wait()
-		r.buf.close() // what a worker queued while stopping
 		r.ahead.close()
 	})
 }
