@@ -378,6 +378,18 @@ func (k *Keys) Encode(dst []byte, row int) []byte {
 	return dst
 }
 
+// Int64 returns row's value in column col when the column holds signed
+// integers, dates, times, timestamps or durations and the value is not
+// null: the value keys of that column are equal by, so a range of it
+// bounds which keys a set of rows can match.
+func (k *Keys) Int64(col, row int) (int64, bool) {
+	c := &k.cols[col]
+	if !c.signed || c.isNull(row) {
+		return 0, false
+	}
+	return int64(c.word(row)), true
+}
+
 // HashRows hashes every row of the key columns cols; see Keys.
 func HashRows(cols []arrow.Array, seed uint64) ([]uint64, error) {
 	k, err := NewKeys(cols)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 )
 
@@ -174,4 +175,21 @@ func (c *pruneColumn) setBounds(s *valueSummary, minRaw, maxRaw []byte, hasMin, 
 		// inverted bounds come from a writer we cannot trust
 		s.hasMin, s.hasMax = false, false
 	}
+}
+
+// chunkIntRange returns a row group's bounds on column n as values of t,
+// an integer-like Iceberg type, when its statistics give both.
+func (f *File) chunkIntRange(rowGroup int, n *Node, t iceberg.Type) (lo, hi int64, ok bool) {
+	dec, ok := newValueDecoder(n, t)
+	if !ok || dec.domain != domainInt || n.RepLevel > 0 {
+		return 0, 0, false
+	}
+	rg := &f.RowGroups[rowGroup]
+	c := &pruneColumn{node: n, chunk: &rg.Columns[n.Leaf], dec: dec, usable: true}
+	if c.chunk.FilePath != "" {
+		return 0, 0, false
+	}
+	c.boundsUntrusted = knownBadFloatBounds(f.CreatedBy, c.chunk)
+	s := chunkSummary(c, rg.NumRows)
+	return s.min.i, s.max.i, s.hasMin && s.hasMax
 }

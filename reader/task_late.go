@@ -50,6 +50,10 @@ type lateRead struct {
 	// the selective-decoding verdict for the current selection
 	runsFor                  int
 	runsValid, runsSelective bool
+	// sel1 is the current selection as indices (see selection).
+	sel1     kernels.Selection
+	selFor   int
+	selValid bool
 }
 
 func (l *lateRead) close() {
@@ -67,7 +71,7 @@ func (l *lateRead) releaseWindow() {
 		}
 	}
 	clear(l.consumed)
-	l.runsValid = false
+	l.runsValid, l.selValid = false, false
 }
 
 // splitConjuncts lists the filter's top-level AND-ed parts with the plans
@@ -341,7 +345,11 @@ func (r *taskReader) decodeAtKeep(l *lateRead, p int, keep []byte, n, kept int) 
 	b.Release()
 	if whole && kept < n {
 		defer col.Release()
-		return kernels.Filter(col, keep, r.mem)
+		sel, err := l.selection(keep, n, kept)
+		if err != nil {
+			return nil, err
+		}
+		return kernels.Select(col, sel, r.mem)
 	}
 	return col, nil
 }
@@ -359,6 +367,19 @@ func (l *lateRead) selective(keep []byte, n, kept int) bool {
 	_ = kernels.SetRuns(keep, n, func(int, int) error { runs++; return nil })
 	l.runsFor, l.runsValid, l.runsSelective = kept, true, runs*minRowsPerRun <= n
 	return l.runsSelective
+}
+
+// selection is keep as a kernels.Selection, built once per window and
+// selection and shared by every column filtered after decoding.
+func (l *lateRead) selection(keep []byte, n, kept int) (kernels.Selection, error) {
+	if l.selFor == kept && l.selValid {
+		return l.sel1, nil
+	}
+	if err := l.sel1.SetBitmap(keep, 0, n); err != nil {
+		return kernels.Selection{}, err
+	}
+	l.selFor, l.selValid = kept, true
+	return l.sel1, nil
 }
 
 // minRowsPerRun is how many window rows each run of kept rows must stand

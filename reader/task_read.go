@@ -48,8 +48,11 @@ type taskReader struct {
 	// pos the file position of the next batch's first row.
 	rgStart, pos  int64
 	keep, passBuf []byte
-	keyBuf        []byte
-	hashBuf       []uint64
+	eqProbe       eqProbe
+	// eqActive[i] is deletes.equality[i] narrowed to the keys the current
+	// row group can match (nil: none), built in eqNarrowed[i].
+	eqActive   []*equalityDeletes
+	eqNarrowed []equalityDeletes
 
 	rowGroup int
 	batches  *BatchReader
@@ -349,6 +352,7 @@ func (r *taskReader) startRowGroup() error {
 		return err
 	}
 	r.counters.rowGroupsRead.Add(1)
+	r.narrowEquality()
 	if r.filter != nil {
 		return r.startLate(req)
 	}
@@ -668,30 +672,4 @@ func clearDeletedPositions(ds *deleteSet, keep []byte, start int64, n, kept int)
 		}
 	}
 	return kept
-}
-
-// probeEquality clears the bits of kept rows whose keys equality delete
-// set e holds; cols are indexed by plan.
-func (r *taskReader) probeEquality(e int, cols []arrow.Array, keep []byte, kept int) (int, error) {
-	eq := r.deletes.equality[e]
-	keyCols := make([]arrow.Array, len(r.eqColumns[e]))
-	for i, c := range r.eqColumns[e] {
-		keyCols[i] = cols[c]
-	}
-	keys, err := kernels.NewKeys(keyCols)
-	if err != nil {
-		return kept, err
-	}
-	r.hashBuf = keys.Hash(keyHashSeed, r.hashBuf)
-	for i, h := range r.hashBuf {
-		if keep[i>>3]&(1<<(i&7)) == 0 || !eq.mayContain(h) {
-			continue
-		}
-		r.keyBuf = keys.Encode(r.keyBuf[:0], i)
-		if eq.contains(h, r.keyBuf) {
-			keep[i>>3] &^= 1 << (i & 7)
-			kept--
-		}
-	}
-	return kept, nil
 }

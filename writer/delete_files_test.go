@@ -267,3 +267,129 @@ func TestEqualityDeleteWriter(t *testing.T) {
 		t.Fatal("an unknown equality field was taken")
 	}
 }
+
+// Equality deletes keyed on a column the rows are sorted by, in files of
+// many row groups: the reader narrows each key set to the row group's
+// range of the first key column, which must drop exactly the same rows as
+// probing every key, whether the delete file lists its keys in order or
+// not, and when a null key (which no range holds) is among them.
+func TestEqualityDeletesOnASortedKey(t *testing.T) {
+	cases := []struct {
+		name     string
+		ids      []int
+		keyRows  []int
+		withNull bool
+	}{
+		{"on l, in order", []int{testtable.IDLong}, []int{3, 49, 50, 99, 100, 101, 102, 110, 149, 150, 999, 1000, 1500, 1999}, false},
+		{"on l, shuffled", []int{testtable.IDLong}, []int{1999, 101, 3, 1500, 110, 102, 100, 50, 49, 1000}, false},
+		{"on l and s", []int{testtable.IDLong, testtable.IDString}, []int{1500, 12, 640, 642, 1998}, false},
+		{"on l, with a null key", []int{testtable.IDLong}, []int{5, 700, 1300}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			tbl := newTable(t, 2, nil, map[string]string{PropRowGroupSize: "4096", PropPageRowLimit: "40"})
+			schema := tbl.Metadata.CurrentSchema()
+			rows := testtable.RandomRows(77, 2000)
+			l := testtable.IDLong - 1
+			var keyRows [][]any
+			for _, i := range tc.keyRows {
+				if rows[i][l] == nil {
+					t.Fatalf("row %d has no l; pick another", i)
+				}
+				keyRows = append(keyRows, rows[i])
+			}
+			if tc.withNull {
+				nullRow := slices.IndexFunc(rows, func(r []any) bool { return r[l] == nil })
+				keyRows = append(keyRows, rows[nullRow])
+			}
+			appendInBatches(t, tbl, rows, 1000, 50)
+			if groups := rowGroupsOf(t, liveFiles(t, tbl).Tasks[0].File.FilePath); groups < 10 {
+				t.Fatalf("a data file has %d row groups; the test needs many", groups)
+			}
+			w, err := NewEqualityDeleteWriter(ctx, tbl.IO, DataLocation(tbl.Metadata), schema, tbl.Metadata.DefaultSpec(), tc.ids, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := buildRecord(t, schema, keyRows)
+			err = w.Write(rec)
+			rec.Release()
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tbl.RowDelta(ctx, nil, files, table.CommitOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			want := keepRows(schema, rows, func(r []any) bool {
+				return slices.ContainsFunc(keyRows, func(key []any) bool {
+					for _, id := range tc.ids {
+						if r[id-1] != key[id-1] {
+							return false
+						}
+					}
+					return true
+				})
+			})
+			if len(want) >= len(rows)-len(keyRows)+1 && !tc.withNull {
+				t.Fatalf("%d of %d rows kept: the keys delete too little", len(want), len(rows))
+			}
+			checkRows(t, "after the equality deletes", tbl, want)
+		})
+	}
+}
+
+// rowGroupsOf counts a local Parquet file's row groups.
+func rowGroupsOf(t testing.TB, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := reader.OpenFile(f, st.Size(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(pf.RowGroups)
+}
+
+// appendInBatches appends rows in commits of chunk rows each, every file
+// written a batch of batch rows at a time, so a small row group size in
+// the table's properties cuts the files into many row groups.
+func appendInBatches(t testing.TB, tbl *table.Table, rows [][]any, chunk, batch int) {
+	t.Helper()
+	md := tbl.Metadata
+	opts, err := OptionsFromProperties(md.Properties, md.CurrentSchema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := 0; start < len(rows); start += chunk {
+		w, err := New(context.Background(), tbl.IO, DataLocation(md), md.CurrentSchema(), md.DefaultSpec(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for b := start; b < min(start+chunk, len(rows)); b += batch {
+			rec := buildRecord(t, md.CurrentSchema(), rows[b:min(b+batch, start+chunk, len(rows))])
+			err := w.Write(rec)
+			rec.Release()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		files, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tbl.Append(context.Background(), files, table.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
