@@ -319,3 +319,38 @@ func TestKeysRejectNested(t *testing.T) {
 		t.Errorf("unequal lengths: want an error")
 	}
 }
+
+// Int64 gives the value of signed integer-like key columns, by which a
+// row group's bounds narrow a key set, and nothing for nulls and for
+// classes whose order is not that of int64.
+func TestKeysInt64(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	cols := []arrow.Array{
+		column(t, mem, arrow.PrimitiveTypes.Int32, -7, nil),
+		column(t, mem, arrow.FixedWidthTypes.Date32, 19000, 3),
+		column(t, mem, &arrow.TimestampType{Unit: arrow.Microsecond}, -1, 5),
+		column(t, mem, arrow.BinaryTypes.String, "a", "b"),
+		column(t, mem, arrow.FixedWidthTypes.Boolean, true, false),
+		column(t, mem, arrow.PrimitiveTypes.Float64, 1.0, 2.0),
+	}
+	for _, c := range cols {
+		defer c.Release()
+	}
+	k, err := NewKeys(cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		col, row int
+		want     int64
+		ok       bool
+	}{
+		{0, 0, -7, true}, {0, 1, 0, false},
+		{1, 0, 19000, true}, {2, 0, -1, true}, {2, 1, 5, true},
+		{3, 0, 0, false}, {4, 0, 0, false}, {5, 0, 0, false},
+	} {
+		if v, ok := k.Int64(tc.col, tc.row); ok != tc.ok || (ok && v != tc.want) {
+			t.Errorf("column %d row %d: %d, %v; want %d, %v", tc.col, tc.row, v, ok, tc.want, tc.ok)
+		}
+	}
+}
