@@ -9,6 +9,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
+// tasksAhead is how many tasks per thread an ordered scan may have
+// started ahead of the one it returns.
+const tasksAhead = 2
+
 // batchesInFlight is how many decoded batches the task being returned may
 // hold ahead of the consumer (and, in an unordered scan, each worker).
 const batchesInFlight = 2
@@ -51,9 +55,13 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 	r.buf.closeOn(ctx)
 	// A slot is taken when a task starts and given back when the consumer
 	// has taken its last batch, not when it finishes decoding: at most
-	// `threads` tasks run or wait ahead of the consumer, which bounds
-	// memory and lets filters added to the scan reach every later task.
-	slots := make(chan struct{}, threads)
+	// tasksAhead×threads tasks run or wait ahead of the consumer, which
+	// lets filters added to the scan reach the later tasks (the buffer's
+	// byte budget, not the slots, bounds memory). Only `threads` of them
+	// decode at once; a worker that finishes a task early starts the next
+	// one instead of waiting for the consumer to reach it.
+	slots := make(chan struct{}, tasksAhead*threads)
+	workers := make(chan struct{}, threads)
 	r.slots = slots
 	r.wg.Add(1)
 	go func() {
@@ -64,9 +72,16 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 			case <-ctx.Done():
 				return
 			}
+			// Tasks start in order, so the one the consumer waits for
+			// always holds a worker; the buffer never refuses its batches.
+			select {
+			case workers <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
 			r.wg.Add(1)
 			go func(i int, task Task) {
-				defer func() { r.buf.finish(i); r.wg.Done() }()
+				defer func() { <-workers; r.buf.finish(i); r.wg.Done() }()
 				s.decodeTask(ctx, i, task, alloc, r.ahead, func(res taskResult) bool { return r.buf.push(i, res) })
 			}(i, *task)
 		}

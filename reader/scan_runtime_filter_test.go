@@ -55,10 +55,13 @@ func TestAddFilterTightensRunningScan(t *testing.T) {
 		}
 		rr.Release()
 		mem.AssertSize(t, 0)
-		// Tasks already started when the filter came (at most `threads`
-		// run ahead of the consumer) may return their row unfiltered; every
-		// later one is filtered.
+		// Tasks already started when the filter came (at most tasksAhead
+		// per thread run ahead of an ordered parallel scan's consumer) may
+		// return their row unfiltered; every later one is filtered.
 		early := threads
+		if threads > 1 {
+			early = tasksAhead * threads
+		}
 		var high, low int
 		for i, id := range ids {
 			switch {
