@@ -270,7 +270,7 @@ func crossCheck(t testing.TB, name string, data []byte, batchSize int) {
 		types[i] = floeTypeFor(fld.Type)
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	got := floeColumns(t, f, types, mem, batchSize)
+	got := floeColumns(t, f, types, garbageAllocator{mem}, batchSize)
 	defer mem.AssertSize(t, 0)
 	defer releaseAll(got)
 	for i := range ref {
@@ -316,3 +316,16 @@ func TestFixturesMatchPqarrow(t *testing.T) {
 }
 
 func bytesReaderAt(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// garbageAllocator hands out uncleared memory as a pool of recycled
+// buffers does (RecyclingAllocator.AllocateUninitialized), filled with a
+// pattern, so a decoder that relied on zeroed buffers reads it back.
+type garbageAllocator struct{ memory.Allocator }
+
+func (g garbageAllocator) AllocateUninitialized(size int) []byte {
+	b := g.Allocate(size)
+	for i := range b {
+		b[i] = 0xa5
+	}
+	return b
+}
