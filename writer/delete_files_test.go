@@ -219,20 +219,7 @@ func TestEqualityDeleteWriter(t *testing.T) {
 			rows[31][0] = int64(31)
 			appendInChunks(t, tbl, rows, 100)
 			keyRows := [][]any{rows[3], rows[20], rows[30]}
-			w, err := NewEqualityDeleteWriter(ctx, tbl.IO, DataLocation(md), schema, md.DefaultSpec(), tc.ids, DefaultOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := buildRecord(t, schema, keyRows)
-			err = w.Write(rec)
-			rec.Release()
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := w.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			files := writeEqualityDeletes(t, tbl, tc.ids, keyRows)
 			for _, f := range files {
 				if f.Content != manifest.ContentEqualityDeletes || !slices.Equal(f.EqualityIDs, tc.ids) {
 					t.Fatalf("entry %+v", f)
@@ -307,20 +294,7 @@ func TestEqualityDeletesOnASortedKey(t *testing.T) {
 			if groups := rowGroupsOf(t, liveFiles(t, tbl).Tasks[0].File.FilePath); groups < 10 {
 				t.Fatalf("a data file has %d row groups; the test needs many", groups)
 			}
-			w, err := NewEqualityDeleteWriter(ctx, tbl.IO, DataLocation(tbl.Metadata), schema, tbl.Metadata.DefaultSpec(), tc.ids, DefaultOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := buildRecord(t, schema, keyRows)
-			err = w.Write(rec)
-			rec.Release()
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := w.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			files := writeEqualityDeletes(t, tbl, tc.ids, keyRows)
 			if _, err := tbl.RowDelta(ctx, nil, files, table.CommitOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -392,4 +366,26 @@ func appendInBatches(t testing.TB, tbl *table.Table, rows [][]any, chunk, batch 
 			t.Fatal(err)
 		}
 	}
+}
+
+// writeEqualityDeletes writes keyRows' values on ids as equality delete
+// files of tbl's current schema and default spec.
+func writeEqualityDeletes(t testing.TB, tbl *table.Table, ids []int, keyRows [][]any) []manifest.DataFile {
+	t.Helper()
+	md := tbl.Metadata
+	w, err := NewEqualityDeleteWriter(context.Background(), tbl.IO, DataLocation(md), md.CurrentSchema(), md.DefaultSpec(), ids, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := buildRecord(t, md.CurrentSchema(), keyRows)
+	err = w.Write(rec)
+	rec.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
