@@ -19,8 +19,8 @@ import (
 // A million keys make a bitmap larger than L2 and a table larger than
 // L3, so a probe is a chain of cache misses. probe therefore works a batch
 // in passes whose loads do not depend on each other (the bitmap for every
-// row, then the first slot of every candidate, then the key bytes), which
-// lets the CPU keep many misses in flight instead of one per row.
+// row, then the first slot of every candidate), which lets the CPU keep
+// many misses in flight instead of one per row.
 type equalityDeletes struct {
 	fieldIDs []int
 	// filter is tested with the hash's top bits; slots (open addressing,
@@ -39,19 +39,13 @@ type equalityDeletes struct {
 	// noFirsts: some key's first column is null or not a signed integer
 	// (int, long, date, time, timestamp), so keys cannot be ranged by it.
 	noFirsts bool
-	// byFirst is every key ordered by its first column's value, when that
-	// column ranges them: a row group's statistics on the column then
-	// narrow the set to the keys it can match (see narrow).
-	byFirst []rangedKey
-	// keys are every key's slot when byFirst is not kept, until whole.
+	// keys are every key's slot, from index on. When the first column
+	// ranges them, they are in ascending order of it and keyFirsts holds
+	// those values, key by key: a row group's statistics on the column
+	// then narrow the set to the keys it can match (see narrow).
 	keys      []eqSlot
+	keyFirsts []int64
 	wholeOnce sync.Once
-}
-
-// rangedKey is a key's slot beside the value of its first column.
-type rangedKey struct {
-	first int64
-	slot  eqSlot
 }
 
 // eqSlot is one key of the hash table: its hash and its encoding at
@@ -94,41 +88,46 @@ func (e *equalityDeletes) add(keys *kernels.Keys, hashBuf []uint64) []uint64 {
 // every key is built on first need only (see whole): when row groups
 // narrow the set by the first column, a scan may never need it.
 func (e *equalityDeletes) index() {
-	keys := make([]eqSlot, len(e.hashes))
+	e.keys = make([]eqSlot, len(e.hashes))
 	start := uint32(0)
 	for i, h := range e.hashes {
-		keys[i] = eqSlot{hash: h, start: start, end: e.ends[i]}
+		e.keys[i] = eqSlot{hash: h, start: start, end: e.ends[i]}
 		start = e.ends[i]
 	}
-	if !e.noFirsts && len(keys) > 0 {
-		e.byFirst = make([]rangedKey, len(keys))
-		for i := range keys {
-			e.byFirst[i] = rangedKey{first: e.firsts[i], slot: keys[i]}
-		}
+	if !e.noFirsts && len(e.keys) > 0 {
 		// Delete files are often written in key order; sort only if not.
-		byValue := func(a, b rangedKey) int { return cmp.Compare(a.first, b.first) }
-		if !slices.IsSortedFunc(e.byFirst, byValue) {
-			slices.SortFunc(e.byFirst, byValue)
+		if !slices.IsSorted(e.firsts) {
+			sortByFirst(e.keys, e.firsts)
 		}
-		keys = nil
+		e.keyFirsts = e.firsts
 	}
-	e.keys = keys
 	e.hashes, e.ends, e.firsts = nil, nil, nil
+}
+
+// sortByFirst orders keys and firsts, aligned, by firsts.
+func sortByFirst(keys []eqSlot, firsts []int64) {
+	type ranged struct {
+		first int64
+		slot  eqSlot
+	}
+	order := make([]ranged, len(keys))
+	for i := range keys {
+		order[i] = ranged{firsts[i], keys[i]}
+	}
+	slices.SortFunc(order, func(a, b ranged) int { return cmp.Compare(a.first, b.first) })
+	for i, r := range order {
+		firsts[i], keys[i] = r.first, r.slot
+	}
 }
 
 // whole returns e with the table of every key built. Tasks share an
 // equalityDeletes, so the build happens once, under wholeOnce.
 func (e *equalityDeletes) whole() *equalityDeletes {
 	e.wholeOnce.Do(func() {
-		keys := e.keys
-		if keys == nil {
-			keys = make([]eqSlot, len(e.byFirst))
-			for i, k := range e.byFirst {
-				keys[i] = k.slot
-			}
+		e.build(e.keys)
+		if e.keyFirsts == nil {
+			e.keys = nil // narrow never needs them
 		}
-		e.build(keys)
-		e.keys = nil
 	})
 	return e
 }
@@ -176,27 +175,22 @@ func reuse[T any](buf []T, n int) []T {
 // nil when there are none. Rows whose first column is null or outside
 // [lo, hi] match no key either way.
 func (e *equalityDeletes) narrow(lo, hi int64, scratch *equalityDeletes) *equalityDeletes {
-	if e.byFirst == nil {
+	if e.keyFirsts == nil {
 		return e.whole()
 	}
-	byValue := func(k rangedKey, v int64) int { return cmp.Compare(k.first, v) }
-	a, _ := slices.BinarySearchFunc(e.byFirst, lo, byValue)
-	b := len(e.byFirst)
+	a, _ := slices.BinarySearch(e.keyFirsts, lo)
+	b := len(e.keyFirsts)
 	if hi < math.MaxInt64 {
-		b, _ = slices.BinarySearchFunc(e.byFirst, hi+1, byValue)
+		b, _ = slices.BinarySearch(e.keyFirsts, hi+1)
 	}
 	switch n := b - a; {
 	case n == 0:
 		return nil
-	case n > len(e.byFirst)/4:
+	case n > len(e.keyFirsts)/4:
 		return e.whole()
 	}
-	keys := make([]eqSlot, 0, b-a)
-	for _, k := range e.byFirst[a:b] {
-		keys = append(keys, k.slot)
-	}
 	scratch.fieldIDs, scratch.arena = e.fieldIDs, e.arena
-	scratch.build(keys)
+	scratch.build(e.keys[a:b])
 	return scratch
 }
 
@@ -237,15 +231,6 @@ func (e *equalityDeletes) probe(keys *kernels.Keys, keep []byte, p *eqProbe) int
 	for j, i := range p.rows {
 		p.first[j] = e.slots[p.hashes[i]&e.slotMask]
 	}
-	// Touch the key bytes of every first-slot hash match before comparing
-	// any, for the same reason; the sum only keeps the loads alive.
-	var touched uint32
-	for j, i := range p.rows {
-		if s := &p.first[j]; s.hash == p.hashes[i] {
-			touched += uint32(e.arena[s.start])
-		}
-	}
-	p.key = p.key[:0]
 	cleared := 0
 	for j, i := range p.rows {
 		h := p.hashes[i]
@@ -254,11 +239,6 @@ func (e *equalityDeletes) probe(keys *kernels.Keys, keep []byte, p *eqProbe) int
 			keep[i>>3] &^= 1 << (i & 7)
 			cleared++
 		}
-	}
-	if touched == ^uint32(0) {
-		// Unreachable in practice (a byte sum this large needs 16 M
-		// matches in one batch); it makes the sum observable.
-		p.key = p.key[:0]
 	}
 	return cleared
 }

@@ -99,7 +99,7 @@ func TestEqualityWithNullFirstKeysIsNotNarrowed(t *testing.T) {
 	e := &equalityDeletes{}
 	e.add(keys, nil)
 	e.index()
-	if e.byFirst != nil {
+	if e.keyFirsts != nil {
 		t.Fatal("a set with a null first key was ranged")
 	}
 	var scratch equalityDeletes

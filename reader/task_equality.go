@@ -20,7 +20,7 @@ func (r *taskReader) narrowEquality() {
 	}
 	for e, eq := range r.deletes.equality {
 		r.eqActive[e] = nil
-		if eq.byFirst != nil {
+		if eq.keyFirsts != nil {
 			p := r.plans[r.eqColumns[e][0]]
 			if p.node != nil && p.meta == 0 {
 				if lo, hi, ok := r.file.chunkIntRange(r.rowGroup, p.node, p.field.Type); ok {
