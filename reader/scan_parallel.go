@@ -3,9 +3,7 @@ package reader
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -22,36 +20,17 @@ const batchesInFlight = 2
 // deterministic. Tasks after the one being returned buffer their batches
 // within the scan's buffer_bytes.
 type parallelReader struct {
-	refs   atomic.Int64
-	scan   *Scan
-	cancel context.CancelFunc
-	// ctx ends when the caller cancels the scan (or it is stopped); a
-	// scan cut short that way reports the cancellation, not a short end.
-	ctx       context.Context
-	buf       *orderedBuffer
-	next      int
-	cur       arrow.RecordBatch
-	remaining int64
-	err       error
-	wg        sync.WaitGroup
-	slots     chan struct{}
-	ahead     *openAhead
-	closeOnce sync.Once
-}
-
-type taskResult struct {
-	rec arrow.RecordBatch
-	err error
+	workerStream
+	buf   *orderedBuffer
+	next  int
+	wg    sync.WaitGroup
+	slots chan struct{}
 }
 
 func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *parallelReader {
-	ctx, cancel := context.WithCancel(ctx)
-	r := &parallelReader{scan: s, ctx: ctx, cancel: cancel, remaining: -1, ahead: newOpenAhead(ctx, s, threads),
-		buf: newOrderedBuffer(len(s.tasks), s.Options.BufferBytes)}
-	if s.Options.Limit != nil {
-		r.remaining = *s.Options.Limit
-	}
-	r.refs.Store(1)
+	r := &parallelReader{buf: newOrderedBuffer(len(s.tasks), s.Options.BufferBytes)}
+	r.pull, r.halt = r.pop, r.waitWorkers
+	ctx = r.start(ctx, s, threads)
 	r.buf.closeOn(ctx)
 	// A slot is taken when a task starts and given back when the consumer
 	// has taken its last batch, not when it finishes decoding: at most
@@ -123,59 +102,26 @@ func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Al
 	return true
 }
 
-func (r *parallelReader) Retain() { r.refs.Add(1) }
-
-func (r *parallelReader) Release() {
-	if r.refs.Add(-1) == 0 {
-		r.stop()
-	}
+// waitWorkers unblocks the workers (the context is cancelled), waits
+// for them and releases what they buffered.
+func (r *parallelReader) waitWorkers() {
+	r.buf.close()
+	r.wg.Wait()
 }
 
-// stop cancels the workers, waits for them and releases what they
-// produced.
-func (r *parallelReader) stop() {
-	r.closeOnce.Do(func() {
-		if r.cur != nil {
-			r.cur.Release()
-			r.cur = nil
-		}
-		r.cancel()
-		r.buf.close()
-		r.wg.Wait()
-		r.ahead.close()
-	})
-}
-
-func (r *parallelReader) Schema() *arrow.Schema          { return r.scan.schema }
-func (r *parallelReader) Err() error                     { return r.err }
-func (r *parallelReader) Record() arrow.RecordBatch      { return r.cur }
-func (r *parallelReader) RecordBatch() arrow.RecordBatch { return r.cur }
-
-func (r *parallelReader) Next() bool {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	for r.err == nil && r.remaining != 0 && r.next < len(r.scan.tasks) {
+// pop returns the next batch in task order, moving past finished tasks
+// and giving their slots back; false after the last task.
+func (r *parallelReader) pop() (taskResult, bool) {
+	for r.next < len(r.scan.tasks) {
 		res, ok := r.buf.pop(r.next)
-		if !ok {
-			r.next++
-			select {
-			case <-r.slots:
-			default: // the task never started: the scan was cancelled
-			}
-			continue
+		if ok {
+			return res, true
 		}
-		if res.err != nil {
-			r.err = res.err
-			break
+		r.next++
+		select {
+		case <-r.slots:
+		default: // the task never started: the scan was cancelled
 		}
-		r.cur = trimToLimit(res.rec, &r.remaining)
-		return true
 	}
-	if r.err == nil && r.remaining != 0 && r.ctx.Err() != nil {
-		r.err = r.ctx.Err()
-	}
-	r.stop()
-	return false
+	return taskResult{}, false
 }

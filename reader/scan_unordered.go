@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -17,28 +16,14 @@ import (
 // Memory is bounded as in parallelReader: `threads` tasks decode at once
 // and at most batchesInFlight batches per thread wait for the consumer.
 type unorderedReader struct {
-	refs   atomic.Int64
-	scan   *Scan
-	cancel context.CancelFunc
-	// ctx ends when the caller cancels the scan (or it is stopped); a
-	// scan cut short that way reports the cancellation, not a short end.
-	ctx       context.Context
-	out       chan taskResult
-	cur       arrow.RecordBatch
-	remaining int64
-	err       error
-	ahead     *openAhead
-	closeOnce sync.Once
+	workerStream
+	out chan taskResult
 }
 
 func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *unorderedReader {
-	ctx, cancel := context.WithCancel(ctx)
-	r := &unorderedReader{scan: s, ctx: ctx, cancel: cancel, remaining: -1, out: make(chan taskResult, threads*batchesInFlight),
-		ahead: newOpenAhead(ctx, s, threads)}
-	if s.Options.Limit != nil {
-		r.remaining = *s.Options.Limit
-	}
-	r.refs.Store(1)
+	r := &unorderedReader{out: make(chan taskResult, threads*batchesInFlight)}
+	r.pull, r.halt = r.receive, r.drain
+	ctx = r.start(ctx, s, threads)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(threads, len(s.tasks)) {
@@ -60,60 +45,21 @@ func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, th
 	return r
 }
 
-func (r *unorderedReader) Retain() { r.refs.Add(1) }
-
-func (r *unorderedReader) Release() {
-	if r.refs.Add(-1) == 0 {
-		r.stop()
-	}
+// receive returns the next batch any worker produced; false when every
+// worker is done.
+func (r *unorderedReader) receive() (taskResult, bool) {
+	res, ok := <-r.out
+	return res, ok
 }
 
-// stop cancels the workers, then drains and releases what they produced
-// until the last one is done.
-func (r *unorderedReader) stop() {
-	r.closeOnce.Do(func() {
-		if r.cur != nil {
-			r.cur.Release()
-			r.cur = nil
+// drain releases what the workers produce until the last one is done
+// (the context is cancelled, so they stop soon); the channel closes then.
+func (r *unorderedReader) drain() {
+	for res := range r.out {
+		if res.rec != nil {
+			res.rec.Release()
 		}
-		r.cancel()
-		for res := range r.out {
-			if res.rec != nil {
-				res.rec.Release()
-			}
-		}
-		// The channel closes when the last worker is done.
-		r.ahead.close()
-	})
-}
-
-func (r *unorderedReader) Schema() *arrow.Schema          { return r.scan.schema }
-func (r *unorderedReader) Err() error                     { return r.err }
-func (r *unorderedReader) Record() arrow.RecordBatch      { return r.cur }
-func (r *unorderedReader) RecordBatch() arrow.RecordBatch { return r.cur }
-
-func (r *unorderedReader) Next() bool {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
 	}
-	for r.err == nil && r.remaining != 0 {
-		res, ok := <-r.out
-		if !ok {
-			break
-		}
-		if res.err != nil {
-			r.err = res.err
-			break
-		}
-		r.cur = trimToLimit(res.rec, &r.remaining)
-		return true
-	}
-	if r.err == nil && r.remaining != 0 && r.ctx.Err() != nil {
-		r.err = r.ctx.Err()
-	}
-	r.stop()
-	return false
 }
 
 // send hands a worker's result to the consumer, giving up when the scan
