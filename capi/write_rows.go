@@ -28,6 +28,17 @@ func parseFilterArg(filter *C.char) (expr.Expr, error) {
 	return e, nil
 }
 
+// parseRowArgs reads the filter and the commit options of a row-level
+// delete or overwrite.
+func parseRowArgs(filter, commitJSON *C.char) (expr.Expr, writer.RowOptions, error) {
+	where, err := parseFilterArg(filter)
+	if err != nil {
+		return nil, writer.RowOptions{}, err
+	}
+	opts, err := parseRowCommitOptions(cBytes(commitJSON))
+	return where, opts, err
+}
+
 //export capiDeleteRows
 func capiDeleteRows(h C.uintptr_t, filter, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
 	const fn = "floe_delete_rows"
@@ -36,11 +47,7 @@ func capiDeleteRows(h C.uintptr_t, filter, commitJSON *C.char, snapshotID *C.int
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	where, err := parseFilterArg(filter)
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
-	opts, err := parseRowCommitOptions(cBytes(commitJSON))
+	where, opts, err := parseRowArgs(filter, commitJSON)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
@@ -60,11 +67,7 @@ func capiDeleteRows(h C.uintptr_t, filter, commitJSON *C.char, snapshotID *C.int
 func capiOverwrite(h C.uintptr_t, filter *C.char, data *C.struct_ArrowArrayStream, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
 	const fn = "floe_overwrite"
 	defer recoverStatus(fn, &rc)
-	where, err := parseFilterArg(filter)
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
-	opts, err := parseRowCommitOptions(cBytes(commitJSON))
+	where, opts, err := parseRowArgs(filter, commitJSON)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
