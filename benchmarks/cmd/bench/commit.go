@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -88,20 +85,8 @@ func runCommitSection(repeat int, logf func(string, ...any)) bool {
 		logf("bench: %v", err)
 		return false
 	}
-	var report bytes.Buffer
-	fmt.Fprintln(&report, strings.TrimSpace("go run ./cmd/bench "+strings.Join(os.Args[1:], " ")))
-	res.print(io.MultiWriter(os.Stdout, &report))
-	if *commitsJSON != "" {
-		if err := writeJSON(*commitsJSON, res); err != nil {
-			logf("bench: %v", err)
-			return false
-		}
-		txt := strings.TrimSuffix(*commitsJSON, filepath.Ext(*commitsJSON)) + ".txt"
-		if err := os.WriteFile(txt, report.Bytes(), 0o644); err != nil {
-			logf("bench: %v", err)
-			return false
-		}
-		fmt.Printf("\ncommit results written to %s and %s\n", *commitsJSON, txt)
+	if !publish("commit", *commitsJSON, res, logf) {
+		return false
 	}
 	return res.floeOK()
 }

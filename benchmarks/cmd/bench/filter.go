@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go"
@@ -122,20 +119,8 @@ func runFilterSection(tbl *lineitem.Table, repeat int, logf func(string, ...any)
 			logf("CPU profile of a floe %s scan written to %s", s.Name, path)
 		}
 	}
-	var report bytes.Buffer
-	fmt.Fprintln(&report, strings.TrimSpace("go run ./cmd/bench "+strings.Join(os.Args[1:], " ")))
-	res.print(io.MultiWriter(os.Stdout, &report))
-	if *filtersJSON != "" {
-		if err := writeJSON(*filtersJSON, res); err != nil {
-			logf("bench: %v", err)
-			return false
-		}
-		txt := strings.TrimSuffix(*filtersJSON, filepath.Ext(*filtersJSON)) + ".txt"
-		if err := os.WriteFile(txt, report.Bytes(), 0o644); err != nil {
-			logf("bench: %v", err)
-			return false
-		}
-		fmt.Printf("\nfilter results written to %s and %s\n", *filtersJSON, txt)
+	if !publish("filter", *filtersJSON, res, logf) {
+		return false
 	}
 	for _, r := range res.Runs {
 		if r.Peer == "floe" && r.Status != "ok" {

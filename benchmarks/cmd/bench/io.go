@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -111,20 +108,8 @@ func runIOSection(tbl *lineitem.Table, repeat int, logf func(string, ...any)) bo
 		logf("bench: %v", err)
 		return false
 	}
-	var report bytes.Buffer
-	fmt.Fprintln(&report, strings.TrimSpace("go run ./cmd/bench "+strings.Join(os.Args[1:], " ")))
-	res.print(io.MultiWriter(os.Stdout, &report))
-	if *ioJSON != "" {
-		if err := writeJSON(*ioJSON, res); err != nil {
-			logf("bench: %v", err)
-			return false
-		}
-		txt := strings.TrimSuffix(*ioJSON, filepath.Ext(*ioJSON)) + ".txt"
-		if err := os.WriteFile(txt, report.Bytes(), 0o644); err != nil {
-			logf("bench: %v", err)
-			return false
-		}
-		fmt.Printf("\nI/O results written to %s and %s\n", *ioJSON, txt)
+	if !publish("I/O", *ioJSON, res, logf) {
+		return false
 	}
 	return res.floeOK()
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/floedb/floe/benchmarks/lineitem"
@@ -181,4 +183,27 @@ func bytesText(b uint64) string {
 		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", b)
+}
+
+// publish prints a section's results and, when jsonPath is set, saves
+// them there as JSON with the printed report beside it as .txt; false when
+// saving failed.
+func publish(what, jsonPath string, res interface{ print(io.Writer) }, logf func(string, ...any)) bool {
+	var report bytes.Buffer
+	fmt.Fprintln(&report, strings.TrimSpace("go run ./cmd/bench "+strings.Join(os.Args[1:], " ")))
+	res.print(io.MultiWriter(os.Stdout, &report))
+	if jsonPath == "" {
+		return true
+	}
+	if err := writeJSON(jsonPath, res); err != nil {
+		logf("bench: %v", err)
+		return false
+	}
+	txt := strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath)) + ".txt"
+	if err := os.WriteFile(txt, report.Bytes(), 0o644); err != nil {
+		logf("bench: %v", err)
+		return false
+	}
+	fmt.Printf("\n%s results written to %s and %s\n", what, jsonPath, txt)
+	return true
 }
