@@ -116,15 +116,15 @@ func gatherBitmap(dst, src []byte, d arrow.ArrayData, rows rowSet) {
 func gatherFixedWidth(dst, src []byte, width, offset int, idx []int32, sorted bool) {
 	switch width {
 	case 1:
-		gatherValues(dst, src[offset:], idx, sorted)
+		gatherValues(dst, src[offset:], idx, 0, sorted)
 	case 2:
-		gatherValues(view[uint16](dst), view[uint16](src)[offset:], idx, sorted)
+		gatherValues(view[uint16](dst), view[uint16](src)[offset:], idx, 0, sorted)
 	case 4:
-		gatherValues(view[uint32](dst), view[uint32](src)[offset:], idx, sorted)
+		gatherValues(view[uint32](dst), view[uint32](src)[offset:], idx, 0, sorted)
 	case 8:
-		gatherValues(view[uint64](dst), view[uint64](src)[offset:], idx, sorted)
+		gatherValues(view[uint64](dst), view[uint64](src)[offset:], idx, 0, sorted)
 	case 16:
-		gatherValues(view[[2]uint64](dst), view[[2]uint64](src)[offset:], idx, sorted)
+		gatherValues(view[[2]uint64](dst), view[[2]uint64](src)[offset:], idx, 0, sorted)
 	default:
 		for j, i := range idx {
 			p := (offset + int(i)) * width
@@ -137,11 +137,14 @@ func gatherFixedWidth(dst, src []byte, width, offset int, idx []int32, sorted bo
 // contiguous; a contiguous block is copied instead of gathered.
 const runBlock = 16
 
-func gatherValues[T any](dst, src []T, idx []int32, sorted bool) {
+// gatherValues writes src[idx[j]-base] to dst[j]. With sorted (ascending)
+// indices, blocks of consecutive ones are copied as one move; dst may then
+// alias src when every idx[j]-base >= j, as in compacting in place.
+func gatherValues[T any](dst, src []T, idx []int32, base int, sorted bool) {
 	dst = dst[:len(idx)]
 	if !sorted {
 		for j, i := range idx {
-			dst[j] = src[i]
+			dst[j] = src[int(i)-base]
 		}
 		return
 	}
@@ -150,7 +153,7 @@ func gatherValues[T any](dst, src []T, idx []int32, sorted bool) {
 		first := int(idx[j])
 		if int(idx[j+runBlock-1])-first != runBlock-1 {
 			for k, i := range idx[j : j+runBlock] {
-				dst[j+k] = src[i]
+				dst[j+k] = src[int(i)-base]
 			}
 			j += runBlock
 			continue
@@ -159,11 +162,50 @@ func gatherValues[T any](dst, src []T, idx []int32, sorted bool) {
 		for end+runBlock <= n && int(idx[end+runBlock-1])-first == end+runBlock-1-j {
 			end += runBlock
 		}
-		copy(dst[j:end], src[first:first+end-j])
+		copy(dst[j:end], src[first-base:first-base+end-j])
 		j = end
 	}
 	for ; j < n; j++ {
-		dst[j] = src[idx[j]]
+		dst[j] = src[int(idx[j])-base]
+	}
+}
+
+// GatherFixed writes the values of width bytes at rows idx[j]-base of src
+// to dst, in order: the rows of a window (numbered from base) that a
+// selection keeps, out of a span of them. The indices must ascend; dst may
+// be src itself (compaction in place), since no row moves right.
+func GatherFixed(dst, src []byte, width int, idx []int32, base int) {
+	switch width {
+	case 1:
+		gatherValues(dst, src, idx, base, true)
+	case 2:
+		gatherValues(view[uint16](dst), view[uint16](src), idx, base, true)
+	case 4:
+		gatherValues(view[uint32](dst), view[uint32](src), idx, base, true)
+	case 8:
+		gatherValues(view[uint64](dst), view[uint64](src), idx, base, true)
+	case 16:
+		gatherValues(view[[2]uint64](dst), view[[2]uint64](src), idx, base, true)
+	default:
+		for j, i := range idx {
+			p := (int(i) - base) * width
+			copy(dst[j*width:(j+1)*width], src[p:p+width])
+		}
+	}
+}
+
+// CompactBits keeps, in place, the bits off+idx[j]-base of b (ascending
+// indices) as bits off, off+1, ...: a validity or boolean bitmap cut down
+// to a selection.
+func CompactBits(b []byte, off int, idx []int32, base int) {
+	for j, i := range idx {
+		src := off + int(i) - base
+		dst := off + j
+		if b[src>>3]>>(src&7)&1 != 0 {
+			b[dst>>3] |= 1 << (dst & 7)
+		} else {
+			b[dst>>3] &^= 1 << (dst & 7)
+		}
 	}
 }
 

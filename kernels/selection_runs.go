@@ -49,3 +49,17 @@ func bitmapWord(bitmap []byte, base, n int) uint64 {
 	}
 	return w
 }
+
+// CountRuns returns the number of maximal runs of set bits among the first
+// n bits of bitmap: the run starts, a set bit whose predecessor is clear,
+// counted a word at a time.
+func CountRuns(bitmap []byte, n int) int {
+	runs := 0
+	var carry uint64 // the last bit of the previous word
+	for base := 0; base < n; base += 64 {
+		w := bitmapWord(bitmap, base, n)
+		runs += bits.OnesCount64(w &^ (w<<1 | carry))
+		carry = w >> 63
+	}
+	return runs
+}

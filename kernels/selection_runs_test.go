@@ -41,6 +41,9 @@ func TestSetRunsMatchesBitByBit(t *testing.T) {
 		if len(got) != len(want) {
 			t.Fatalf("trial %d (n=%d): %d runs, want %d: %v vs %v", trial, n, len(got), len(want), got, want)
 		}
+		if c := CountRuns(bitmap, n); c != len(want) {
+			t.Fatalf("trial %d (n=%d): CountRuns = %d, want %d", trial, n, c, len(want))
+		}
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("trial %d (n=%d): run %d is %v, want %v", trial, n, i, got[i], want[i])

@@ -130,10 +130,12 @@ func (f *File) NewBatchReader(req ReadRequest) (br *BatchReader, err error) {
 		if err != nil {
 			return nil, err
 		}
+		first := len(br.leaves)
 		a, err := planNode(resolved, 0, 0, newLeaf)
 		if err != nil {
 			return nil, err
 		}
+		markWholeUnderSelection(br.leaves[first:])
 		br.cols = append(br.cols, a)
 		name := col.Name
 		if name == "" {
@@ -142,6 +144,21 @@ func (f *File) NewBatchReader(req ReadRequest) (br *BatchReader, err error) {
 		br.fields = append(br.fields, arrow.Field{Name: name, Type: resolved.Type, Nullable: col.Node.Repetition != Required})
 	}
 	return br, nil
+}
+
+// markWholeUnderSelection marks the leaves of one column that must be
+// decoded whole when a batch is read for a selection: all of them, when
+// one is repeated. Repeated leaves cannot skip rows value by value, and
+// the leaves of a column must agree on the rows they hold for the column
+// to be assembled from them.
+func markWholeUnderSelection(leaves []*leafReader) {
+	repeated := false
+	for _, l := range leaves {
+		repeated = repeated || l.maxRep > 0
+	}
+	for _, l := range leaves {
+		l.wholeUnderSelection = repeated
+	}
 }
 
 // requestRanges checks and normalises the rows a request asks for.
@@ -194,7 +211,7 @@ func (b *BatchReader) Remaining() int64 { return b.remaining }
 // Next decodes the next batch; it returns io.EOF after the last one. After
 // an error every later call returns the same error.
 func (b *BatchReader) Next() (batch *Batch, err error) {
-	return b.next(nil, 0)
+	return b.next(nil)
 }
 
 // window moves to the reader's next batch and returns its row count: the
@@ -212,10 +229,9 @@ func (b *BatchReader) window() (n int, ok bool) {
 	return int(min(int64(b.batchSize), r.End-b.pos)), true
 }
 
-// next decodes the next batch: every row when keep is nil, else only the
-// rows whose bit is set in keep (kept of them), skipping the others
-// without building their values.
-func (b *BatchReader) next(keep []byte, kept int) (batch *Batch, err error) {
+// next decodes the next batch: every row when sel is nil, else only the
+// rows sel keeps, without building the values of the others.
+func (b *BatchReader) next(sel *RowSelection) (batch *Batch, err error) {
 	if b.err != nil {
 		return nil, b.err
 	}
@@ -232,12 +248,16 @@ func (b *BatchReader) next(keep []byte, kept int) (batch *Batch, err error) {
 		}
 	}()
 	defer recoverAsError(&err, "parquet: decoding")
+	if sel != nil && sel.Kept() == n {
+		sel = nil
+	}
 	rows := n
-	if keep != nil {
-		if len(keep) < (n+7)/8 {
-			return nil, fmt.Errorf("selection of %d bytes for a batch of %d rows", len(keep), n)
+	var keep []byte
+	if sel != nil {
+		if sel.Rows() != n {
+			return nil, fmt.Errorf("selection of %d rows for a batch of %d", sel.Rows(), n)
 		}
-		rows = kept
+		rows, keep = sel.Kept(), sel.keep
 	}
 	if err := b.forEachLeaf(func(l *leafReader) error {
 		if l.rowPos < b.pos {
@@ -245,8 +265,13 @@ func (b *BatchReader) next(keep []byte, kept int) (batch *Batch, err error) {
 				return err
 			}
 		}
-		if keep != nil && l.maxRep == 0 {
-			return l.readSelected(keep, n, kept)
+		switch {
+		case sel == nil || l.wholeUnderSelection:
+			return l.readRows(n)
+		case sel.fewRuns:
+			return l.readSelected(keep, n, rows)
+		case l.keptDecodable():
+			return l.readKept(sel.indices(), n)
 		}
 		return l.readRows(n)
 	}); err != nil {
@@ -261,9 +286,9 @@ func (b *BatchReader) next(keep []byte, kept int) (batch *Batch, err error) {
 		}
 		col := array.MakeFromData(d)
 		d.Release()
-		if keep != nil && col.Len() == n && n != kept {
-			// a repeated column was decoded whole: drop the unselected rows
-			filtered, err := kernels.Filter(col, keep, b.mem)
+		if sel != nil && col.Len() == n && n != rows {
+			// a column decoded whole: drop the unselected rows
+			filtered, err := kernels.Select(col, sel.sel, b.mem)
 			col.Release()
 			if err != nil {
 				batch.Release()
@@ -283,13 +308,13 @@ func (b *BatchReader) next(keep []byte, kept int) (batch *Batch, err error) {
 	return batch, nil
 }
 
-// NextSelected decodes the next batch's rows whose bit is set in keep (LSB
-// order, one bit per row of the batch Next would return; kept of them
-// set). Flat columns build only those rows, skipping the values of the
-// others; pages holding none of them are not decompressed. The batch's
-// NumRows is kept, its FirstRow the first row of the whole window.
-func (b *BatchReader) NextSelected(keep []byte, kept int) (*Batch, error) {
-	return b.next(keep, kept)
+// NextSelected decodes the rows of the next batch that sel keeps (sel
+// covers the rows the batch Next would return; see PeekRows). Flat
+// columns build only those rows, skipping the values of the others; pages
+// holding none of them are not decompressed. The batch's NumRows is
+// sel.Kept(), its FirstRow the first row of the whole window.
+func (b *BatchReader) NextSelected(sel *RowSelection) (*Batch, error) {
+	return b.next(sel)
 }
 
 // Skip passes over the next batch without decoding it and returns its row

@@ -33,7 +33,10 @@ var positionDeleteFields = []iceberg.NestedField{
 // the equality-delete key sets.
 type deleteSet struct {
 	positions *roaring64.Bitmap
-	equality  []*equalityDeletes
+	// sorted holds positions as an ascending array: reads walk or search
+	// it window by window, cheaper than stepping a bitmap's iterator.
+	sorted   []uint64
+	equality []*equalityDeletes
 }
 
 // deleteCache shares parsed delete files between the tasks of one scan: a
@@ -127,6 +130,9 @@ func (t *Task) loadDeletes(ctx context.Context, files fileio.FileIO, cache *dele
 			return nil, fmt.Errorf("delete file %s has unknown content %d", d.Path, d.Content)
 		}
 	}
+	if ds.positions != nil {
+		ds.sorted = ds.positions.ToArray()
+	}
 	return ds, nil
 }
 
@@ -140,14 +146,17 @@ func (ds *deleteSet) addPositions(bm *roaring64.Bitmap) {
 
 // deletedIn counts the deleted positions in [start, end).
 func (ds *deleteSet) deletedIn(start, end int64) int64 {
-	if ds == nil || ds.positions == nil || end <= start {
-		return 0
+	return int64(len(ds.positionsIn(start, end)))
+}
+
+// positionsIn are the deleted positions in [start, end), ascending.
+func (ds *deleteSet) positionsIn(start, end int64) []uint64 {
+	if ds == nil || end <= start {
+		return nil
 	}
-	n := ds.positions.Rank(uint64(end - 1))
-	if start > 0 {
-		n -= ds.positions.Rank(uint64(start - 1))
-	}
-	return int64(n)
+	lo := sort.Search(len(ds.sorted), func(i int) bool { return ds.sorted[i] >= uint64(start) })
+	hi := lo + sort.Search(len(ds.sorted)-lo, func(i int) bool { return ds.sorted[lo+i] >= uint64(end) })
+	return ds.sorted[lo:hi]
 }
 
 func (t *Task) equalityFields(ids []int) ([]iceberg.NestedField, error) {

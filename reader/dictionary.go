@@ -160,6 +160,36 @@ func (d *dictionary) gatherFixed(dst []byte, idx []int32, width int) error {
 	return nil
 }
 
+// gatherFixedKept is gatherFixed for the rows a selection keeps: dst[j] =
+// dict[idx[sel[j]-base]], without cutting the indexes down first. false
+// when the width has no such loop (the caller then cuts them down).
+func (d *dictionary) gatherFixedKept(dst []byte, idx, sel []int32, base, width int) (bool, error) {
+	if len(sel) == 0 {
+		return true, nil
+	}
+	switch width {
+	case 4:
+		return true, gatherKept(unsafe.Slice((*uint32)(unsafe.Pointer(&dst[0])), len(sel)), unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n), idx, sel, base)
+	case 8:
+		return true, gatherKept(unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(sel)), unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n), idx, sel, base)
+	case 16:
+		return true, gatherKept(unsafe.Slice((*[2]uint64)(unsafe.Pointer(&dst[0])), len(sel)), unsafe.Slice((*[2]uint64)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n), idx, sel, base)
+	}
+	return false, nil
+}
+
+func gatherKept[T any](out, vals []T, idx, sel []int32, base int) error {
+	n := uint32(len(vals))
+	for j, s := range sel {
+		k := idx[int(s)-base]
+		if uint32(k) >= n {
+			return errBadIndex(k, len(vals))
+		}
+		out[j] = vals[k]
+	}
+	return nil
+}
+
 func (d *dictionary) gatherBools(bits []byte, off int, idx []int32) error {
 	n := uint32(d.n)
 	for i, k := range idx {

@@ -25,6 +25,9 @@ type leafReader struct {
 	// levels, so the batch's levels are kept.
 	keepLevels bool
 	defs, reps []uint8 // the batch's levels when keepLevels
+	// wholeUnderSelection: the leaf's column is decoded whole and cut down
+	// afterwards when a batch is read for a selection.
+	wholeUnderSelection bool
 
 	pg   pageState
 	dict dictionary
@@ -43,6 +46,8 @@ type leafReader struct {
 	delta64, deltaLens                                  []uint64
 	deltaData                                           []byte
 	deltaOffs, deltaSufOffs                             []uint32
+	// keptScratch, keptPositions: selective decoding (leaf_kept.go)
+	keptScratch, keptPositions scratch
 }
 
 type pageState struct {
@@ -83,7 +88,7 @@ func (l *leafReader) wrap(err error) error {
 func (l *leafReader) release() {
 	l.out.free()
 	l.chunk.release()
-	for _, s := range []*scratch{&l.pageBuf, &l.dictPage, &l.levelBuf, &l.idxScratch, &l.bssScratch} {
+	for _, s := range []*scratch{&l.pageBuf, &l.dictPage, &l.levelBuf, &l.idxScratch, &l.bssScratch, &l.keptScratch, &l.keptPositions} {
 		s.release()
 	}
 }

@@ -12,11 +12,12 @@ import (
 	"github.com/floedb/floe/kernels"
 )
 
-// Late materialisation: with a row filter, a row group is read column by
-// column. The filter's columns are decoded first, one conjunct at a time
-// in the order that has proved cheapest per dropped row; the payload
-// columns are then decoded only for the rows that survive, and not at all
-// for batches where none does.
+// Late materialisation: with a row filter or deletes, a row group is read
+// column by column. Deleted positions are dropped first, then rows whose
+// equality-delete keys match, then the filter's columns are decoded one
+// conjunct at a time in the order that has proved cheapest per dropped
+// row; the payload columns are then decoded only for the rows that
+// survive, and not at all for batches where none does.
 
 // conjunct is one AND-ed part of the filter, with what it has cost.
 type conjunct struct {
@@ -47,11 +48,9 @@ type lateRead struct {
 	cols    []arrow.Array
 	sel     [][]byte
 	selKept []int
-	// the selective-decoding verdict for the current selection
-	runsFor                  int
-	runsValid, runsSelective bool
-	// sel1 is the current selection as indices (see selection).
-	sel1     kernels.Selection
+	// rowSel is the current selection prepared for decoding, valid for
+	// selFor kept rows (selections only shrink within a window).
+	rowSel   RowSelection
 	selFor   int
 	selValid bool
 }
@@ -71,7 +70,7 @@ func (l *lateRead) releaseWindow() {
 		}
 	}
 	clear(l.consumed)
-	l.runsValid, l.selValid = false, false
+	l.selValid = false
 }
 
 // splitConjuncts lists the filter's top-level AND-ed parts with the plans
@@ -123,11 +122,20 @@ func (r *taskReader) startLate(req ReadRequest) error {
 	// The columns filters and deletes read are fetched now; the payload's
 	// only when a window first keeps a row, so a row group the filter
 	// empties costs none of its bytes.
+	// Deletes alone leave most rows standing: everything is fetched now,
+	// and the next row group's bytes while this one decodes.
 	steps := r.filterColumns()
 	for j, br := range l.readers {
-		br.Prefetch(false, !steps[j])
+		br.Prefetch(false, r.filter != nil && !steps[j])
 	}
 	r.late = l
+	if r.filter == nil {
+		var leaves []*leafReader
+		for _, br := range l.readers {
+			leaves = append(leaves, br.leaves...)
+		}
+		r.readAhead(leaves)
+	}
 	return nil
 }
 
@@ -327,11 +335,13 @@ func (r *taskReader) decodeAtKeep(l *lateRead, p int, keep []byte, n, kept int) 
 	}
 	var b *Batch
 	var err error
-	whole := kept == n || !l.selective(keep, n, kept)
-	if whole {
+	if kept == n {
 		b, err = l.readers[req].Next()
 	} else {
-		b, err = l.readers[req].NextSelected(keep, kept)
+		var sel *RowSelection
+		if sel, err = l.selection(keep, n, kept); err == nil {
+			b, err = l.readers[req].NextSelected(sel)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -343,48 +353,22 @@ func (r *taskReader) decodeAtKeep(l *lateRead, p int, keep []byte, n, kept int) 
 	col := b.Columns[0]
 	col.Retain()
 	b.Release()
-	if whole && kept < n {
-		defer col.Release()
-		sel, err := l.selection(keep, n, kept)
-		if err != nil {
-			return nil, err
-		}
-		return kernels.Select(col, sel, r.mem)
-	}
 	return col, nil
 }
 
-// selective reports whether decoding only the kept rows beats decoding
-// the window whole and dropping the rest: each run of kept rows costs a
-// skip and a resumed decode, so a selection broken into many short runs
-// (say a tenth of the rows deleted at random) is cheaper to filter after
-// decoding. The answer is computed once per window and selection.
-func (l *lateRead) selective(keep []byte, n, kept int) bool {
-	if l.runsFor == kept && l.runsValid {
-		return l.runsSelective
-	}
-	runs := 0
-	_ = kernels.SetRuns(keep, n, func(int, int) error { runs++; return nil })
-	l.runsFor, l.runsValid, l.runsSelective = kept, true, runs*minRowsPerRun <= n
-	return l.runsSelective
-}
-
-// selection is keep as a kernels.Selection, built once per window and
-// selection and shared by every column filtered after decoding.
-func (l *lateRead) selection(keep []byte, n, kept int) (kernels.Selection, error) {
+// selection is keep prepared for decoding, once per window and selection
+// and shared by every column decoded for it.
+func (l *lateRead) selection(keep []byte, n, kept int) (*RowSelection, error) {
 	if l.selFor == kept && l.selValid {
-		return l.sel1, nil
+		return &l.rowSel, nil
 	}
-	if err := l.sel1.SetBitmap(keep, 0, n); err != nil {
-		return kernels.Selection{}, err
+	if err := l.rowSel.Set(keep, n); err != nil {
+		return nil, err
 	}
 	l.selFor, l.selValid = kept, true
-	return l.sel1, nil
+	return &l.rowSel, nil
 }
 
-// minRowsPerRun is how many window rows each run of kept rows must stand
-// for, on average, for selective decoding to pay.
-const minRowsPerRun = 16
 
 func (l *lateRead) remember(p int, keep []byte, n, kept int) {
 	l.selKept[p] = kept

@@ -353,7 +353,7 @@ func (r *taskReader) startRowGroup() error {
 	}
 	r.counters.rowGroupsRead.Add(1)
 	r.narrowEquality()
-	if r.filter != nil {
+	if r.filter != nil || r.deletes != nil {
 		return r.startLate(req)
 	}
 	br, err := r.file.NewBatchReader(req)
@@ -362,7 +362,7 @@ func (r *taskReader) startRowGroup() error {
 	}
 	br.Prefetch(false, false)
 	r.batches = br
-	r.readAhead(br)
+	r.readAhead(br.leaves)
 	return nil
 }
 
@@ -577,13 +577,8 @@ func (r *taskReader) aliveRanges(rows int64) []RowRange {
 			next = runEnd
 		}
 	}
-	it := ds.positions.Iterator()
-	it.AdvanceIfNeeded(uint64(r.rgStart))
-	for it.HasNext() {
-		p := int64(it.Next()) - r.rgStart
-		if p >= rows {
-			break
-		}
+	for _, q := range ds.positionsIn(r.rgStart, r.rgStart+rows) {
+		p := int64(q) - r.rgStart
 		if p == runEnd {
 			runEnd++
 			continue
@@ -655,17 +650,8 @@ func (r *taskReader) resetKeep(n int) ([]byte, int) {
 // clearDeletedPositions clears the bits of rows [start, start+n) that a
 // position delete or deletion vector removes and returns the rows kept.
 func clearDeletedPositions(ds *deleteSet, keep []byte, start int64, n, kept int) int {
-	if ds.positions == nil {
-		return kept
-	}
-	it := ds.positions.Iterator()
-	it.AdvanceIfNeeded(uint64(start))
-	for it.HasNext() {
-		p := int64(it.Next())
-		if p >= start+int64(n) {
-			break
-		}
-		i := int(p - start)
+	for _, p := range ds.positionsIn(start, start+int64(n)) {
+		i := int(int64(p) - start)
 		if keep[i>>3]&(1<<(i&7)) != 0 {
 			keep[i>>3] &^= 1 << (i & 7)
 			kept--

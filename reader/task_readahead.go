@@ -4,7 +4,7 @@ package reader
 // current one decodes, within the file's read-ahead budget. It is only
 // done when every byte of them will be read: with a filter, pruning may
 // skip pages or the whole group, and with a limit decoding may stop.
-func (r *taskReader) readAhead(cur *BatchReader) {
+func (r *taskReader) readAhead(leaves []*leafReader) {
 	next := r.rowGroup + 1
 	if r.filter != nil || r.remaining >= 0 || next >= len(r.file.RowGroups) {
 		return
@@ -17,8 +17,8 @@ func (r *taskReader) readAhead(cur *BatchReader) {
 	if r.deletes.deletedIn(nextStart, nextStart+rg.NumRows) == rg.NumRows {
 		return
 	}
-	ranges := make([]byteRange, 0, len(cur.leaves))
-	for _, l := range cur.leaves {
+	ranges := make([]byteRange, 0, len(leaves))
+	for _, l := range leaves {
 		c := &rg.Columns[l.node.Leaf]
 		ranges = append(ranges, byteRange{c.Start(), c.TotalCompressedSize})
 	}

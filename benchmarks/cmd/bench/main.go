@@ -48,7 +48,7 @@ func main() {
 	deletesOnly := flag.Bool("deletes", false, "run only the delete section: floe and iceberg-go on the plain, position delete, deletion vector and equality delete tables")
 	skipDeletes := flag.Bool("skip-deletes", false, "leave out the delete section")
 	deletesJSON := flag.String("deletes-json", "results/latest-deletes.json", "where to write the delete section's results (empty: nowhere)")
-	deletesProfile := flag.String("deletes-cpuprofile", "", "write CPU profiles of one extra floe scan of each delete table to <this>-<kind>.prof")
+	deletesProfile := flag.String("deletes-cpuprofile", "", "write CPU profiles of one extra floe scan of the plain table and of each delete table to <this>-<kind>.prof")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -170,12 +170,18 @@ func runDeleteSection(tbl *lineitem.Table, dt *lineitem.DeleteTables, repeat int
 	res := measureDeletes(tbl, dt, repeat, []string{"floe", "iceberg-go"}, log.Printf)
 	res.GoVersion = runtime.Version()
 	if profilePrefix != "" {
+		metadata := map[string]string{"plain": tbl.MetadataPath}
+		kinds := []string{"plain"}
 		for _, t := range dt.Tables {
-			path := profilePrefix + "-" + string(t.Kind) + ".prof"
-			if err := profileFloe(path, floeScan(t.MetadataPath, nil, newMallocator())); err != nil {
+			metadata[string(t.Kind)] = t.MetadataPath
+			kinds = append(kinds, string(t.Kind))
+		}
+		for _, kind := range kinds {
+			path := profilePrefix + "-" + kind + ".prof"
+			if err := profileFloe(path, floeScan(metadata[kind], nil, newMallocator())); err != nil {
 				log.Fatalf("bench: profile: %v", err)
 			}
-			log.Printf("CPU profile of a floe scan of the %s table written to %s", t.Kind, path)
+			log.Printf("CPU profile of a floe scan of the %s table written to %s", kind, path)
 		}
 	}
 	res.print(os.Stdout)
