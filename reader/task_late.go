@@ -369,7 +369,6 @@ func (l *lateRead) selection(keep []byte, n, kept int) (*RowSelection, error) {
 	return &l.rowSel, nil
 }
 
-
 func (l *lateRead) remember(p int, keep []byte, n, kept int) {
 	l.selKept[p] = kept
 	if kept == n {
