@@ -6,8 +6,8 @@
 // memory.Allocator: no per-value Go objects, one read per column chunk.
 // The Iceberg projection (scan*.go, task*.go, project*.go) sits on top,
 // with row-group and page pruning (prune_*.go, bloom_filter.go,
-// page_index.go), late materialisation of filtered scans (task_late.go),
-// runtime filters and scan metrics.
+// page_index.go), late materialisation of scans with filters or deletes
+// (task_late.go, leaf_kept.go), runtime filters and scan metrics.
 //
 // Using the core:
 //
