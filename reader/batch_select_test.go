@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -164,7 +165,10 @@ func TestNextSelectedOnEveryEncoding(t *testing.T) {
 		required("i8_req", parquet.Int(8), func(r *rand.Rand, _ int) any { return int32(int8(r.Uint32())) }),
 		required("dec_i32_req", parquet.Decimal(2, 9, parquet.Int32Type), func(r *rand.Rand, _ int) any { return int32(r.Int32N(2e9) - 1e9) }),
 		required("u16_req_dict", enc(parquet.Uint(16), &parquet.RLEDictionary), func(r *rand.Rand, _ int) any { return int32(r.IntN(40)) }),
-		required("bool_req_dict", enc(parquet.Leaf(parquet.BooleanType), &parquet.RLEDictionary), genBool))
+		required("bool_req_dict", enc(parquet.Leaf(parquet.BooleanType), &parquet.RLEDictionary), genBool),
+		// values growing row by row outgrow the data buffer sized from the
+		// first page's average
+		required("str_growing", enc(parquet.String(), &parquet.Plain), func(_ *rand.Rand, i int) any { return strings.Repeat("x", i%1100/5) }))
 	for _, version := range []int{1, 2} {
 		data := writeSpecs(t, specs, 2500, uint64(version), parquet.DataPageVersion(version),
 			parquet.Compression(&parquet.Snappy), parquet.PageBufferSize(2048), parquet.MaxRowsPerRowGroup(1100))

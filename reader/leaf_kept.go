@@ -192,15 +192,15 @@ func (l *leafReader) cutIndexes(src, idx []int32, base int) []int32 {
 }
 
 // plainBinaryKept copies the kept ones of the page's next k PLAIN byte
-// arrays into the output: one pass finds where each value starts (they
-// are length-prefixed, so every one must be stepped over), the second
-// copies the kept values.
+// arrays into the output, in one walk over them: they are length-prefixed,
+// so every value must be stepped over anyway.
 func (l *leafReader) plainBinaryKept(idx []int32, base, k int) error {
 	pv := &l.pg.values
 	o := &l.out
-	b := l.keptPositions.take(4 * (k + 1))
-	starts := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), k+1)
 	data, pos := pv.data, pv.pos
+	first, dpos := o.length, o.dataLen
+	out := o.data.b
+	j, next := 0, int(idx[0])-base
 	for v := range k {
 		if len(data)-pos < 4 {
 			return fmt.Errorf("page has fewer values than its levels promise")
@@ -209,40 +209,28 @@ func (l *leafReader) plainBinaryKept(idx []int32, base, k int) error {
 		if size < 0 || size > len(data)-pos-4 {
 			return fmt.Errorf("byte array of %d bytes overruns its page", size)
 		}
-		starts[v] = uint32(pos)
-		pos += 4 + size
-	}
-	starts[k] = uint32(pos)
-	total := 0
-	for _, i := range idx {
-		r := int(i) - base
-		total += int(starts[r+1]-starts[r]) - 4
-	}
-	// slack for moving short values as one block, as valuesBinary does
-	if err := o.ensureData(total + shortCopy); err != nil {
-		return err
-	}
-	out, dpos := o.data.b, o.dataLen
-	first := o.length
-	if o.kind == targetBinary {
-		offs := o.offsets.b[(first+1)*4 : (first+1+len(idx))*4]
-		for j, i := range idx {
-			r := int(i) - base
-			from, to := int(starts[r])+4, int(starts[r+1])
-			if size := to - from; size <= shortCopy && len(data)-from >= shortCopy {
+		if v == next {
+			// slack past the value lets a short one move as one block
+			if dpos+size+shortCopy > len(out) {
+				o.dataLen = dpos
+				if err := o.ensureData(size + shortCopy); err != nil {
+					return err
+				}
+				out = o.data.b
+			}
+			from := pos + 4
+			if size <= shortCopy && len(data)-from >= shortCopy {
 				*(*[shortCopy]byte)(out[dpos:]) = *(*[shortCopy]byte)(data[from:])
 				dpos += size
 			} else {
-				dpos += copy(out[dpos:], data[from:to])
+				dpos += copy(out[dpos:], data[from:from+size])
 			}
-			binary.LittleEndian.PutUint32(offs[j*4:], uint32(dpos))
-		}
-	} else {
-		for j, i := range idx {
-			r := int(i) - base
-			dpos += copy(out[dpos:], data[starts[r]+4:starts[r+1]])
 			o.setOffset(first+1+j, dpos)
+			if j++; j < len(idx) {
+				next = int(idx[j]) - base
+			}
 		}
+		pos += 4 + size
 	}
 	pv.pos = pos
 	o.dataLen = dpos

@@ -47,7 +47,7 @@ type leafReader struct {
 	deltaData                                           []byte
 	deltaOffs, deltaSufOffs                             []uint32
 	// keptScratch, keptPositions: selective decoding (leaf_kept.go)
-	keptScratch, keptPositions scratch
+	keptScratch scratch
 }
 
 type pageState struct {
@@ -88,7 +88,7 @@ func (l *leafReader) wrap(err error) error {
 func (l *leafReader) release() {
 	l.out.free()
 	l.chunk.release()
-	for _, s := range []*scratch{&l.pageBuf, &l.dictPage, &l.levelBuf, &l.idxScratch, &l.bssScratch, &l.keptScratch, &l.keptPositions} {
+	for _, s := range []*scratch{&l.pageBuf, &l.dictPage, &l.levelBuf, &l.idxScratch, &l.bssScratch, &l.keptScratch} {
 		s.release()
 	}
 }
