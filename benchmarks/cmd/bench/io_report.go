@@ -224,7 +224,7 @@ func (r *ioResults) print(w io.Writer) {
 		}
 	}
 
-	fmt.Fprintf(w, "\n3. local disk, full scan, wall s best of %d\n", r.Repeat)
+	fmt.Fprintf(w, "\n3. local disk, full scan, wall s best of %d rounds, 1 and 2 threads alternating within each\n", max(r.Repeat, threadRounds))
 	fmt.Fprintf(w, "%-10s %8s %8s %8s %10s  %s\n", "batches", "threads", "wall s", "CPU s", "cores busy", "status")
 	for _, run := range r.Threads {
 		busy := 0.0
