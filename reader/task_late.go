@@ -297,10 +297,23 @@ func (r *taskReader) columnAtKeep(l *lateRead, p int, keep []byte, n, kept int) 
 		if l.selKept[p] == kept {
 			return c, nil
 		}
-		sub := subSelection(l.sel[p], n, keep, l.selKept[p])
-		narrowed, err := kernels.Filter(c, sub, r.mem)
-		if err != nil {
-			return nil, err
+		var narrowed arrow.Array
+		if l.selKept[p] == n {
+			// The column holds the whole window: the window's selection,
+			// which the payload's decoding shares, cuts it down.
+			sel, err := l.selection(keep, n, kept)
+			if err != nil {
+				return nil, err
+			}
+			if narrowed, err = kernels.Select(c, sel.Selection(), r.mem); err != nil {
+				return nil, err
+			}
+		} else {
+			var err error
+			sub := subSelection(l.sel[p], n, keep, l.selKept[p])
+			if narrowed, err = kernels.Filter(c, sub, r.mem); err != nil {
+				return nil, err
+			}
 		}
 		c.Release()
 		l.cols[p] = narrowed
