@@ -244,7 +244,10 @@ func (r *fileResolver) planMissingChildren(p *columnPlan) error {
 func fileWidth(n *Node, target arrow.DataType) arrow.DataType {
 	switch target.ID() {
 	case arrow.INT64:
-		if n.Physical == Int32 && n.Logical.Kind != LogicalDecimal {
+		// An unsigned 32-bit column is widened as it is decoded, with
+		// zeros; the int→long kernel would extend its sign.
+		unsigned32 := n.Logical.Kind == LogicalInteger && !n.Logical.Signed && n.Logical.BitWidth == 32
+		if n.Physical == Int32 && n.Logical.Kind != LogicalDecimal && !unsigned32 {
 			return arrow.PrimitiveTypes.Int32
 		}
 	case arrow.FLOAT64:
