@@ -319,53 +319,9 @@ func TestEqualityDeletesOnASortedKey(t *testing.T) {
 // rowGroupsOf counts a local Parquet file's row groups.
 func rowGroupsOf(t testing.TB, path string) int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := reader.OpenFile(f, st.Size(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pf, closeFile := openParquet(t, path)
+	defer closeFile()
 	return len(pf.RowGroups)
-}
-
-// appendInBatches appends rows in commits of chunk rows each, every file
-// written a batch of batch rows at a time, so a small row group size in
-// the table's properties cuts the files into many row groups.
-func appendInBatches(t testing.TB, tbl *table.Table, rows [][]any, chunk, batch int) {
-	t.Helper()
-	md := tbl.Metadata
-	opts, err := OptionsFromProperties(md.Properties, md.CurrentSchema())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for start := 0; start < len(rows); start += chunk {
-		w, err := New(context.Background(), tbl.IO, DataLocation(md), md.CurrentSchema(), md.DefaultSpec(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for b := start; b < min(start+chunk, len(rows)); b += batch {
-			rec := buildRecord(t, md.CurrentSchema(), rows[b:min(b+batch, start+chunk, len(rows))])
-			err := w.Write(rec)
-			rec.Release()
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		files, err := w.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tbl.Append(context.Background(), files, table.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // writeEqualityDeletes writes keyRows' values on ids as equality delete

@@ -446,20 +446,33 @@ func sameValue(t iceberg.Type, a, b any) bool {
 	return iceberg.Compare(t, a, b) == 0
 }
 
-// readFloe reads a whole data file with floe's reader: one row of
-// canonical values per file row, columns by field id.
-func readFloe(t testing.TB, path string, schema *iceberg.Schema) [][]any {
+// openParquet opens a local Parquet file with floe's reader; closing it
+// is the caller's.
+func openParquet(t testing.TB, path string) (*reader.File, func()) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	info, _ := f.Stat()
-	pf, err := reader.OpenFile(f, info.Size(), nil)
+	info, err := f.Stat()
 	if err != nil {
+		f.Close()
 		t.Fatal(err)
 	}
+	pf, err := reader.OpenFile(f, info.Size(), nil)
+	if err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	return pf, func() { f.Close() }
+}
+
+// readFloe reads a whole data file with floe's reader: one row of
+// canonical values per file row, columns by field id.
+func readFloe(t testing.TB, path string, schema *iceberg.Schema) [][]any {
+	t.Helper()
+	pf, closeFile := openParquet(t, path)
+	defer closeFile()
 	var cols []reader.Column
 	var fields []iceberg.NestedField
 	for _, fld := range schema.Fields {

@@ -33,6 +33,14 @@ func newTable(t testing.TB, version int, spec *iceberg.PartitionSpec, props map[
 // their entries.
 func writeTableFiles(t testing.TB, tbl *table.Table, rows [][]any) []manifest.DataFile {
 	t.Helper()
+	return writeTableBatches(t, tbl, rows, len(rows))
+}
+
+// writeTableBatches is writeTableFiles handing the writer batch rows at a
+// time, so a small row group size in the table's properties cuts the
+// files into many row groups.
+func writeTableBatches(t testing.TB, tbl *table.Table, rows [][]any, batch int) []manifest.DataFile {
+	t.Helper()
 	md := tbl.Metadata
 	opts, err := OptionsFromProperties(md.Properties, md.CurrentSchema())
 	if err != nil {
@@ -42,10 +50,14 @@ func writeTableFiles(t testing.TB, tbl *table.Table, rows [][]any) []manifest.Da
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := buildRecord(t, md.CurrentSchema(), rows)
-	defer rec.Release()
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
+	batch = max(batch, 1)
+	for b := 0; b == 0 || b < len(rows); b += batch {
+		rec := buildRecord(t, md.CurrentSchema(), rows[b:min(b+batch, len(rows))])
+		err := w.Write(rec)
+		rec.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	files, err := w.Close()
 	if err != nil {
@@ -58,8 +70,15 @@ func writeTableFiles(t testing.TB, tbl *table.Table, rows [][]any) []manifest.Da
 // partition gets a data file per chunk.
 func appendInChunks(t testing.TB, tbl *table.Table, rows [][]any, chunk int) {
 	t.Helper()
+	appendInBatches(t, tbl, rows, chunk, chunk)
+}
+
+// appendInBatches is appendInChunks writing each file batch rows at a
+// time (see writeTableBatches).
+func appendInBatches(t testing.TB, tbl *table.Table, rows [][]any, chunk, batch int) {
+	t.Helper()
 	for start := 0; start < len(rows); start += chunk {
-		files := writeTableFiles(t, tbl, rows[start:min(start+chunk, len(rows))])
+		files := writeTableBatches(t, tbl, rows[start:min(start+chunk, len(rows))], batch)
 		if _, err := tbl.Append(context.Background(), files, table.CommitOptions{}); err != nil {
 			t.Fatal(err)
 		}
