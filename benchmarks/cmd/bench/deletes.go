@@ -82,25 +82,12 @@ func measureDeletes(tbl *lineitem.Table, dt *lineitem.DeleteTables, repeat int, 
 		if peer == "floe" {
 			rounds = max(repeat, floeDeleteRounds)
 		}
-		best := make([]sample, len(deleteTableNames))
-		errs := make([]error, len(deleteTableNames))
-		for round := range rounds {
-			for i, name := range deleteTableNames {
-				if errs[i] != nil {
-					continue
-				}
-				if round == 0 {
-					logf("measuring %s on the %s table ...", peer, name)
-				}
-				s, err := measure(1, scanners[peer](metadataOf[name]))
-				switch {
-				case err != nil:
-					errs[i] = err
-				case round == 0 || s.CPU < best[i].CPU:
-					best[i] = s
-				}
-			}
+		runs := make([]func() (sample, error), len(deleteTableNames))
+		for i, name := range deleteTableNames {
+			logf("measuring %s on the %s table ...", peer, name)
+			runs[i] = func() (sample, error) { return measure(1, scanners[peer](metadataOf[name])) }
 		}
+		best, errs := roundRobin(rounds, runs, func(a, b sample) bool { return a.CPU < b.CPU })
 		for i, name := range deleteTableNames {
 			s := deleteScan{Table: name, Peer: peer, Expected: expectedOf[name]}
 			b := best[i]

@@ -34,26 +34,17 @@ func measureThreads(ctx context.Context, tbl *lineitem.Table, full ioScan, repea
 	mallocator := newMallocator()
 	for _, ordered := range []bool{true, false} {
 		threads := []int{1, 2}
-		best := make([]sample, len(threads))
-		errs := make([]error, len(threads))
-		for round := range max(repeat, threadRounds) {
-			for i, n := range threads {
-				if errs[i] != nil {
-					continue
-				}
-				opts := reader.ScanOptions{Threads: n, Ordered: &ordered}
-				s, err := measureWall(1, func() (checksum, error) {
+		scans := make([]func() (sample, error), len(threads))
+		for i, n := range threads {
+			opts := reader.ScanOptions{Threads: n, Ordered: &ordered}
+			scans[i] = func() (sample, error) {
+				return measureWall(1, func() (checksum, error) {
 					sum, _, err := floeScanOnce(ctx, tbl.MetadataPath, table.Options{}, opts, mallocator)
 					return sum, err
 				})
-				switch {
-				case err != nil:
-					errs[i] = err
-				case round == 0 || s.Wall < best[i].Wall:
-					best[i] = s
-				}
 			}
 		}
+		best, errs := roundRobin(max(repeat, threadRounds), scans, func(a, b sample) bool { return a.Wall < b.Wall })
 		for i, n := range threads {
 			run := ioThreadRun{Threads: n, Ordered: ordered}
 			if errs[i] != nil {

@@ -57,3 +57,27 @@ func processCPU() (user, sys time.Duration) {
 	}
 	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
+
+// roundRobin runs each of runs once per round, for rounds rounds, so a
+// slow spell of the machine falls on every configuration compared rather
+// than on one side of a ratio. It keeps each run's best sample by better,
+// or the first error it returned (after which it is not run again).
+func roundRobin(rounds int, runs []func() (sample, error), better func(a, b sample) bool) ([]sample, []error) {
+	best := make([]sample, len(runs))
+	errs := make([]error, len(runs))
+	for round := range rounds {
+		for i, run := range runs {
+			if errs[i] != nil {
+				continue
+			}
+			s, err := run()
+			switch {
+			case err != nil:
+				errs[i] = err
+			case round == 0 || better(s, best[i]):
+				best[i] = s
+			}
+		}
+	}
+	return best, errs
+}
