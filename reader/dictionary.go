@@ -117,45 +117,23 @@ func errBadIndex(idx int32, n int) error {
 // gatherFixed writes dict[idx[i]] for each index. The destination is Arrow
 // memory, which is aligned; the dictionary is a Go slice, aligned too.
 func (d *dictionary) gatherFixed(dst []byte, idx []int32, width int) error {
-	n := uint32(d.n)
 	if len(idx) == 0 {
 		return nil
 	}
 	switch width {
 	case 4:
-		out := unsafe.Slice((*uint32)(unsafe.Pointer(&dst[0])), len(idx))
-		vals := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n)
-		for i, k := range idx {
-			if uint32(k) >= n {
-				return errBadIndex(k, d.n)
-			}
-			out[i] = vals[k]
-		}
+		return gatherDict(viewAs[uint32](dst, len(idx)), viewAs[uint32](d.fixed, d.n), idx)
 	case 8:
-		out := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(idx))
-		vals := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n)
-		for i, k := range idx {
-			if uint32(k) >= n {
-				return errBadIndex(k, d.n)
-			}
-			out[i] = vals[k]
-		}
+		return gatherDict(viewAs[uint64](dst, len(idx)), viewAs[uint64](d.fixed, d.n), idx)
 	case 16:
-		out := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&dst[0])), len(idx))
-		vals := unsafe.Slice((*[2]uint64)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n)
-		for i, k := range idx {
-			if uint32(k) >= n {
-				return errBadIndex(k, d.n)
-			}
-			out[i] = vals[k]
+		return gatherDict(viewAs[[2]uint64](dst, len(idx)), viewAs[[2]uint64](d.fixed, d.n), idx)
+	}
+	n := uint32(d.n)
+	for i, k := range idx {
+		if uint32(k) >= n {
+			return errBadIndex(k, d.n)
 		}
-	default:
-		for i, k := range idx {
-			if uint32(k) >= n {
-				return errBadIndex(k, d.n)
-			}
-			copy(dst[i*width:(i+1)*width], d.fixed[int(k)*width:])
-		}
+		copy(dst[i*width:(i+1)*width], d.fixed[int(k)*width:])
 	}
 	return nil
 }
@@ -169,13 +147,29 @@ func (d *dictionary) gatherFixedKept(dst []byte, idx, sel []int32, base, width i
 	}
 	switch width {
 	case 4:
-		return true, gatherKept(unsafe.Slice((*uint32)(unsafe.Pointer(&dst[0])), len(sel)), unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n), idx, sel, base)
+		return true, gatherKept(viewAs[uint32](dst, len(sel)), viewAs[uint32](d.fixed, d.n), idx, sel, base)
 	case 8:
-		return true, gatherKept(unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(sel)), unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n), idx, sel, base)
+		return true, gatherKept(viewAs[uint64](dst, len(sel)), viewAs[uint64](d.fixed, d.n), idx, sel, base)
 	case 16:
-		return true, gatherKept(unsafe.Slice((*[2]uint64)(unsafe.Pointer(&dst[0])), len(sel)), unsafe.Slice((*[2]uint64)(unsafe.Pointer(unsafe.SliceData(d.fixed))), d.n), idx, sel, base)
+		return true, gatherKept(viewAs[[2]uint64](dst, len(sel)), viewAs[[2]uint64](d.fixed, d.n), idx, sel, base)
 	}
 	return false, nil
+}
+
+// viewAs views the first n values of type T in b.
+func viewAs[T any](b []byte, n int) []T {
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+func gatherDict[T any](out, vals []T, idx []int32) error {
+	n := uint32(len(vals))
+	for i, k := range idx {
+		if uint32(k) >= n {
+			return errBadIndex(k, len(vals))
+		}
+		out[i] = vals[k]
+	}
+	return nil
 }
 
 func gatherKept[T any](out, vals []T, idx, sel []int32, base int) error {

@@ -188,7 +188,7 @@ func (l *leafReader) keptIndexes(idx []int32, base, k int) ([]int32, error) {
 func (l *leafReader) cutIndexes(src, idx []int32, base int) []int32 {
 	b := l.keptScratch.take(4 * max(len(idx), 1))
 	kernels.GatherFixed(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(src))), 4*len(src)), 4, idx, base)
-	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), len(idx))
+	return viewAs[int32](b, len(idx))
 }
 
 // plainBinaryKept copies the kept ones of the page's next k PLAIN byte
@@ -257,7 +257,7 @@ func (o *leafOutput) compact(start, k int, idx []int32, base int, s *scratch) {
 		// The old offsets are read while new ones are written over them,
 		// so they are copied out first.
 		ob := s.take(8 * (k + 1))
-		old := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(ob))), k+1)
+		old := viewAs[int64](ob, k+1)
 		for r := range old {
 			old[r] = int64(o.offset(start + r))
 		}
