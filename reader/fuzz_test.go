@@ -67,6 +67,26 @@ func FuzzOpenFile(f *testing.F) {
 	})
 }
 
+// nextFuzzBatch reads batch i whole, or for a selection that drops every
+// third row (many short runs: decoded value by value) or keeps the first
+// half (one run: decoded run by run), so corrupt pages meet every path.
+func nextFuzzBatch(br *BatchReader, sel *RowSelection, i int) (*Batch, error) {
+	n, _, ok := br.PeekRows()
+	if !ok || i%3 == 0 {
+		return br.Next()
+	}
+	keep := make([]byte, (n+7)/8)
+	for r := range n {
+		if i%3 == 1 && r%3 != 2 || i%3 == 2 && r < (n+1)/2 {
+			keep[r>>3] |= 1 << (r & 7)
+		}
+	}
+	if err := sel.Set(keep, n); err != nil {
+		return nil, err
+	}
+	return br.NextSelected(sel)
+}
+
 func FuzzDecode(f *testing.F) {
 	addFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -88,8 +108,9 @@ func FuzzDecode(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			for range 64 { // corrupt row counts may be huge; a few batches show the decoder's behaviour
-				b, err := br.Next()
+			var sel RowSelection
+			for i := range 64 { // corrupt row counts may be huge; a few batches show the decoder's behaviour
+				b, err := nextFuzzBatch(br, &sel, i)
 				failOnRecoveredPanic(t, err)
 				if err != nil {
 					break
