@@ -333,15 +333,5 @@ func writeEqualityDeletes(t testing.TB, tbl *table.Table, ids []int, keyRows [][
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := buildRecord(t, md.CurrentSchema(), keyRows)
-	err = w.Write(rec)
-	rec.Release()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return writeRecords(t, w, md.CurrentSchema(), keyRows, len(keyRows))
 }

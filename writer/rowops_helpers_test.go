@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
@@ -50,9 +51,19 @@ func writeTableBatches(t testing.TB, tbl *table.Table, rows [][]any, batch int) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return writeRecords(t, w, md.CurrentSchema(), rows, batch)
+}
+
+// writeRecords hands rows of schema to w, batch rows at a time (at least
+// one batch, empty when rows is), and closes it.
+func writeRecords(t testing.TB, w interface {
+	Write(arrow.RecordBatch) error
+	Close() ([]manifest.DataFile, error)
+}, schema *iceberg.Schema, rows [][]any, batch int) []manifest.DataFile {
+	t.Helper()
 	batch = max(batch, 1)
 	for b := 0; b == 0 || b < len(rows); b += batch {
-		rec := buildRecord(t, md.CurrentSchema(), rows[b:min(b+batch, len(rows))])
+		rec := buildRecord(t, schema, rows[b:min(b+batch, len(rows))])
 		err := w.Write(rec)
 		rec.Release()
 		if err != nil {
