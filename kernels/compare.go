@@ -35,7 +35,7 @@ const (
 
 // CompareToBitmap sets bit i of dst (n = arr.Len() bits, cleared first)
 // where row i satisfies op against lits, with SQL's null rule: a null
-// satisfies only CmpIsNull (and CmpNotNaN). lits are in the Go form of the
+// satisfies only CmpIsNull (not even CmpNotNaN). lits are in the Go form of the
 // column's Arrow type: int32/int64 (also dates, times, timestamps),
 // float32/float64, bool, string, []byte, decimal128.Num. Sets (CmpIn,
 // CmpNotIn) take any number of literals; the others one, the null and NaN

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/kernels"
@@ -62,8 +63,8 @@ func parseFilter(raw json.RawMessage) (expr.Expr, error) {
 }
 
 // filterFields binds a filter to the scan's schema and returns the
-// top-level columns it reads; the task carries them so it can bind again
-// wherever it runs.
+// top-level columns it reads (a struct for a field inside it); the task
+// carries them so it can bind again wherever it runs.
 func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]iceberg.NestedField, error) {
 	if _, err := expr.Bind(e, schema, !caseInsensitive); err != nil {
 		return nil, invalidFilter(err)
@@ -84,10 +85,7 @@ func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]
 			walkErr = invalidFilter(err)
 			return
 		}
-		if schema.ParentID(f.ID) != 0 {
-			walkErr = invalidFilter(fmt.Errorf("filter on %q: filters on fields inside structs are not supported yet", p.Column))
-			return
-		}
+		f = topLevelField(schema, f)
 		if !seen[f.ID] {
 			seen[f.ID] = true
 			out = append(out, f)
@@ -96,12 +94,24 @@ func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]
 	return out, walkErr
 }
 
+// topLevelField is the top-level field of schema that holds f (f itself
+// at the top).
+func topLevelField(schema *iceberg.Schema, f iceberg.NestedField) iceberg.NestedField {
+	for parent := schema.ParentID(f.ID); parent != 0; parent = schema.ParentID(f.ID) {
+		f, _ = schema.FindField(parent)
+	}
+	return f
+}
+
 // rowFilter is a task's filter bound to its columns.
 type rowFilter struct {
 	expr expr.Expr
-	// column maps a predicate's field id to its plan index.
+	// column maps a predicate's field id to its plan index, and path to
+	// the child indexes inside that struct column, for a field inside one.
 	column map[int]int
+	path   map[int][]int
 	lits   map[*expr.BoundPredicate][]any
+	mem    memory.Allocator
 }
 
 var cmpOps = map[expr.Op]kernels.CmpOp{
@@ -166,7 +176,16 @@ func (f *rowFilter) eval(e expr.Expr, cols []arrow.Array, n int) ([]byte, error)
 		if !ok {
 			return nil, fmt.Errorf("filter operator %s is not supported", e.Op)
 		}
-		if err := kernels.CompareToBitmap(cols[f.column[e.FieldID]], op, f.lits[e], out); err != nil {
+		col := cols[f.column[e.FieldID]]
+		if path := f.path[e.FieldID]; path != nil {
+			leaf, err := structLeaf(col, path, f.mem)
+			if err != nil {
+				return nil, err
+			}
+			defer leaf.Release()
+			col = leaf
+		}
+		if err := kernels.CompareToBitmap(col, op, f.lits[e], out); err != nil {
 			return nil, fmt.Errorf("filter %s: %w", e, err)
 		}
 		return out, nil

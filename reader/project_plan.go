@@ -51,7 +51,13 @@ func newFileResolver(f *File, task *Task) *fileResolver {
 		}
 	}
 	if !r.byID {
-		r.mapping = effectiveNameMapping(task.NameMapping, task.Fields)
+		// The scan put the table's mapping on the task only if it agrees
+		// with the schema (iceberg.EffectiveNameMapping); else the
+		// schema's own names map the file.
+		r.mapping = task.NameMapping
+		if r.mapping == nil {
+			r.mapping = iceberg.MappingFromFields(task.Fields)
+		}
 	}
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/floedb/floe/iceberg"
@@ -168,6 +169,7 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 	if err != nil {
 		return nil, err
 	}
+	nameMapping = iceberg.EffectiveNameMapping(nameMapping, plan.Schema.Fields)
 	splitSize, openCost, err := splitSettings(&opts, t.Metadata.Properties)
 	if err != nil {
 		return nil, err
@@ -217,7 +219,10 @@ func residualFilter(residual expr.Expr, schema *iceberg.Schema) (json.RawMessage
 		}
 		seen[p.FieldID] = true
 		if f, ok := schema.FindField(p.FieldID); ok {
-			fields = append(fields, f)
+			top := topLevelField(schema, f)
+			if !slices.ContainsFunc(fields, func(g iceberg.NestedField) bool { return g.ID == top.ID }) {
+				fields = append(fields, top)
+			}
 		}
 	})
 	return raw, fields, nil

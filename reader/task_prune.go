@@ -17,7 +17,21 @@ func (r *taskReader) pruneRowGroup() (skip bool, ranges []RowRange, err error) {
 	}
 	columns := make(map[int]*Node, len(r.filter.column))
 	for id, idx := range r.filter.column {
-		if n := r.plans[idx].node; n != nil && n.Kind == KindPrimitive && len(n.Children) == 0 {
+		p := r.plans[idx]
+		for _, c := range r.filter.path[id] {
+			if p.node == nil || c >= len(p.children) {
+				p = nil
+				break
+			}
+			p = p.children[c]
+		}
+		// A field inside a struct has the statistics of its leaf, which
+		// count the rows where a struct above it is null as nulls: what
+		// the filter sees there too.
+		if p == nil {
+			continue
+		}
+		if n := p.node; n != nil && n.Kind == KindPrimitive && len(n.Children) == 0 {
 			columns[id] = n
 		}
 	}

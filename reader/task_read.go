@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
-	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/kernels"
 )
@@ -451,62 +450,6 @@ func (r *taskReader) assemble(decoded []arrow.Array, n int) (arrow.RecordBatch, 
 	release()
 	defer rec.Release()
 	return kernels.FilterRecord(rec, keep, r.mem)
-}
-
-// bindFilter binds the task's filter to its columns: output columns where
-// the scan returns them whole, hidden ones otherwise.
-func (r *taskReader) bindFilter(resolver *fileResolver) error {
-	if len(r.task.Filter) == 0 {
-		return nil
-	}
-	e, err := parseFilter(r.task.Filter)
-	if err != nil {
-		return err
-	}
-	bound, err := expr.Bind(e, iceberg.NewSchema(0, r.task.FilterFields), !r.task.CaseInsensitive)
-	if err != nil {
-		return err
-	}
-	f := &rowFilter{expr: expr.RewriteNot(bound), column: map[int]int{}, lits: map[*expr.BoundPredicate][]any{}}
-	var bindErr error
-	expr.WalkPredicates(f.expr, func(pe expr.Expr) {
-		p, ok := pe.(*expr.BoundPredicate)
-		if !ok {
-			return
-		}
-		lits := make([]any, len(p.Values))
-		for i, v := range p.Values {
-			lits[i] = kernelLiteral(v)
-		}
-		f.lits[p] = lits
-		if _, done := f.column[p.FieldID]; done {
-			return
-		}
-		idx := -1
-		for i, pl := range r.plans {
-			if pl.field.ID == p.FieldID && pl.meta == 0 && !iceberg.IsNested(pl.field.Type) {
-				idx = i
-				break
-			}
-		}
-		if idx < 0 {
-			var err error
-			if idx, err = r.hiddenColumn(resolver, p.Field); err != nil {
-				bindErr = err
-				return
-			}
-		}
-		f.column[p.FieldID] = idx
-	})
-	if bindErr != nil {
-		return bindErr
-	}
-	r.filter = nil
-	if _, all := f.expr.(expr.AlwaysTrue); !all {
-		r.filter = f
-		r.splitConjuncts()
-	}
-	return nil
 }
 
 // dropsRows reports whether deletes or a filter may drop decoded rows, so

@@ -64,10 +64,18 @@ func writeBoundLiteral(b *strings.Builder, t iceberg.Type, v any) {
 // when integral. A decimal literal with more fraction digits than its
 // column's scale is an error rather than being rounded.
 func Bind(e Expr, schema *iceberg.Schema, caseSensitive bool) (Bound, error) {
+	return BindNullable(e, schema, caseSensitive, nil)
+}
+
+// BindNullable is Bind for a schema some of whose required fields may
+// read null: nullable reports them (nil: none). "is null" and "is not
+// null" on such a field stay predicates, to be decided by the value the
+// field reads as (see FoldConstants).
+func BindNullable(e Expr, schema *iceberg.Schema, caseSensitive bool, nullable func(fieldID int) bool) (Bound, error) {
 	if schema == nil {
 		return nil, fmt.Errorf("bind: no schema")
 	}
-	b := binder{schema: schema, caseSensitive: caseSensitive}
+	b := binder{schema: schema, caseSensitive: caseSensitive, nullable: nullable}
 	// Negations go down to the predicates before binding: binding folds a
 	// predicate whose literal lies outside the column's range, and the
 	// fold is right only for the predicate as it will be evaluated (not
@@ -78,6 +86,24 @@ func Bind(e Expr, schema *iceberg.Schema, caseSensitive bool) (Bound, error) {
 type binder struct {
 	schema        *iceberg.Schema
 	caseSensitive bool
+	nullable      func(fieldID int) bool
+}
+
+// neverNull reports whether a field can never read null: it and every
+// struct around it are required (a required field of a null struct is
+// null, as Java's BoundReference.producesNull has it), and the caller
+// knows of no reason it might read null anyway.
+func (b binder) neverNull(field iceberg.NestedField) bool {
+	if !field.Required || (b.nullable != nil && b.nullable(field.ID)) {
+		return false
+	}
+	for parent := b.schema.ParentID(field.ID); parent != 0; parent = b.schema.ParentID(parent) {
+		pf, _ := b.schema.FindField(parent)
+		if !pf.Required || (b.nullable != nil && b.nullable(parent)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (b binder) bind(e Expr) (Expr, error) {
@@ -166,7 +192,7 @@ func (b binder) bindPredicate(p *Predicate) (Expr, error) {
 		if len(p.Values) != 0 {
 			return nil, fmt.Errorf("%s %s takes no value", p.Column, p.Op)
 		}
-		if field.Required {
+		if b.neverNull(field) {
 			return constant(p.Op == OpNotNull), nil
 		}
 		return bound, nil

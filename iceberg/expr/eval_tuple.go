@@ -159,13 +159,16 @@ func testValue(op Op, v any, values []any) bool {
 		return v == nil
 	case OpNotNull:
 		return v != nil
+	}
+	// A null satisfies no other predicate, "is not nan" included.
+	if v == nil {
+		return false
+	}
+	switch op {
 	case OpIsNaN:
 		return isNaN(v)
 	case OpNotNaN:
 		return !isNaN(v)
-	}
-	if v == nil {
-		return false
 	}
 	switch op {
 	case OpStartsWith, OpNotStartsWith:

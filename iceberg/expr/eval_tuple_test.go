@@ -85,7 +85,7 @@ func TestTupleEvaluator(t *testing.T) {
 		{"f != 2", row(2, nan32), true},
 		{"f is nan", row(2, nan32), true},
 		{"f is not nan", row(2, nan32), false},
-		{"f is not nan", row(), true}, // as the reader's kernels: null is not NaN
+		{"f is not nan", row(), false}, // as the reader's kernels: a null satisfies only "is null"
 		{"f is nan", row(), false},
 		{"d = 0", row(3, math.Copysign(0, -1)), true}, // -0 equals +0
 		{"d in (1.5, 2.5)", row(3, nan64), false},

@@ -24,6 +24,9 @@ type fileFilter struct {
 	bound   expr.Expr
 	metrics *MetricsEvaluator
 	specs   map[int]*specFilter
+	// untrusted are the fields whose metrics may describe a column the
+	// reader does not return (see Table.unmappedFields).
+	untrusted func(fieldID int) bool
 }
 
 type specFilter struct {
@@ -34,16 +37,22 @@ type specFilter struct {
 }
 
 func newFileFilter(t *Table, filter expr.Expr) (*fileFilter, error) {
-	bound, err := expr.Bind(filter, t.Metadata.CurrentSchema(), true)
+	schema := t.Metadata.CurrentSchema()
+	unmapped, err := t.unmappedFields(schema)
+	if err != nil {
+		return nil, err
+	}
+	untrusted := func(id int) bool { return unmapped[id] }
+	bound, err := expr.BindNullable(filter, schema, true, untrusted)
 	if err != nil {
 		return nil, fmt.Errorf("filter: %w", err)
 	}
 	rewritten := expr.RewriteNot(bound)
-	metrics, err := NewMetricsEvaluator(rewritten)
+	metrics, err := NewMetricsEvaluator(expr.ForgetFields(rewritten, untrusted, true))
 	if err != nil {
 		return nil, err
 	}
-	return &fileFilter{t: t, bound: rewritten, metrics: metrics, specs: map[int]*specFilter{}}, nil
+	return &fileFilter{t: t, bound: rewritten, metrics: metrics, specs: map[int]*specFilter{}, untrusted: untrusted}, nil
 }
 
 func (f *fileFilter) spec(id int) (*specFilter, error) {
@@ -89,7 +98,7 @@ func (f *fileFilter) dataFile(df *manifest.DataFile) (fileMatch, error) {
 	case expr.AlwaysFalse:
 		return matchNone, nil
 	}
-	if df.RecordCount > 0 && allRowsMatch(residual, df) {
+	if df.RecordCount > 0 && allRowsMatch(expr.ForgetFields(expr.RewriteNot(residual), f.untrusted, false), df) {
 		return matchAll, nil
 	}
 	return matchSome, nil

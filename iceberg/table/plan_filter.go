@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 )
@@ -36,11 +37,20 @@ func (t *Table) PlanFilesFiltered(ctx context.Context, sel SnapshotSelector, fil
 	}
 	var pruner *filePruner
 	if filter != nil {
-		bound, err := expr.Bind(filter, schema, caseSensitive)
+		// Fields a file without field ids cannot hold under the table's
+		// name mapping read as constants in such files, whatever the
+		// manifests' metrics say of them (see expr.FoldConstants); which
+		// files lack ids is only known once a footer is read.
+		unmapped, err := t.unmappedFields(schema)
+		if err != nil {
+			return nil, err
+		}
+		maybeConstant := func(id int) bool { return unmapped[id] }
+		bound, err := expr.BindNullable(filter, schema, caseSensitive, maybeConstant)
 		if err != nil {
 			return nil, fmt.Errorf("filter: %w", err)
 		}
-		if pruner, err = newFilePruner(t, bound); err != nil {
+		if pruner, err = newFilePruner(t, bound, maybeConstant); err != nil {
 			return nil, err
 		}
 	}
@@ -120,9 +130,11 @@ type specPruner struct {
 	residuals  *expr.ResidualEvaluator
 }
 
-func newFilePruner(t *Table, bound expr.Expr) (*filePruner, error) {
+// newFilePruner compiles a bound filter; its predicates on the fields
+// untrusted reports are not judged by column metrics.
+func newFilePruner(t *Table, bound expr.Expr, untrusted func(fieldID int) bool) (*filePruner, error) {
 	filter := expr.RewriteNot(bound)
-	metrics, err := NewMetricsEvaluator(filter)
+	metrics, err := NewMetricsEvaluator(expr.ForgetFields(filter, untrusted, true))
 	if err != nil {
 		return nil, err
 	}
@@ -210,4 +222,15 @@ func (p *filePruner) pruneEntries(mf *manifest.ManifestFile, entries []manifest.
 	}
 	*residuals = res
 	return kept, nil
+}
+
+// unmappedFields are the fields of schema that the table's name mapping
+// leaves out (none without a mapping, or with one that contradicts the
+// schema, since the schema's names are read by then).
+func (t *Table) unmappedFields(schema *iceberg.Schema) (map[int]bool, error) {
+	m, err := t.Metadata.NameMapping()
+	if err != nil {
+		return nil, err
+	}
+	return iceberg.UnmappedFieldIDs(iceberg.EffectiveNameMapping(m, schema.Fields), schema.Fields), nil
 }

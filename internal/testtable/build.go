@@ -44,6 +44,18 @@ type Options struct {
 	// column: "none", "counts", "full" or "truncate(N)". Default
 	// "truncate(16)", as Java.
 	MetricsMode string
+	// WithoutFieldIDs writes the Parquet files without field ids, as Hive
+	// and other non-Iceberg writers do; readers then resolve columns by
+	// the table's name mapping (put one in Properties). The manifests
+	// still carry metrics by field id, as a migration that matched the
+	// columns by name writes them.
+	WithoutFieldIDs bool
+	// Properties are added to the table's properties (such as
+	// schema.name-mapping.default).
+	Properties map[string]string
+	// FormatVersion is the table's format version: 2 (the default) or 3,
+	// which fields with an initial-default need.
+	FormatVersion int
 }
 
 // Table is a table Build wrote.
@@ -98,6 +110,13 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if out.Manifests <= 0 {
 		out.Manifests = 2
+	}
+	switch out.FormatVersion {
+	case 0:
+		out.FormatVersion = 2
+	case 2, 3:
+	default:
+		return out, fmt.Errorf("format version %d: want 2 or 3", out.FormatVersion)
 	}
 	if out.MetricsMode == "" {
 		out.MetricsMode = "truncate(16)"

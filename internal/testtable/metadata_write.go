@@ -56,7 +56,7 @@ func writeMetadata(location string, o *Options, partType *iceberg.StructType, fi
 	for m, es := range entries {
 		buf.Reset()
 		mf, err := manifest.WriteManifest(&buf, manifest.ManifestWriteOptions{
-			FormatVersion: 2,
+			FormatVersion: o.FormatVersion,
 			Spec:          o.Spec,
 			PartitionType: partType,
 			Schema:        o.Schema,
@@ -75,7 +75,7 @@ func writeMetadata(location string, o *Options, partType *iceberg.StructType, fi
 	buf.Reset()
 	listPath := filepath.Join(metaDir, fmt.Sprintf("snap-%d.avro", snapshotID))
 	if _, _, err := manifest.WriteManifestList(&buf, manifest.ManifestListWriteOptions{
-		FormatVersion: 2, SnapshotID: snapshotID, SequenceNumber: 1,
+		FormatVersion: o.FormatVersion, SnapshotID: snapshotID, SequenceNumber: 1,
 	}, list); err != nil {
 		return "", fmt.Errorf("manifest list: %w", err)
 	}
@@ -90,7 +90,7 @@ func writeMetadata(location string, o *Options, partType *iceberg.StructType, fi
 	count := func(n int64) string { return strconv.FormatInt(n, 10) }
 	sid, schemaID := int64(snapshotID), o.Schema.ID
 	md := &metadata.Metadata{
-		FormatVersion:      2,
+		FormatVersion:      o.FormatVersion,
 		TableUUID:          tableUUID,
 		Location:           location,
 		LastSequenceNumber: 1,
@@ -127,6 +127,9 @@ func writeMetadata(location string, o *Options, partType *iceberg.StructType, fi
 		}},
 		SnapshotLog: []metadata.SnapshotLogEntry{{SnapshotID: snapshotID, TimestampMs: createdMs}},
 		Refs:        map[string]metadata.Ref{metadata.MainBranch: {SnapshotID: snapshotID, Type: metadata.RefBranch}},
+	}
+	for k, v := range o.Properties {
+		md.Properties[k] = v
 	}
 	buf.Reset()
 	if err := md.Write(&buf); err != nil {

@@ -28,7 +28,7 @@ type writtenFile struct {
 // that varies with the type, so files exercise several decoders:
 // dictionaries for int and string, delta binary packing for long, PLAIN
 // for the rest.
-func parquetSchema(schema *iceberg.Schema) (*parquet.Schema, error) {
+func parquetSchema(schema *iceberg.Schema, withoutIDs bool) (*parquet.Schema, error) {
 	group := parquet.Group{}
 	for _, f := range schema.Fields {
 		node, err := parquetNode(f.Type)
@@ -40,7 +40,10 @@ func parquetSchema(schema *iceberg.Schema) (*parquet.Schema, error) {
 		} else {
 			node = parquet.Optional(node)
 		}
-		group[f.Name] = parquet.FieldID(node, f.ID)
+		if !withoutIDs {
+			node = parquet.FieldID(node, f.ID)
+		}
+		group[f.Name] = node
 	}
 	return parquet.NewSchema("table", group), nil
 }
@@ -148,7 +151,7 @@ func pageRows(perPage, c int) int {
 // writeDataFile writes the given rows to path, o.RowsPerRowGroup rows per
 // row group, and reads its footer back.
 func writeDataFile(path string, o *Options, rows []int) (_ *writtenFile, err error) {
-	ps, err := parquetSchema(o.Schema)
+	ps, err := parquetSchema(o.Schema, o.WithoutFieldIDs)
 	if err != nil {
 		return nil, err
 	}
