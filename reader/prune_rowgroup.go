@@ -279,7 +279,7 @@ func (p *rowGroupPruner) column(n *Node, bp *expr.BoundPredicate) *pruneColumn {
 	if n.RepLevel > 0 || c.chunk.FilePath != "" {
 		c.usable = false
 	}
-	c.boundsUntrusted = knownBadFloatBounds(p.f.CreatedBy, c.chunk)
+	c.boundsUntrusted = knownBadFloatBounds(p.f.CreatedBy, c.chunk) || knownBadNestedBounds(p.f.CreatedBy, c.node)
 	p.cols[n] = c
 	return c
 }
