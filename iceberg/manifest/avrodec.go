@@ -215,61 +215,11 @@ func compileSkip(n *avro.SchemaNode, depth int) (skipFn, error) {
 	return nil, fmt.Errorf("unsupported Avro type %q (recursive types are not supported)", n.Type)
 }
 
-// nullable is how a possibly-null value is written: a plain type, or a
-// union of null and one type in either order.
-type nullable struct {
-	union    bool
-	valueIdx int64
-	nullIdx  int64
-}
-
-// splitNullable returns the value type of a field and how to tell null.
-func splitNullable(n *avro.SchemaNode) (*avro.SchemaNode, nullable, error) {
-	if n.Type != "union" {
-		return n, nullable{}, nil
-	}
-	p := nullable{union: true, valueIdx: -1, nullIdx: -1}
-	var value *avro.SchemaNode
-	for i := range n.Branches {
-		b := &n.Branches[i]
-		switch {
-		case b.Type == "null" && p.nullIdx < 0:
-			p.nullIdx = int64(i)
-		case b.Type != "null" && value == nil:
-			p.valueIdx, value = int64(i), b
-		default:
-			return nil, p, errors.New("Iceberg allows unions only of null and one type")
-		}
-	}
-	if value == nil {
-		return nil, p, errors.New("a union of only null")
-	}
-	return value, p, nil
-}
-
-// present reads the union branch, if any, and reports a non-null value.
-func (p nullable) present(r *reader) (bool, error) {
-	if !p.union {
-		return true, nil
-	}
-	i, err := r.long()
-	if err != nil {
-		return false, err
-	}
-	switch i {
-	case p.valueIdx:
-		return true, nil
-	case p.nullIdx:
-		return false, nil
-	}
-	return false, fmt.Errorf("Avro union branch %d out of range", i)
-}
-
-// compileValue builds a decoder of a primitive (or null-union of one) into
-// its raw Go form: nil, bool, int32, int64, float32, float64, string or
-// []byte. Partition values go through it.
-func compileValue(n *avro.SchemaNode) (valueFn, error) {
-	inner, p, err := splitNullable(n)
+// compileValue builds a decoder of an optional primitive at path into its
+// raw Go form: nil, bool, int32, int64, float32, float64, string or []byte.
+// Partition values go through it.
+func compileValue(n *avro.SchemaNode, path string) (valueFn, error) {
+	inner, p, err := resolveNull(n, path, false)
 	if err != nil {
 		return nil, err
 	}

@@ -141,8 +141,9 @@ var manifestEntryLevel = &level[rawEntry]{
 // partitionInto decodes the partition tuple (field 102), whose fields carry
 // the partition field ids of the spec. Writers that predate those ids are
 // matched by name, or by position when the arity is the spec's.
-func partitionInto(n *avro.SchemaNode, parts *partitionLayout, depth int) (fieldFn[rawEntry], error) {
-	if err := checkDepth(depth); err != nil {
+func partitionInto(n *avro.SchemaNode, s site) (fieldFn[rawEntry], error) {
+	parts := s.parts
+	if err := checkDepth(s.depth); err != nil {
 		return nil, err
 	}
 	if n.Type != "record" {
@@ -183,7 +184,7 @@ func partitionInto(n *avro.SchemaNode, parts *partitionLayout, depth int) (field
 		}
 		taken[slot] = true
 		slots[i] = slot
-		if values[i], err = compileValue(&f.Type); err != nil {
+		if values[i], err = compileValue(&f.Type, s.path+"."+f.Name); err != nil {
 			return nil, fmt.Errorf("partition field %q: %w", f.Name, err)
 		}
 	}

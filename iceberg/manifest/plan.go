@@ -19,13 +19,25 @@ import (
 
 type fieldFn[T any] func(r *reader, dst *T) error
 
-type fieldCompiler[T any] func(n *avro.SchemaNode, parts *partitionLayout, depth int) (fieldFn[T], error)
+// A fieldCompiler builds the decoder of one field from the writer's type
+// of its value, a union with null already resolved (see nullable.go).
+type fieldCompiler[T any] func(n *avro.SchemaNode, s site) (fieldFn[T], error)
+
+// site is where a field sits: the partition layout, the schema depth and
+// the field's spec path (data_file.lower_bounds), for errors.
+type site struct {
+	parts *partitionLayout
+	depth int
+	path  string
+}
 
 // level describes an Iceberg-defined record: the fields we decode by id.
 type level[T any] struct {
-	what     string
-	fields   map[int]fieldCompiler[T]
-	byName   map[string]int // spec names, for fields without an id
+	what   string
+	fields map[int]fieldCompiler[T]
+	byName map[string]int // spec names, for fields without an id
+	// required are the fields the spec requires in every format version:
+	// the schema must have them and they must not be null.
 	required []int
 }
 
@@ -60,11 +72,16 @@ func (l *level[T]) compile(n *avro.SchemaNode, parts *partitionLayout, depth int
 			return nil, fmt.Errorf("%s fields %q and %q both have field id %d", l.what, prev, f.Name, id)
 		}
 		seen[id] = f.Name
-		fn, err := compile(&f.Type, parts, depth+1)
+		path := l.what + "." + l.specName(id, f.Name)
+		value, nulls, err := resolveNull(&f.Type, path, slices.Contains(l.required, id))
 		if err != nil {
 			return nil, fmt.Errorf("%s field %q (id %d): %w", l.what, f.Name, id, err)
 		}
-		fns = append(fns, fn)
+		fn, err := compile(value, site{parts: parts, depth: depth + 1, path: path})
+		if err != nil {
+			return nil, fmt.Errorf("%s field %q (id %d): %w", l.what, f.Name, id, err)
+		}
+		fns = append(fns, guardNull(nulls, fn))
 	}
 	for _, id := range l.required {
 		if _, ok := seen[id]; !ok {
@@ -79,6 +96,25 @@ func (l *level[T]) compile(n *avro.SchemaNode, parts *partitionLayout, depth int
 		}
 		return nil
 	}, nil
+}
+
+// specName is the spec's name of field id, for messages: the writer's
+// name when it is one of the spec's (older names included), else the
+// shortest spec name.
+func (l *level[T]) specName(id int, writerName string) string {
+	if l.byName[writerName] == id {
+		return writerName
+	}
+	best := ""
+	for name, i := range l.byName {
+		if i == id && (best == "" || len(name) < len(best) || len(name) == len(best) && name < best) {
+			best = name
+		}
+	}
+	if best == "" {
+		return writerName
+	}
+	return best
 }
 
 // fieldID reads an Iceberg id property; JSON numbers arrive as int64 or
@@ -118,25 +154,15 @@ func fieldID(props map[string]any) (int, bool, error) {
 	return int(id), true, nil
 }
 
-// Field compilers for the value shapes manifests use. Each accepts the
-// type written plainly or as a union with null; a null leaves the target
-// untouched.
+// Field compilers for the value shapes manifests use.
 
 func scalar[T, V any](kinds []string, read func(r *reader, n *avro.SchemaNode) (V, error), set func(*T, V)) fieldCompiler[T] {
-	return func(n *avro.SchemaNode, _ *partitionLayout, _ int) (fieldFn[T], error) {
-		inner, p, err := splitNullable(n)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(kinds, inner.Type) {
-			return nil, fmt.Errorf("is an Avro %s, not one of %v", inner.Type, kinds)
+	return func(n *avro.SchemaNode, _ site) (fieldFn[T], error) {
+		if !slices.Contains(kinds, n.Type) {
+			return nil, fmt.Errorf("is an Avro %s, not one of %v", n.Type, kinds)
 		}
 		return func(r *reader, dst *T) error {
-			ok, err := p.present(r)
-			if err != nil || !ok {
-				return err
-			}
-			v, err := read(r, inner)
+			v, err := read(r, n)
 			if err != nil {
 				return err
 			}
@@ -204,30 +230,26 @@ func internString(b []byte) string {
 	return string(b)
 }
 
-// arrayOf decodes a (possibly null) array whose items take at least one
-// byte each; add is called per item.
-func arrayOf[T any](n *avro.SchemaNode, depth int, compileItem func(item *avro.SchemaNode) (func(r *reader, dst *T, i int) error, error),
+// arrayOf decodes an array whose items take at least one byte each (a
+// null item takes one too); item decodes one item, which the spec always
+// requires, into dst. start is called per block with its item count.
+func arrayOf[T any](n *avro.SchemaNode, s site, compileItem func(item *avro.SchemaNode) (fieldFn[T], error),
 	start func(dst *T, count int)) (fieldFn[T], error) {
-	if err := checkDepth(depth); err != nil {
+	if err := checkDepth(s.depth); err != nil {
 		return nil, err
 	}
-	inner, p, err := splitNullable(n)
+	if n.Type != "array" || n.Items == nil {
+		return nil, fmt.Errorf("is an Avro %s, not an array", n.Type)
+	}
+	itemType, nulls, err := resolveNull(n.Items, s.path+" element", true)
 	if err != nil {
 		return nil, err
 	}
-	if inner.Type != "array" || inner.Items == nil {
-		return nil, fmt.Errorf("is an Avro %s, not an array", inner.Type)
-	}
-	item, err := compileItem(inner.Items)
+	item, err := compileItem(itemType)
 	if err != nil {
 		return nil, err
 	}
 	return func(r *reader, dst *T) error {
-		ok, err := p.present(r)
-		if err != nil || !ok {
-			return err
-		}
-		total := 0
 		for {
 			count, err := r.itemCount()
 			if err != nil {
@@ -238,22 +260,24 @@ func arrayOf[T any](n *avro.SchemaNode, depth int, compileItem func(item *avro.S
 			}
 			start(dst, count)
 			for range count {
-				if err := item(r, dst, total); err != nil {
+				if _, err := nulls.present(r); err != nil {
 					return err
 				}
-				total++
+				if err := item(r, dst); err != nil {
+					return err
+				}
 			}
 		}
 	}, nil
 }
 
 func longsInto[T any](get func(*T) *[]int64) fieldCompiler[T] {
-	return func(n *avro.SchemaNode, _ *partitionLayout, depth int) (fieldFn[T], error) {
-		return arrayOf(n, depth, func(item *avro.SchemaNode) (func(*reader, *T, int) error, error) {
+	return func(n *avro.SchemaNode, s site) (fieldFn[T], error) {
+		return arrayOf(n, s, func(item *avro.SchemaNode) (fieldFn[T], error) {
 			if !slices.Contains(longKinds, item.Type) {
 				return nil, fmt.Errorf("array of %s, not of long", item.Type)
 			}
-			return func(r *reader, dst *T, _ int) error {
+			return func(r *reader, dst *T) error {
 				v, err := r.long()
 				*get(dst) = append(*get(dst), v)
 				return err
@@ -263,12 +287,12 @@ func longsInto[T any](get func(*T) *[]int64) fieldCompiler[T] {
 }
 
 func intsInto[T any](get func(*T) *[]int) fieldCompiler[T] {
-	return func(n *avro.SchemaNode, _ *partitionLayout, depth int) (fieldFn[T], error) {
-		return arrayOf(n, depth, func(item *avro.SchemaNode) (func(*reader, *T, int) error, error) {
+	return func(n *avro.SchemaNode, s site) (fieldFn[T], error) {
+		return arrayOf(n, s, func(item *avro.SchemaNode) (fieldFn[T], error) {
 			if !slices.Contains(longKinds, item.Type) {
 				return nil, fmt.Errorf("array of %s, not of int", item.Type)
 			}
-			return func(r *reader, dst *T, _ int) error {
+			return func(r *reader, dst *T) error {
 				v, err := r.long()
 				*get(dst) = append(*get(dst), int(v))
 				return err
@@ -278,25 +302,33 @@ func intsInto[T any](get func(*T) *[]int) fieldCompiler[T] {
 }
 
 // mapInto decodes a map keyed by field id, stored as an array of
-// {key, value} records (the spec fixes key and value by position).
+// {key, value} records (the spec fixes key and value by position). A null
+// key is an error; an entry with a null value, which the spec does not
+// allow either, says nothing and is dropped.
 func mapInto[T, V any](valueKinds []string, readValue func(*reader, *avro.SchemaNode) (V, error), get func(*T) *map[int]V) fieldCompiler[T] {
-	return func(n *avro.SchemaNode, _ *partitionLayout, depth int) (fieldFn[T], error) {
-		return arrayOf(n, depth, func(item *avro.SchemaNode) (func(*reader, *T, int) error, error) {
+	return func(n *avro.SchemaNode, s site) (fieldFn[T], error) {
+		return arrayOf(n, s, func(item *avro.SchemaNode) (fieldFn[T], error) {
 			if item.Type != "record" || len(item.Fields) != 2 {
 				return nil, fmt.Errorf("a map must be stored as an array of 2-field records")
 			}
-			key, value := &item.Fields[0].Type, &item.Fields[1].Type
+			key, keyNull, err := resolveNull(&item.Fields[0].Type, s.path+" key", true)
+			if err != nil {
+				return nil, err
+			}
 			if !slices.Contains(longKinds, key.Type) {
 				return nil, fmt.Errorf("map key is an Avro %s, not an int", key.Type)
 			}
-			value, valueNull, err := splitNullable(value)
+			value, valueNull, err := resolveNull(&item.Fields[1].Type, s.path+" value", false)
 			if err != nil {
 				return nil, err
 			}
 			if !slices.Contains(valueKinds, value.Type) {
 				return nil, fmt.Errorf("map value is an Avro %s, not one of %v", value.Type, valueKinds)
 			}
-			return func(r *reader, dst *T, _ int) error {
+			return func(r *reader, dst *T) error {
+				if _, err := keyNull.present(r); err != nil {
+					return err
+				}
 				k, err := r.long()
 				if err != nil {
 					return err
@@ -322,13 +354,13 @@ func mapInto[T, V any](valueKinds []string, readValue func(*reader, *avro.Schema
 
 // recordsInto decodes an array of records described by sub.
 func recordsInto[T, E any](sub *level[E], get func(*T) *[]E) fieldCompiler[T] {
-	return func(n *avro.SchemaNode, parts *partitionLayout, depth int) (fieldFn[T], error) {
-		return arrayOf(n, depth, func(item *avro.SchemaNode) (func(*reader, *T, int) error, error) {
-			decode, err := sub.compile(item, parts, depth+2)
+	return func(n *avro.SchemaNode, s site) (fieldFn[T], error) {
+		return arrayOf(n, s, func(item *avro.SchemaNode) (fieldFn[T], error) {
+			decode, err := sub.compile(item, s.parts, s.depth+2)
 			if err != nil {
 				return nil, err
 			}
-			return func(r *reader, dst *T, _ int) error {
+			return func(r *reader, dst *T) error {
 				var e E
 				err := decode(r, &e)
 				*get(dst) = append(*get(dst), e)
@@ -340,8 +372,8 @@ func recordsInto[T, E any](sub *level[E], get func(*T) *[]E) fieldCompiler[T] {
 
 // nested decodes a required record whose fields land in the same target.
 func nested[T any](sub *level[T]) fieldCompiler[T] {
-	return func(n *avro.SchemaNode, parts *partitionLayout, depth int) (fieldFn[T], error) {
-		return sub.compile(n, parts, depth)
+	return func(n *avro.SchemaNode, s site) (fieldFn[T], error) {
+		return sub.compile(n, s.parts, s.depth)
 	}
 }
 

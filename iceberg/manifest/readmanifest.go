@@ -61,6 +61,9 @@ func ReadManifest(data []byte, mf ManifestFile, spec iceberg.PartitionSpec, part
 			}
 			e, err := raw.decode(r, decode, mf, slots, inh)
 			if err != nil {
+				if raw.df.FilePath == "" { // not read yet, or null
+					return fmt.Errorf("manifest %s entry %d: %w", mf.Path, len(out), err)
+				}
 				return fmt.Errorf("manifest %s entry %d (%s): %w", mf.Path, len(out), raw.df.FilePath, err)
 			}
 			out = append(out, e)
