@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/internal/avronull"
 )
 
 // Fuzzing feeds mutated fixture files to the readers: they must return
@@ -34,6 +35,10 @@ func FuzzReadManifestList(f *testing.F) {
 		for _, l := range lists {
 			f.Add(readFile(f, l), uint8(ft.formatVersion))
 		}
+	}
+	for _, c := range unionCases {
+		_, l, _, _ := unionFiles(f, c)
+		f.Add(wrapAll(f, l, avronull.Options{NullLast: c.version%2 == 0}), uint8(c.version))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, version uint8) {
 		mfs, err := ReadManifestList(data, int(version%3)+1)
@@ -102,6 +107,16 @@ func FuzzReadManifest(f *testing.F) {
 				contexts = append(contexts, manifestContext{mf, spec, pt, ft.formatVersion})
 			}
 		}
+	}
+	// Manifests with every value nullable, records included (union_test.go).
+	for _, c := range unionCases {
+		m, l, spec, pt := unionFiles(f, c)
+		mfs, err := ReadManifestList(l, c.version)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(wrapAll(f, m, avronull.Options{NullLast: c.version%2 == 1}), uint16(len(contexts)))
+		contexts = append(contexts, manifestContext{mfs[0], spec, pt, c.version})
 	}
 	f.Fuzz(func(t *testing.T, data []byte, which uint16) {
 		c := contexts[int(which)%len(contexts)]

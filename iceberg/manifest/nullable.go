@@ -82,7 +82,7 @@ func (p nullPolicy) present(r *reader) (bool, error) {
 	return false, fmt.Errorf("Avro union branch %d out of range", i)
 }
 
-// guard puts the policy in front of a decoder of the value's type; a
+// guardNull puts the policy in front of a decoder of the value's type; a
 // plain type needs nothing.
 func guardNull[T any](p nullPolicy, fn fieldFn[T]) fieldFn[T] {
 	if !p.union {
