@@ -275,3 +275,40 @@ func TestUnionNullWhereSpecRequiresAValue(t *testing.T) {
 		})
 	}
 }
+
+// BigQuery's manifest entries have only status and data_file (ClickHouse
+// issue 114480): snapshot id and both sequence numbers are inherited from
+// the manifest list, here with data_file and its fields nullable.
+const bigQueryShapedEntrySchema = `{"type":"record","name":"manifest_entry","fields":[
+ {"name":"status","type":["null","int"],"field-id":0},
+ {"name":"data_file","field-id":2,"type":["null",{"type":"record","name":"r2","fields":[
+   {"name":"content","type":["null","int"],"field-id":134},
+   {"name":"file_path","type":["null","string"],"field-id":100},
+   {"name":"file_format","type":["null","string"],"field-id":101},
+   {"name":"partition","field-id":102,"type":["null",{"type":"record","name":"r102","fields":[]}]},
+   {"name":"record_count","type":["null","long"],"field-id":103},
+   {"name":"file_size_in_bytes","type":["null","long"],"field-id":104},
+   {"name":"lower_bounds","field-id":125,"type":["null",{"type":"array","logicalType":"map","items":["null",
+     {"type":"record","name":"k126_v127","fields":[{"name":"key","type":["null","int"],"field-id":126},{"name":"value","type":["null","bytes"],"field-id":127}]}]}]}]}]}]}`
+
+func TestBigQueryShapedEntries(t *testing.T) {
+	data := writeGenericAvro(t, bigQueryShapedEntrySchema, map[string]any{
+		"status": int32(1),
+		"data_file": map[string]any{
+			"content": int32(0), "file_path": "gs://b/t/data/f.parquet", "file_format": "PARQUET",
+			"partition": map[string]any{}, "record_count": int64(3), "file_size_in_bytes": int64(600),
+			"lower_bounds": []any{map[string]any{"key": int32(1), "value": []byte{9}}},
+		},
+	})
+	mf := ManifestFile{Path: "bq", AddedSnapshotID: 41, SequenceNumber: 6, MinSequenceNumber: 6}
+	es, err := ReadManifest(data, mf, iceberg.PartitionSpec{}, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := es[0]
+	if len(es) != 1 || e.SnapshotID != 41 || e.SequenceNumber != 6 || e.FileSequenceNumber != 6 || !e.SnapshotIDInherited ||
+		!e.SequenceNumberInherited || !e.FileSequenceNumberInherited || e.DataFile.FilePath != "gs://b/t/data/f.parquet" ||
+		e.DataFile.RecordCount != 3 || !reflect.DeepEqual(e.DataFile.LowerBounds, map[int][]byte{1: {9}}) {
+		t.Errorf("entry %+v", es)
+	}
+}
