@@ -51,18 +51,24 @@ func writeBoundLiteral(b *strings.Builder, t iceberg.Type, v any) {
 // Bind resolves every column of e against schema and converts literals to
 // the columns' types, folding predicates whose outcome the types decide:
 // "is null" on a required column is false, and a literal outside the
-// column type's range (a long beyond int, a double beyond float, a number
-// with more digits than a decimal's precision) makes a comparison always
-// true or always false the way Iceberg's Java binder does (int_col < 1e12 is
-// true, int_col = 1e12 false) and drops out of in sets.
+// column type's range (a long beyond int, a number beyond a decimal's
+// largest value) makes a comparison always true or always false the way
+// Iceberg's Java binder does (int_col < 1e12 is true, int_col = 1e12
+// false) and drops out of in sets.
 //
 // Conversions: strings convert to any primitive type (dates, times,
 // timestamps with or without zone, taken as UTC when absent, uuids,
-// decimals, numbers, booleans, and hex for binary and fixed); integers to
-// any numeric type, date (days) and timestamps (µs or ns as the type
-// counts); floats to float, double and decimal, and to int and long only
-// when integral. A decimal literal with more fraction digits than its
-// column's scale is an error rather than being rounded.
+// decimals, numbers, booleans, and hex for binary and fixed); numbers to
+// any numeric type, and integers also to date (days), time (µs of the day)
+// and timestamps (µs or ns as the type counts); a fraction to int or long
+// is an error. Numbers (unquoted or quoted) convert exactly, except to
+// float and double, which take the nearest value. Nothing is rounded
+// otherwise: a decimal literal with more fraction digits than its column's
+// scale lies between two of the column's values, so = is false, != is "not
+// null", and an order is one against the neighbour (dec_2 < 1.005 is
+// dec_2 <= 1.00, dec_2 > 1.005 is dec_2 >= 1.01); so does a finite number
+// beyond a float's or double's range, between its largest finite value
+// and infinity.
 func Bind(e Expr, schema *iceberg.Schema, caseSensitive bool) (Bound, error) {
 	return BindNullable(e, schema, caseSensitive, nil)
 }
@@ -224,17 +230,29 @@ func (b binder) bindPredicate(p *Predicate) (Expr, error) {
 	if len(p.Values) != 1 {
 		return nil, fmt.Errorf("%s %s takes one value", p.Column, p.Op)
 	}
-	v, r, err := convertLiteral(field.Type, p.Values[0])
+	lit, err := convertLiteral(field.Type, p.Values[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", p.Column, p.Op, err)
 	}
-	switch r {
+	switch lit.fit {
 	case aboveMax:
 		return b.holdsForValues(bound, p.Op == OpLt || p.Op == OpLtEq || p.Op == OpNotEq), nil
 	case belowMin:
 		return b.holdsForValues(bound, p.Op == OpGt || p.Op == OpGtEq || p.Op == OpNotEq), nil
+	case between:
+		// No value equals the literal; an order against it is an order
+		// against its neighbours (x < 1.005 is x <= 1.00 at scale 2).
+		switch p.Op {
+		case OpEq, OpNotEq:
+			return b.holdsForValues(bound, p.Op == OpNotEq), nil
+		case OpLt, OpLtEq:
+			bound.Op, bound.Values = OpLtEq, []any{lit.below}
+		default:
+			bound.Op, bound.Values = OpGtEq, []any{lit.above}
+		}
+		return bound, nil
 	}
-	bound.Values = []any{v}
+	bound.Values = []any{lit.value}
 	return bound, nil
 }
 
@@ -245,12 +263,13 @@ func (b binder) bindSet(p *Predicate, bound *BoundPredicate) (Expr, error) {
 	}
 	values := make([]any, 0, len(t))
 	for _, lit := range t {
-		v, r, err := convertLiteral(bound.Field.Type, lit)
+		l, err := convertLiteral(bound.Field.Type, lit)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", p.Column, p.Op, err)
 		}
-		if r == inRange {
-			values = append(values, v)
+		// A literal no value equals neither admits nor excludes any.
+		if l.fit == inRange {
+			values = append(values, l.value)
 		}
 	}
 	typ := bound.Field.Type

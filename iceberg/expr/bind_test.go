@@ -161,8 +161,13 @@ func TestBindAllTypes(t *testing.T) {
 
 	for filter, want := range map[string]string{
 		"col_decimal < 123456789012":               "col_decimal is not null", // 13 digits at scale 2 > precision 10
-		"col_float > 1e300":                        "false",                   // beyond float32
-		"col_bigint = 1e30":                        "false",                   // beyond int64
+		"col_float > 1e300":                        "col_float >= 'Infinity'", // beyond float32, below its infinity
+		"col_float < -1e300":                       "col_float <= '-Infinity'",
+		"col_float = 1e300":                        "false",
+		"col_float = 'Infinity'":                   "col_float = 'Infinity'",
+		"col_decimal = 1.234":                      "false", // more fraction digits than the scale: no value equals it
+		"col_decimal < 1.234":                      "col_decimal <= '1.23'",
+		"col_bigint = 1e30":                        "false", // beyond int64
 		"col_string in ('b', 'a', 'b')":            "col_string in ('a', 'b')",
 		"col_decimal >= 3":                         "col_decimal >= '3.00'",
 		"col_date in ('2024-01-02', '2024-01-01')": "col_date in ('2024-01-01', '2024-01-02')",
@@ -181,7 +186,6 @@ func TestBindAllTypes(t *testing.T) {
 		"col_int = 1.5":              "fraction",
 		"col_int = 'abc'":            "invalid number",
 		"col_date = 'yesterday'":     "invalid date",
-		"col_decimal = 1.234":        "more than 2 fraction digits",
 		"col_boolean = 1":            "cannot compare a boolean column",
 		"col_string = 1":             "cannot compare a string column",
 		"col_int like 'a%'":          "needs a string column",

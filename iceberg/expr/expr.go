@@ -34,7 +34,8 @@ type AlwaysFalse struct{}
 // Predicate is an unbound test of a column, named by its dotted path.
 // Values holds one literal for comparisons and starts-with, one or more for
 // in / not in, none for the null and NaN tests. Literals are string, int64,
-// float64 or bool; their column's type is applied when binding.
+// Number (a number's exact decimal text), float64 or bool; their column's
+// type is applied when binding.
 type Predicate struct {
 	Op     Op
 	Column string
@@ -104,8 +105,8 @@ func isTrue(e Expr) bool  { _, ok := e.(AlwaysTrue); return ok }
 func isFalse(e Expr) bool { _, ok := e.(AlwaysFalse); return ok }
 
 // NewPredicate builds a predicate, checking the literal count the operator
-// needs and that every literal is a string, int64, float64 or bool (a
-// starts-with literal must be a string).
+// needs and that every literal is a string, int64, Number, float64 or bool
+// (a starts-with literal must be a string).
 func NewPredicate(op Op, column string, values ...any) (*Predicate, error) {
 	if op >= opCount {
 		return nil, fmt.Errorf("invalid operator %d", op)
@@ -127,6 +128,10 @@ func NewPredicate(op Op, column string, values ...any) (*Predicate, error) {
 	for _, v := range values {
 		switch x := v.(type) {
 		case string, int64, bool:
+		case Number:
+			if x.text == "" {
+				return nil, fmt.Errorf("%s %s: empty number literal (use ParseNumber)", column, op)
+			}
 		case float64:
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return nil, fmt.Errorf("%s: literal %v is not a finite number (use is nan)", column, x)
@@ -241,6 +246,8 @@ func writeLiteral(b *strings.Builder, v any) {
 		writeQuoted(b, x)
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
+	case Number:
+		b.WriteString(x.text)
 	case float64:
 		s := strconv.FormatFloat(x, 'g', -1, 64)
 		// Keep a float a float when read back: "10" would become an int.

@@ -14,6 +14,7 @@ func fuzzSeeds(f *testing.F) []string {
 		"a < 10 and b in ('x', 'y') and c is not null and d like 'abc%'",
 		`not ("my col" = 'it''s' or x.y >= -1.5e3) and z not like 'a\%%'`,
 		"true", "10 > a", "a is not nan",
+		"c = 3.14159265358979323846264 or d2 < 1.005 or big in (1e37, 12345678901234567890123) or f > 1e39",
 	}
 	paths, _ := filepath.Glob(filepath.Join(fixtures, "*/metadata/*.metadata.json"))
 	for _, path := range paths {
@@ -57,6 +58,7 @@ func FuzzParseText(f *testing.F) {
 		if err != nil || fromJSON.String() != text {
 			t.Fatalf("%s through JSON %s gave %v, %v", text, js, fromJSON, err)
 		}
+		checkBoundRoundTrip(t, e)
 	})
 }
 
@@ -87,4 +89,27 @@ func FuzzParseJSON(f *testing.F) {
 			t.Fatalf("%s from JSON does not parse as text: %v", e, err)
 		}
 	})
+}
+
+// checkBoundRoundTrip binds e to a schema of many column types and checks
+// that the bound form written as JSON reads and binds back to itself, as a
+// residual must.
+func checkBoundRoundTrip(t *testing.T, e Expr) {
+	schema := numberSchema()
+	b, err := Bind(e, schema, false)
+	if err != nil {
+		return
+	}
+	js, err := MarshalJSON(b)
+	if err != nil {
+		t.Fatalf("MarshalJSON(%s): %v", b, err)
+	}
+	back, err := ParseJSON(js)
+	if err != nil {
+		t.Fatalf("bound %s wrote %s, which does not parse: %v", b, js, err)
+	}
+	again, err := Bind(back, schema, false)
+	if err != nil || again.String() != b.String() {
+		t.Fatalf("bound %s wrote %s, which binds back as %v, %v", b, js, again, err)
+	}
 }

@@ -210,17 +210,11 @@ func parseJSONLiteral(raw json.RawMessage) (any, error) {
 	if err := json.Unmarshal(raw, &num); err != nil {
 		return nil, fmt.Errorf("literal must be a string, number or boolean, got %s", abbreviate(raw))
 	}
-	text := num.String()
-	if !strings.ContainsAny(text, ".eE") {
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return n, nil
-		}
+	v, err := numberLiteral(num.String())
+	if err != nil {
+		return nil, fmt.Errorf("bad number literal %s", abbreviate(raw))
 	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return nil, fmt.Errorf("number %s is out of range", text)
-	}
-	return f, nil
+	return v, nil
 }
 
 func abbreviate(b []byte) string {
@@ -322,6 +316,11 @@ func writeJSONLiteral(buf *bytes.Buffer, v any) error {
 		buf.Write(b)
 	case int64:
 		buf.WriteString(strconv.FormatInt(x, 10))
+	case Number:
+		if x.text == "" {
+			return fmt.Errorf("empty number literal")
+		}
+		buf.WriteString(x.text)
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return fmt.Errorf("literal %v has no JSON form", x)

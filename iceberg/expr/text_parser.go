@@ -2,8 +2,6 @@ package expr
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 )
 
@@ -21,8 +19,9 @@ const maxDepth = 500
 // double quotes ("" for a quote); dots separate nested names. Strings use
 // single quotes (” for a quote). A LIKE pattern may only end in an
 // unescaped % (starts with); without a % it is equality; \% is a literal %
-// and \\ a backslash. Numbers without a point or exponent are int64, others
-// float64. pyiceberg has no BETWEEN, and neither does this.
+// and \\ a backslash. Numbers without a point or exponent that fit are
+// int64, others a Number holding their exact text. pyiceberg has no
+// BETWEEN, and neither does this.
 func ParseText(src string) (Expr, error) {
 	toks, err := lex(src)
 	if err != nil {
@@ -290,17 +289,11 @@ func (p *textParser) parseLiteral() (any, error) {
 }
 
 func parseNumber(t token) (any, error) {
-	text := strings.TrimPrefix(t.text, "+")
-	if !strings.ContainsAny(text, ".eE") {
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return n, nil
-		}
+	v, err := numberLiteral(t.text)
+	if err != nil {
+		return nil, &SyntaxError{t.pos, err.Error()}
 	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return nil, &SyntaxError{t.pos, fmt.Sprintf("number %s is out of range", t.text)}
-	}
-	return f, nil
+	return v, nil
 }
 
 // parseLike turns a LIKE pattern into starts-with (trailing %) or equality
