@@ -1,6 +1,7 @@
 """Helpers shared by every wrapper of a floe call."""
 
 import ctypes
+import decimal
 import json
 
 from ._errors import FloeError
@@ -14,7 +15,42 @@ def _check(rc):
 
 
 def _json_arg(value):
-    return json.dumps(value).encode("utf-8")
+    return _dumps(value).encode("utf-8")
+
+
+def _dumps(value):
+    """JSON text of value, as json.dumps gives it, except that a
+    decimal.Decimal becomes a JSON number with exactly its digits: a filter's
+    literal such as Decimal("3.14159265358979323846264") must reach a
+    decimal column unrounded, which a float could not carry."""
+    out = []
+    _encode(value, out)
+    return "".join(out)
+
+
+def _encode(value, out):
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise ValueError(f"{value} has no JSON form")
+        out.append(str(value))  # always JSON's number syntax for finite values
+    elif isinstance(value, dict):
+        out.append("{")
+        for i, (key, item) in enumerate(value.items()):
+            if i:
+                out.append(", ")
+            out.append(json.dumps(key if isinstance(key, str) else str(key)))
+            out.append(": ")
+            _encode(item, out)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(", ")
+            _encode(item, out)
+        out.append("]")
+    else:
+        out.append(json.dumps(value))
 
 
 def _take_string(ptr):

@@ -6,7 +6,7 @@ import threading
 
 from . import _arrow
 from ._errors import FloeError, Status
-from ._calls import _check, _json_arg, _take_string
+from ._calls import _check, _dumps, _json_arg, _take_string
 from ._lib import ArrowArray, ArrowArrayStream, ArrowSchema, library
 from ._write import TableWrites
 
@@ -284,7 +284,7 @@ class Scan(_Handle, _Readable):
         rows it already returned stay returned. A bad filter raises
         FloeError (INVALID_ARGUMENT) and leaves the scan as it was."""
         if isinstance(expr, dict):
-            text = json.dumps(expr)
+            text = _dumps(expr)
         elif isinstance(expr, str):
             # floe reads text starting with "{" as JSON: row_filter text never does.
             text = expr

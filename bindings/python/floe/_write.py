@@ -14,7 +14,7 @@ import decimal
 import json
 import uuid
 
-from ._calls import _check, _json_arg, _take_bytes, _take_string
+from ._calls import _check, _dumps, _json_arg, _take_bytes, _take_string
 from ._lib import ArrowArrayStream, library
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -39,7 +39,7 @@ def _commit_options(token, properties, run_id=None, branch=None, delete_mode=Non
 
 def _filter_arg(row_filter):
     if isinstance(row_filter, dict):
-        return json.dumps(row_filter).encode("utf-8")
+        return _dumps(row_filter).encode("utf-8")
     return str(row_filter).encode("utf-8")
 
 

@@ -3,8 +3,11 @@ Expected answers for impala_iceberg_partitioned are Impala's
 (iceberg-query.test, quoted in INDEX.md): 20 rows, `id > 10` → 10,
 `action <> 'click'` → 14."""
 
+import decimal
 import os
+import shutil
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -133,6 +136,43 @@ class MetricsTest(unittest.TestCase):
             # their row groups, or (one row per file here) their files were
             # skipped.
             self.assertEqual(m["rows_filtered"] + m["row_groups_skipped"] + m["files_skipped"], 10)
+
+
+class DecimalLiteralTest(unittest.TestCase):
+    """A decimal.Decimal in a dict filter reaches a decimal(36, 23) column
+    with all its digits, as the same number in text does; a float could
+    only carry the double nearest pi, which is another row."""
+
+    PI = decimal.Decimal("3.14159265358979323846264")
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="floe-py-decimal-")
+        schema = {"type": "struct", "schema-id": 0, "fields": [
+            {"id": 1, "name": "id", "required": True, "type": "long"},
+            {"id": 2, "name": "c", "required": False, "type": "decimal(36, 23)"},
+        ]}
+        self.table = floe.Table.create(os.path.join(self.dir, "t"), schema)
+        self.table.append([{"id": 0, "c": self.PI}, {"id": 1, "c": decimal.Decimal("3.141592653589793")},
+                           {"id": 2, "c": decimal.Decimal("1")}])
+
+    def tearDown(self):
+        self.table.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def ids(self, row_filter):
+        return sorted(r["id"] for r in self.table.scan(row_filter=row_filter).to_pylist())
+
+    def test_decimal_filters_are_exact(self):
+        for row_filter in (f"c = {self.PI}", f"c = '{self.PI}'", {"type": "eq", "term": "c", "value": self.PI},
+                           {"type": "in", "term": "c", "values": [self.PI, decimal.Decimal("7.5")]}):
+            self.assertEqual(self.ids(row_filter), [0], row_filter)
+        self.assertEqual(self.ids({"type": "lt", "term": "c", "value": self.PI}), [1, 2])
+        scan = self.table.scan()
+        scan.add_filter({"type": "gt-eq", "term": "c", "value": self.PI})
+        self.assertEqual(sorted(r["id"] for r in scan.to_pylist()), [0])
+        self.assertEqual(self.ids({"type": "eq", "term": "c", "value": 3.141592653589793}), [1])
+        with self.assertRaises(ValueError):
+            self.table.scan(row_filter={"type": "eq", "term": "c", "value": decimal.Decimal("NaN")})
 
 
 if __name__ == "__main__":
