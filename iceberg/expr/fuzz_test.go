@@ -72,6 +72,7 @@ func FuzzParseJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"lt","left":{"type":"reference","name":"x"},"right":{"type":"literal","value":5}}`))
 	f.Add([]byte(`{"type":"in","child":"x","values":{"type":"literals","values":[1,2],"data-type":"int"}}`))
+	f.Add([]byte(`{"type":"or","left":{"type":"eq","term":"c","value":3.14159265358979323846264},"right":{"type":"lt","term":"big","value":12345678901234567890123}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := ParseJSON(data)
 		if err != nil {
@@ -88,6 +89,7 @@ func FuzzParseJSON(f *testing.F) {
 		if _, err := ParseText(e.String()); err != nil {
 			t.Fatalf("%s from JSON does not parse as text: %v", e, err)
 		}
+		checkBoundRoundTrip(t, e)
 	})
 }
 
