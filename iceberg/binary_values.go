@@ -9,7 +9,9 @@ import (
 // Binary single-value serialization (spec Appendix D): the form of manifest
 // lower/upper bounds and of partition field summaries.
 
-// ValueToBytes encodes a canonical value of primitive type t.
+// ValueToBytes encodes a canonical value of primitive type t. Geometry and
+// geography values are their WKB; their bounds in manifests are not values
+// but points (AppendGeoBound, ParseGeoBound).
 func ValueToBytes(t Type, v any) ([]byte, error) {
 	return AppendValueBytes(nil, t, v)
 }
@@ -69,7 +71,7 @@ func AppendValueBytes(dst []byte, t Type, v any) ([]byte, error) {
 			}
 			return append(dst, b...), nil
 		}
-	case BinaryType:
+	case BinaryType, GeometryType, GeographyType:
 		if b, ok := v.([]byte); ok {
 			return append(dst, b...), nil
 		}
@@ -146,7 +148,7 @@ func ValueFromBytes(t Type, b []byte) (any, error) {
 			return nil, fmt.Errorf("%s value has %d bytes", t, len(b))
 		}
 		return append([]byte{}, b...), nil
-	case BinaryType:
+	case BinaryType, GeometryType, GeographyType:
 		return append([]byte{}, b...), nil
 	default:
 		return nil, fmt.Errorf("values of type %v have no binary single-value form", t)

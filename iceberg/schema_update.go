@@ -499,6 +499,9 @@ func (u *schemaUnion) freshField(path string, f *NestedField, oldRowsSeeIt bool,
 		if _, ok := f.Type.(UnknownType); ok {
 			return u.refuse(name, "an unknown-typed column must default to null, not %v", d.v)
 		}
+		if IsGeo(f.Type) {
+			return u.refuse(name, "a %s column must default to null", f.Type)
+		}
 		if _, err := ValueToJSON(f.Type, d.v); err != nil {
 			return u.refuse(name, "%s: %v", d.which, err)
 		}

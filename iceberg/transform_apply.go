@@ -22,8 +22,8 @@ const (
 )
 
 func (IdentityTransform) ResultType(source Type) (Type, error) {
-	if source == nil || IsNested(source) {
-		return nil, fmt.Errorf("identity transform needs a primitive source, not %v", source)
+	if source == nil || IsNested(source) || IsGeo(source) {
+		return nil, fmt.Errorf("identity transform needs a primitive source other than geometry and geography, not %v", source)
 	}
 	return source, nil
 }

@@ -212,11 +212,11 @@ func ParsePrimitiveType(name string) (PrimitiveType, error) {
 		return BinaryType{}, nil
 	case "unknown":
 		return UnknownType{}, nil
-	case "variant", "geometry", "geography":
+	case "variant":
 		return nil, fmt.Errorf("iceberg type %q is not supported by floe yet", name)
 	}
-	if strings.HasPrefix(name, "geometry(") || strings.HasPrefix(name, "geography(") {
-		return nil, fmt.Errorf("iceberg type %q is not supported by floe yet", name)
+	if t, ok, err := parseGeoType(name); ok {
+		return t, err
 	}
 	if m := decimalPattern.FindStringSubmatch(name); m != nil {
 		p, _ := strconv.Atoi(m[1])
@@ -345,6 +345,9 @@ func parseStructFields(fields []jsonField, depth int) (*StructType, error) {
 func parseDefault(t Type, raw json.RawMessage) (any, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
+	}
+	if IsGeo(t) {
+		return nil, fmt.Errorf("a %s column must default to null", t)
 	}
 	return ValueFromJSON(t, raw)
 }

@@ -35,7 +35,7 @@ func CheckValue(t Type, v any) error {
 		if b, ok = v.([]byte); ok && len(b) != t.Length {
 			return fmt.Errorf("%s value has %d bytes", t, len(b))
 		}
-	case BinaryType:
+	case BinaryType, GeometryType, GeographyType:
 		_, ok = v.([]byte)
 	case UnknownType:
 		return fmt.Errorf("an unknown-typed value must be null, got %v (%T)", v, v)

@@ -21,6 +21,7 @@ import (
 //	timestamp, timestamptz → int64 (µs since epoch, UTC)
 //	timestamp_ns, timestamptz_ns → int64 (ns since epoch, UTC)
 //	string → string           uuid → [16]byte       fixed, binary → []byte
+//	geometry, geography → []byte (WKB; their JSON form is WKT)
 //	struct → []any (by field position)              list → []any
 //	map → MapValue
 //
@@ -243,6 +244,12 @@ func ValueFromJSON(t Type, raw json.RawMessage) (any, error) {
 		return b, nil
 	case UnknownType:
 		return nil, fmt.Errorf("unknown type can only hold null, got %s", raw)
+	case GeometryType, GeographyType:
+		s, err := str()
+		if err != nil {
+			return nil, err
+		}
+		return WKTToWKB(s)
 	case *StructType:
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &obj); err != nil {
@@ -367,6 +374,14 @@ func ValueToJSON(t Type, v any) (json.RawMessage, error) {
 	case FixedType, BinaryType:
 		if b, ok := v.([]byte); ok {
 			return quote(hex.EncodeToString(b))
+		}
+	case GeometryType, GeographyType:
+		if b, ok := v.([]byte); ok {
+			text, err := WKBToWKT(b)
+			if err != nil {
+				return nil, err
+			}
+			return quote(text)
 		}
 	case *StructType:
 		vals, ok := v.([]any)

@@ -192,6 +192,9 @@ func (b binder) bindPredicate(p *Predicate) (Expr, error) {
 			return nil, fmt.Errorf("column %q is inside the %s %q; predicates on list and map contents are not supported", p.Column, pf.Type, pf.Name)
 		}
 	}
+	if err := checkGeoPredicate(p, field); err != nil {
+		return nil, err
+	}
 	bound := &BoundPredicate{Op: p.Op, FieldID: field.ID, Name: p.Column, Field: field}
 	switch p.Op {
 	case OpIsNull, OpNotNull:

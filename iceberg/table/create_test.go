@@ -140,6 +140,9 @@ func TestCreateRefusesBadDefinitions(t *testing.T) {
 		wantErr string
 	}{
 		{"v3 type in v2", ts, nil, 2, "format version 3"},
+		{"geometry in v2", iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "g", Type: iceberg.GeometryType{}}}), nil, 2, "format version 3"},
+		{"geography in v1", iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "g", Type: iceberg.GeographyType{CRS: "EPSG:4326"}}}), nil, 1, "format version 3"},
+		{"identity of a geometry", iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "g", Type: iceberg.GeometryType{}}}), &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 1, Transform: iceberg.IdentityTransform{}}}}, 3, "partition"},
 		{"duplicate ids", dup, nil, 2, "used twice"},
 		{"year of a string", str, &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 1, Transform: iceberg.YearTransform{}}}}, 2, "partition"},
 		{"missing source", str, &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 9, Transform: iceberg.IdentityTransform{}}}}, 2, "no column"},
