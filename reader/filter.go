@@ -18,7 +18,8 @@ import (
 // the table's schema: the caller's mistake, not the table's.
 var ErrInvalidFilter = errors.New("invalid filter")
 
-func invalidFilter(err error) error { return fmt.Errorf("%w: %v", ErrInvalidFilter, err) }
+// The cause stays reachable (errors.Is) beside ErrInvalidFilter.
+func invalidFilter(err error) error { return fmt.Errorf("%w: %w", ErrInvalidFilter, err) }
 
 // FilterArg turns a filter given as plain text, as a command line or a C
 // string gives it, into the form scan options carry: an Iceberg REST JSON

@@ -14,6 +14,7 @@ const FieldIDKey = "PARQUET:field_id"
 
 // ArrowType is the Arrow type floe returns for an Iceberg type: timestamps
 // in µs or ns with "UTC" for the zoned ones, uuid as 16-byte fixed binary,
+// geometry and geography as WKB binary (ArrowField tags them geoarrow.wkb),
 // lists and maps with the element/key/value fields carrying their ids.
 func ArrowType(t iceberg.Type) (arrow.DataType, error) {
 	switch t := t.(type) {
@@ -47,7 +48,7 @@ func ArrowType(t iceberg.Type) (arrow.DataType, error) {
 		return &arrow.FixedSizeBinaryType{ByteWidth: 16}, nil
 	case iceberg.FixedType:
 		return &arrow.FixedSizeBinaryType{ByteWidth: t.Length}, nil
-	case iceberg.BinaryType:
+	case iceberg.BinaryType, iceberg.GeometryType, iceberg.GeographyType:
 		return arrow.BinaryTypes.Binary, nil
 	case iceberg.UnknownType:
 		return arrow.Null, nil
@@ -90,11 +91,15 @@ func ArrowField(f iceberg.NestedField) (arrow.Field, error) {
 	if err != nil {
 		return arrow.Field{}, fmt.Errorf("column %q: %w", f.Name, err)
 	}
+	keys, vals := []string{FieldIDKey}, []string{strconv.Itoa(f.ID)}
+	if iceberg.IsGeo(f.Type) {
+		keys, vals = appendGeoArrowMetadata(keys, vals, f.Type)
+	}
 	return arrow.Field{
 		Name:     f.Name,
 		Type:     dt,
 		Nullable: !f.Required,
-		Metadata: arrow.NewMetadata([]string{FieldIDKey}, []string{strconv.Itoa(f.ID)}),
+		Metadata: arrow.NewMetadata(keys, vals),
 	}, nil
 }
 

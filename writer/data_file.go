@@ -130,6 +130,13 @@ func fillMetrics(df *manifest.DataFile, fs *fileSchema, f *dataFile, rowGroups [
 		if !leaf.mode.bounds() || leaf.inRepeated {
 			continue
 		}
+		if iceberg.IsGeo(leaf.field.Type) {
+			if lb, ub, ok := geoBounds(leaf.field.Type, st.geo); ok {
+				setBytes(&df.LowerBounds, id, lb)
+				setBytes(&df.UpperBounds, id, ub)
+			}
+			continue
+		}
 		lower, upper := st.bounds(leaf.field.Type)
 		if lower == nil {
 			continue

@@ -292,7 +292,7 @@ func appendValue(b array.Builder, t iceberg.Type, v any) {
 		b.(*array.FixedSizeBinaryBuilder).Append(u[:])
 	case iceberg.FixedType:
 		b.(*array.FixedSizeBinaryBuilder).Append(v.([]byte))
-	case iceberg.BinaryType:
+	case iceberg.BinaryType, iceberg.GeometryType, iceberg.GeographyType:
 		b.(*array.BinaryBuilder).Append(v.([]byte))
 	case *iceberg.StructType:
 		sb := b.(*array.StructBuilder)
@@ -329,6 +329,8 @@ func canonical(a arrow.Array, i int, t iceberg.Type) any {
 		return nil
 	}
 	switch t := t.(type) {
+	case iceberg.UnknownType:
+		return nil // a Null array, whose IsNull says false
 	case iceberg.BooleanType:
 		return a.(*array.Boolean).Value(i)
 	case iceberg.IntType:
@@ -364,7 +366,7 @@ func canonical(a arrow.Array, i int, t iceberg.Type) any {
 		return [16]byte(a.(*array.FixedSizeBinary).Value(i))
 	case iceberg.FixedType:
 		return bytes.Clone(a.(*array.FixedSizeBinary).Value(i))
-	case iceberg.BinaryType:
+	case iceberg.BinaryType, iceberg.GeometryType, iceberg.GeographyType:
 		switch s := a.(type) {
 		case *array.Binary:
 			return append([]byte{}, s.Value(i)...)
@@ -436,6 +438,9 @@ func sameValue(t iceberg.Type, a, b any) bool {
 			}
 		}
 		return true
+	}
+	if iceberg.IsGeo(t) {
+		t = iceberg.BinaryType{} // WKB has no order, but its bytes compare
 	}
 	if err := iceberg.CheckValue(t, a); err != nil {
 		return false

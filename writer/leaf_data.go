@@ -223,7 +223,7 @@ func convFor(t iceberg.Type, at arrow.DataType) (conv convKind, scale int64, dec
 		case arrow.LARGE_STRING:
 			return convLargeBinary, 0, 0, nil
 		}
-	case iceberg.BinaryType:
+	case iceberg.BinaryType, iceberg.GeometryType, iceberg.GeographyType:
 		switch at.ID() {
 		case arrow.BINARY:
 			return convBinary, 0, 0, nil

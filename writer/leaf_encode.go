@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/floedb/floe/iceberg"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -137,6 +138,12 @@ func encodeLeaf(vals []parquet.Value, scratch *[]byte, lb *levelBuffer, from, to
 			st.addFloat(lo, hi)
 		}
 	case convBinary, convLargeBinary, convFixed:
+		if iceberg.IsGeo(leaf.field.Type) {
+			if err := encodeGeo(out, idx, d, leaf, st); err != nil {
+				return vals, err
+			}
+			break
+		}
 		var lo, hi []byte
 		seen := false
 		for k, i := range idx {

@@ -18,6 +18,7 @@ type leafStats struct {
 	minF, maxF          float64
 	minB, maxB          []byte // owned copies
 	minD, maxD          decimal128.Num
+	geo                 *iceberg.GeoBox // geometry and geography: the values' box
 }
 
 func (s *leafStats) addInt(lo, hi int64) {

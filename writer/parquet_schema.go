@@ -221,6 +221,8 @@ func parquetLeaf(t iceberg.Type, dictionary bool) (parquet.Node, error) {
 		n = parquet.Leaf(parquet.FixedLenByteArrayType(t.Length))
 	case iceberg.BinaryType:
 		n = parquet.Leaf(parquet.ByteArrayType)
+	case iceberg.GeometryType, iceberg.GeographyType:
+		n = geoLeaf(t)
 	case iceberg.DecimalType:
 		switch {
 		case t.Precision <= 9:
