@@ -15,8 +15,9 @@ import (
 // appendJSONValue appends row i of a as JSON in Iceberg's single-value form
 // (spec Appendix D), guided by the Iceberg type: decimals, dates, times and
 // timestamps as strings, uuids in their text form, binary and fixed as
-// lowercase hex, structs as objects keyed by field name, maps as
-// {"keys": […], "values": […]}, NaN and infinities as strings.
+// lowercase hex, geometry and geography as WKT, structs as objects keyed
+// by field name, maps as {"keys": […], "values": […]}, NaN and infinities
+// as strings.
 func appendJSONValue(b []byte, t iceberg.Type, a arrow.Array, i int) ([]byte, error) {
 	if a.IsNull(i) {
 		return append(b, "null"...), nil
@@ -55,6 +56,12 @@ func appendJSONValue(b []byte, t iceberg.Type, a arrow.Array, i int) ([]byte, er
 		return str(hex.EncodeToString(a.(*array.FixedSizeBinary).Value(i))), nil
 	case iceberg.BinaryType:
 		return str(hex.EncodeToString(a.(*array.Binary).Value(i))), nil
+	case iceberg.GeometryType, iceberg.GeographyType:
+		text, err := iceberg.WKBToWKT(a.(*array.Binary).Value(i))
+		if err != nil {
+			return nil, fmt.Errorf("a %s value: %w", t, err)
+		}
+		return str(text), nil
 	case iceberg.UnknownType:
 		return append(b, "null"...), nil
 	case *iceberg.StructType:

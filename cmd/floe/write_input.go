@@ -179,6 +179,14 @@ func (j *jsonlInput) batches(_ context.Context, tableSchema *iceberg.Schema) (ar
 		return nil, err
 	}
 	as = arrow.NewSchema(bareFields(as.Fields()), nil)
+	geo, err := geoColumns(tableSchema)
+	if err != nil {
+		return nil, err
+	}
+	if len(geo) > 0 {
+		jr := array.NewJSONReader(bytes.NewReader(j.data), withGeoStrings(as, geo), array.WithChunk(inputBatchRows))
+		return &errPrefixReader{RecordReader: newGeoInputReader(jr, as, geo), prefix: j.path}, nil
+	}
 	jr := array.NewJSONReader(bytes.NewReader(j.data), as, array.WithChunk(inputBatchRows))
 	return &errPrefixReader{RecordReader: jr, prefix: j.path}, nil
 }
