@@ -39,7 +39,9 @@ func TestAppendAndScanGeoJSONL(t *testing.T) {
 `), 0o644)
 	mustRun(t, "append", loc, in)
 	rows := scanRows(t, loc)
-	sort.Slice(rows, func(i, j int) bool { return rows[i]["id"].(interface{ String() string }).String() < rows[j]["id"].(interface{ String() string }).String() })
+	sort.Slice(rows, func(i, j int) bool {
+		return rows[i]["id"].(interface{ String() string }).String() < rows[j]["id"].(interface{ String() string }).String()
+	})
 	want := []map[string]any{
 		{"shape": "POLYGON ((0 0, 1 0, 1 1, 0 0))", "place": "POINT (-71.06 42.36)", "nothing": nil, "ts": "2024-03-01T10:00:00.123456789"},
 		{"shape": "POINT Z (1 2 3)", "place": nil, "nothing": nil, "ts": nil},
