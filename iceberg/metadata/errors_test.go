@@ -43,6 +43,10 @@ func TestParseRejectsBadInput(t *testing.T) {
 		{"bad schema type", func(d doc) {
 			d["schemas"] = []any{doc{"type": "struct", "schema-id": 0, "fields": []any{doc{"id": 1, "name": "x", "required": true, "type": "strin"}}}}
 		}, `unknown iceberg type "strin"`},
+		{"geometry in v2", func(d doc) {
+			d["schemas"] = []any{doc{"type": "struct", "schema-id": 0, "fields": []any{doc{"id": 1, "name": "s", "required": false, "type": doc{
+				"type": "struct", "fields": []any{doc{"id": 2, "name": "g", "required": false, "type": "geography(EPSG:4326)"}}}}}}}
+		}, "column s.g is a geography(EPSG:4326, spherical), which needs format version 3"},
 		{"v2 without partition-specs", func(d doc) { delete(d, "partition-specs") }, `missing field "partition-specs"`},
 		{"default spec missing", func(d doc) { d["default-spec-id"] = 5 }, "default-spec-id 5 is not among the partition specs"},
 		{"v2 without last-partition-id", func(d doc) { delete(d, "last-partition-id") }, `"last-partition-id"`},

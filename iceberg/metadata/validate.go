@@ -69,6 +69,9 @@ func (m *Metadata) validateSchemas() error {
 			return fmt.Errorf("schema id %d is used twice", s.ID)
 		}
 		seen[s.ID] = true
+		if err := checkGeoVersion(s, m.FormatVersion); err != nil {
+			return err
+		}
 	}
 	if !seen[m.CurrentSchemaID] {
 		return fmt.Errorf("current-schema-id %d is not among the schemas (ids %s)", m.CurrentSchemaID, idList(seen))

@@ -1,0 +1,43 @@
+package metadata
+
+import (
+	"fmt"
+
+	"github.com/floedb/floe/iceberg"
+)
+
+// checkGeoVersion refuses geometry and geography columns in a table
+// before format version 3, which added them: a v2 reader could not read
+// such a table, so floe neither reads nor writes one.
+func checkGeoVersion(s *iceberg.Schema, version int) error {
+	if version >= 3 {
+		return nil
+	}
+	var walk func(path string, t iceberg.Type) error
+	walk = func(path string, t iceberg.Type) error {
+		switch t := t.(type) {
+		case iceberg.GeometryType, iceberg.GeographyType:
+			return fmt.Errorf("schema %d: column %s is a %s, which needs format version 3 (the table is version %d)", s.ID, path, t, version)
+		case *iceberg.StructType:
+			for _, f := range t.Fields {
+				if err := walk(path+"."+f.Name, f.Type); err != nil {
+					return err
+				}
+			}
+		case *iceberg.ListType:
+			return walk(path+".element", t.Element)
+		case *iceberg.MapType:
+			if err := walk(path+".key", t.Key); err != nil {
+				return err
+			}
+			return walk(path+".value", t.Value)
+		}
+		return nil
+	}
+	for _, f := range s.Fields {
+		if err := walk(f.Name, f.Type); err != nil {
+			return err
+		}
+	}
+	return nil
+}
