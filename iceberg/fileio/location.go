@@ -80,7 +80,27 @@ func localPath(location string) (string, error) {
 	}
 }
 
-// fileURIPath accepts file:/x, file:///x and file://localhost/x.
+// Canonical is the one spelling in which locations are compared and
+// mapped: a file: URI naming a local path (file:/p, file:///p,
+// file://localhost/p) becomes the plain path /p, so every spelling of a
+// local file is one key. Anything else is returned as it is, a file: URI
+// naming another host included (opening it fails with an error saying so).
+// It rewrites nothing on disk or in metadata: tables keep the spelling
+// they were written with.
+func Canonical(location string) string {
+	if Scheme(location) != "file" {
+		return location
+	}
+	p, err := fileURIPath(location)
+	if err != nil {
+		return location
+	}
+	return p
+}
+
+// fileURIPath accepts file:/x, file:///x and file://localhost/x. What
+// follows "file://" is an authority, so file://p/x names host p and is
+// refused rather than read as the path p/x.
 func fileURIPath(uri string) (string, error) {
 	rest := uri[len("file:"):]
 	if !strings.HasPrefix(rest, "//") {

@@ -18,6 +18,16 @@ import (
 // matching source wins. Relative local targets are made absolute against the
 // working directory when the map is built.
 //
+// Every spelling of a local file is one path: sources, targets and the
+// paths given to Apply are compared in their Canonical form, so the source
+// "/old" covers "file:/old/a", "file:///old/a" and "file://localhost/old/a",
+// and the source "file:///old" covers "/old/a". Apply returns canonical
+// paths. A file: URI naming another host is refused as a source or target.
+//
+// A source "scheme://*/path" matches path under any authority of that
+// scheme (hdfs://*/warehouse covers hdfs://nn:8020/warehouse/… and
+// hdfs:///warehouse/…); a rule naming the authority wins over it.
+//
 // Apply is idempotent (applying it to its own output changes nothing); maps
 // that would break this are refused. So a planner may remap a path for
 // comparison and still hand either spelling to a remapping FileIO.
@@ -27,14 +37,68 @@ type LocationMap struct {
 	rules []mapRule // longest source first
 }
 
-type mapRule struct{ from, to string }
+// mapRule rewrites paths under from to lie under to. A wildcard rule
+// (source "scheme://*/path") keeps its scheme, and from is the path after
+// the authority.
+type mapRule struct {
+	src, from, to string
+	scheme        string // set for wildcard rules only
+}
+
+// wildcard reports whether the rule matches any authority.
+func (r mapRule) wildcard() bool { return r.scheme != "" }
+
+// match returns the part of a canonical path p beyond the rule's source.
+func (r mapRule) match(p string) (string, bool) {
+	if r.wildcard() {
+		if Scheme(p) != r.scheme {
+			return "", false
+		}
+		p = afterAuthority(p)
+	}
+	if !underPrefix(p, r.from) {
+		return "", false
+	}
+	return p[len(r.from):], true
+}
+
+// sortLen is what rules are ordered by, longest first: the length of the
+// source past its authority, so a wildcard rule competes with the rules of
+// its scheme by how much of the path it names.
+func (r mapRule) sortLen() int {
+	if r.wildcard() {
+		return len(r.from)
+	}
+	if Scheme(r.from) != "" && strings.HasPrefix(r.from[len(Scheme(r.from))+1:], "//") {
+		return len(afterAuthority(r.from))
+	}
+	return len(r.from)
+}
+
+// afterAuthority is what follows "scheme://authority" in a location: ""
+// or a path starting with "/". A location without an authority is
+// returned whole.
+func afterAuthority(location string) string {
+	rest := location[len(Scheme(location))+1:]
+	if !strings.HasPrefix(rest, "//") {
+		return location
+	}
+	rest = rest[2:]
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[i:]
+	}
+	return ""
+}
 
 // NewLocationMap builds a map from source prefixes to targets.
 func NewLocationMap(prefixes map[string]string) (LocationMap, error) {
 	var m LocationMap
 	seen := make(map[string]string, len(prefixes))
 	for from, to := range prefixes {
-		src := normalizeSource(from)
+		src, err := normalizeSource(from)
+		if err != nil {
+			return LocationMap{}, fmt.Errorf("fileio: location map: source prefix %q: %w", from, err)
+		}
 		if src == "" || src == "." {
 			return LocationMap{}, fmt.Errorf("fileio: location map: source prefix %q is empty", from)
 		}
@@ -49,14 +113,17 @@ func NewLocationMap(prefixes map[string]string) (LocationMap, error) {
 			continue
 		}
 		seen[src] = dst
-		m.rules = append(m.rules, mapRule{from: src, to: dst})
+		m.rules = append(m.rules, newRule(src, dst))
 	}
 	sort.Slice(m.rules, func(i, j int) bool {
-		a, b := m.rules[i].from, m.rules[j].from
-		if len(a) != len(b) {
-			return len(a) > len(b)
+		a, b := m.rules[i], m.rules[j]
+		if la, lb := a.sortLen(), b.sortLen(); la != lb {
+			return la > lb
 		}
-		return a < b
+		if a.wildcard() != b.wildcard() {
+			return !a.wildcard()
+		}
+		return a.src < b.src
 	})
 	if err := m.checkIdempotent(); err != nil {
 		return LocationMap{}, err
@@ -71,22 +138,33 @@ func (m LocationMap) Len() int { return len(m.rules) }
 // unchanged.
 func (m LocationMap) Apply(path string) string {
 	if len(m.rules) == 0 {
-		return path
+		return Canonical(path)
 	}
-	p := stripDotSlash(path)
+	p := Canonical(stripDotSlash(path))
 	for _, r := range m.rules {
-		if underPrefix(p, r.from) {
-			return joinRest(r.to, p[len(r.from):])
+		if rest, ok := r.match(p); ok {
+			return joinRest(r.to, rest)
 		}
 	}
-	return path
+	return Canonical(path)
+}
+
+// Covers reports whether a rule of the map rewrites path.
+func (m LocationMap) Covers(path string) bool {
+	p := Canonical(stripDotSlash(path))
+	for _, r := range m.rules {
+		if _, ok := r.match(p); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Prefixes returns the normalized source → target pairs.
 func (m LocationMap) Prefixes() map[string]string {
 	out := make(map[string]string, len(m.rules))
 	for _, r := range m.rules {
-		out[r.from] = r.to
+		out[r.src] = r.to
 	}
 	return out
 }
@@ -97,11 +175,12 @@ func (m LocationMap) Prefixes() map[string]string {
 func (m LocationMap) checkIdempotent() error {
 	for _, r := range m.rules {
 		if again := m.Apply(r.to); again != r.to {
-			return fmt.Errorf("fileio: location map: target %q of %q would be rewritten again to %q", r.to, r.from, again)
+			return fmt.Errorf("fileio: location map: target %q of %q would be rewritten again to %q", r.to, r.src, again)
 		}
 		for _, s := range m.rules {
-			if s.from != r.to && underPrefix(s.from, r.to) {
-				return fmt.Errorf("fileio: location map: source %q lies beneath the target %q of %q", s.from, r.to, r.from)
+			if !s.wildcard() && s.from != r.to && underPrefix(s.from, r.to) ||
+				s.wildcard() && Scheme(r.to) == s.scheme && underPrefix(s.from, afterAuthority(r.to)) {
+				return fmt.Errorf("fileio: location map: source %q lies beneath the target %q of %q", s.src, r.to, r.src)
 			}
 		}
 	}
@@ -136,15 +215,55 @@ func stripDotSlash(p string) string {
 	return p
 }
 
-func normalizeSource(from string) string {
-	return trimTrailingSlashes(stripDotSlash(from))
+// newRule makes the rule of a normalized source.
+func newRule(src, to string) mapRule {
+	if scheme, path, ok := wildcardSource(src); ok {
+		return mapRule{src: src, from: path, to: to, scheme: scheme}
+	}
+	return mapRule{src: src, from: src, to: to}
+}
+
+// wildcardSource splits "scheme://*/path" into its scheme and path.
+func wildcardSource(src string) (scheme, path string, ok bool) {
+	scheme = Scheme(src)
+	if scheme == "" {
+		return "", "", false
+	}
+	rest, ok := strings.CutPrefix(src[len(scheme)+1:], "//*")
+	if !ok || rest != "" && rest[0] != '/' {
+		return "", "", false
+	}
+	return scheme, rest, true
+}
+
+func normalizeSource(from string) (string, error) {
+	src := trimTrailingSlashes(stripDotSlash(from))
+	if Scheme(src) == "file" {
+		p, err := fileURIPath(src)
+		if err != nil {
+			return "", err
+		}
+		src = trimTrailingSlashes(p)
+	}
+	return src, nil
 }
 
 func normalizeTarget(to string) (string, error) {
 	if to == "" {
 		return "", errors.New("empty target")
 	}
-	if Scheme(to) != "" {
+	switch Scheme(to) {
+	case "":
+	case "file":
+		p, err := fileURIPath(to)
+		if err != nil {
+			return "", err
+		}
+		to = p
+	default:
+		if _, _, wild := wildcardSource(to); wild {
+			return "", errors.New("a target cannot name any authority (*)")
+		}
 		return trimTrailingSlashes(to), nil
 	}
 	return filepath.Abs(to)

@@ -78,7 +78,8 @@ func TestLocationMapRelativeTargetsUseWorkingDirectory(t *testing.T) {
 	if got, want := m.Apply("/test-warehouse/t/data/f"), filepath.Join(filepath.Dir(wd), "fixtures", "t", "data", "f"); got != want {
 		t.Errorf("Apply = %q, want %q", got, want)
 	}
-	if got := m.Apply("hdfs://h/t/f"); got != "file:///abs/t/f" {
+	// A file: target is a local path, spelled plainly like every output.
+	if got := m.Apply("hdfs://h/t/f"); got != "/abs/t/f" {
 		t.Errorf("Apply = %q", got)
 	}
 }
@@ -122,5 +123,89 @@ func TestLocationMapPrefixesAreNormalized(t *testing.T) {
 	}
 	if !strings.HasPrefix(m.Apply("x/f"), "/t/") {
 		t.Fatalf("Apply = %q", m.Apply("x/f"))
+	}
+}
+
+// Every spelling of a local path is one path: a plain source covers the
+// file: URIs of the paths under it, a file: source covers plain paths, and
+// outputs are plain.
+func TestLocationMapLocalSpellingsAreOnePath(t *testing.T) {
+	plain := mustMap(t, map[string]string{"/old": "/new"})
+	uri := mustMap(t, map[string]string{"file:/old": "/new"})
+	triple := mustMap(t, map[string]string{"file:///old/": "file://localhost/new/"})
+	for _, in := range []string{"/old/a", "file:/old/a", "file:///old/a", "file://localhost/old/a", "FILE:///old/a"} {
+		for name, m := range map[string]LocationMap{"/old": plain, "file:/old": uri, "file:///old/": triple} {
+			if got := m.Apply(in); got != "/new/a" {
+				t.Errorf("map %s: Apply(%q) = %q, want /new/a", name, in, got)
+			}
+			if !m.Covers(in) {
+				t.Errorf("map %s does not cover %q", name, in)
+			}
+		}
+	}
+	// Whole path elements still: file:///older is not under /old.
+	if got := plain.Apply("file:///older/a"); got != "/older/a" {
+		t.Errorf("Apply(file:///older/a) = %q", got)
+	}
+	// Unmapped paths, and the zero map, compare in the plain spelling too.
+	var zero LocationMap
+	for _, m := range []LocationMap{zero, plain} {
+		if a, b := m.Apply("file:///x/f"), m.Apply("/x/f"); a != b || a != "/x/f" {
+			t.Errorf("file:///x/f and /x/f remap to %q and %q", a, b)
+		}
+	}
+	// Other hosts are not local paths: refused in a map, left alone otherwise.
+	for _, bad := range []map[string]string{{"file://nn/old": "/new"}, {"/old": "file://nn/new"}} {
+		if _, err := NewLocationMap(bad); err == nil || !strings.Contains(err.Error(), `host "nn"`) {
+			t.Errorf("%v: err = %v, want one naming host nn", bad, err)
+		}
+	}
+	if got := plain.Apply("file://nn/old/a"); got != "file://nn/old/a" {
+		t.Errorf("Apply(file://nn/old/a) = %q", got)
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	for in, want := range map[string]string{
+		"/p": "/p", "file:/p": "/p", "file:///p": "/p", "file://localhost/p": "/p", "file://LOCALHOST/p/q": "/p/q",
+		"file://p": "file://p", "file://host/p": "file://host/p", "s3://b/k": "s3://b/k", "rel/p": "rel/p",
+		"hdfs://nn/p": "hdfs://nn/p",
+	} {
+		if got := Canonical(in); got != want {
+			t.Errorf("Canonical(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A source with the authority "*" matches any authority of its scheme, and
+// loses to a rule naming the authority for the same path.
+func TestLocationMapWildcardAuthority(t *testing.T) {
+	m := mustMap(t, map[string]string{
+		"hdfs://*/wh/t":   "/fix/t",
+		"hdfs://nn/wh/t":  "/nn/t",
+		"hdfs://*/wh/t/x": "/fix/x",
+	})
+	for in, want := range map[string]string{
+		"hdfs://localhost:20500/wh/t/data/f": "/fix/t/data/f",
+		"hdfs:///wh/t/f":                     "/fix/t/f",
+		"HDFS://h2/wh/t":                     "/fix/t",
+		"hdfs://nn/wh/t/f":                   "/nn/t/f",
+		"hdfs://nn/wh/t/x/f":                 "/fix/x/f", // the longer path wins
+		"hdfs://h/wh/tt/f":                   "hdfs://h/wh/tt/f",
+		"/wh/t/f":                            "/wh/t/f",
+		"s3://b/wh/t/f":                      "s3://b/wh/t/f",
+	} {
+		if got := m.Apply(in); got != want {
+			t.Errorf("Apply(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := m.Prefixes(); got["hdfs://*/wh/t"] != "/fix/t" {
+		t.Errorf("Prefixes = %v", got)
+	}
+	if _, err := NewLocationMap(map[string]string{"/a": "hdfs://*/b"}); err == nil {
+		t.Error("a wildcard target was accepted")
+	}
+	if _, err := NewLocationMap(map[string]string{"hdfs://*/a": "hdfs://nn/a/b"}); err == nil {
+		t.Error("a target beneath a wildcard source was accepted")
 	}
 }
