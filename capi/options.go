@@ -13,7 +13,11 @@ import (
 // tableOptions is the options_json of floe_table_open and floe_task_stream.
 type tableOptions struct {
 	LocationMap map[string]string `json:"location_map"`
-	Warehouse   string            `json:"warehouse"`
+	// Relocate, true unless set false, reads a table found away from the
+	// location its metadata records from where it was found, when that
+	// location does not exist (table.Options.NoRelocate).
+	Relocate  *bool  `json:"relocate"`
+	Warehouse string `json:"warehouse"`
 	// S3 configures s3:// and s3a:// locations: {"endpoint", "region",
 	// "access_key_id", "secret_access_key", "session_token", "anonymous",
 	// "path_style", "max_attempts", "part_size"}; unknown keys are refused.
@@ -61,7 +65,7 @@ func checkS3Options(what string, s *fileio.S3Options) error {
 }
 
 func (o tableOptions) table() table.Options {
-	return table.Options{LocationMap: o.LocationMap, Warehouse: o.Warehouse, S3: o.S3}
+	return table.Options{LocationMap: o.LocationMap, NoRelocate: o.Relocate != nil && !*o.Relocate, Warehouse: o.Warehouse, S3: o.S3}
 }
 
 // decodeStrict decodes one JSON object into v, refusing unknown keys and

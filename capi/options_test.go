@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
 )
 
@@ -187,4 +190,43 @@ func FuzzScanOptions(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = parseScanOptions(data)
 	})
+}
+
+// "relocate" is on unless set false; off, a moved table's recorded paths
+// are read as they are and the failure is a not-found naming the map.
+func TestRelocateOption(t *testing.T) {
+	for in, want := range map[string]bool{``: false, `{}`: false, `{"relocate": true}`: false, `{"relocate": false}`: true} {
+		o, err := parseTableOptions([]byte(in))
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if got := o.table().NoRelocate; got != want {
+			t.Errorf("%q: NoRelocate = %v", in, got)
+		}
+	}
+	if _, err := parseTableOptions([]byte(`{"relocate": "no"}`)); classify(err, statusInternal) != statusInvalidArgument {
+		t.Errorf(`"relocate": "no": %v`, err)
+	}
+	fx, err := fixtures.Get("impala_iceberg_partitioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for in, wantErr := range map[string]bool{`{}`: false, `{"relocate": false}`: true} {
+		o, err := parseTableOptions([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := table.Open(ctx, fx.Dir, o.table())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tbl.PlanFiles(ctx, table.SnapshotSelector{})
+		switch {
+		case !wantErr && err != nil:
+			t.Errorf("%s: %v", in, err)
+		case wantErr && (classify(err, statusInternal) != statusNotFound || !strings.Contains(err.Error(), "--map /test-warehouse/iceberg_test/iceberg_partitioned="+fx.Dir)):
+			t.Errorf("%s: status %d: %v", in, classify(err, statusInternal), err)
+		}
+	}
 }

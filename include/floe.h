@@ -208,6 +208,12 @@ typedef struct floe_table floe_table;
  *   "location_map": {"<prefix written in metadata>": "<where it is now>", ...}
  *       rewrites every path the table names; prefixes match whole path
  *       elements and the longest wins (a table copied out of HDFS or S3).
+ *       /p, file:/p and file:///p are one path; "hdfs://STAR/p" (STAR
+ *       being the character *) matches /p under any HDFS authority.
+ *   "relocate": true|false   (default true) when the metadata file was
+ *       found away from the location it records and that location does
+ *       not exist, read the recorded paths from where the table was found
+ *       (its directory above metadata/). false reads them as recorded.
  *   "warehouse": "<dir>"   root for dataset names (default $FLOE_WAREHOUSE).
  *   "properties": {"<key>": "<value>", ...}   storage settings (credentials,
  *       endpoints), reserved: this build reads local files only and

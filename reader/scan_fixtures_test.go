@@ -22,11 +22,17 @@ func scanFixture(t *testing.T, name string, opts ScanOptions) (*arrow.Schema, []
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	tbl, err := table.Open(ctx, fx.Dir, table.Options{LocationMap: fx.LocationMap})
+	tbl, err := table.Open(context.Background(), fx.Dir, table.Options{LocationMap: fx.LocationMap})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return scanTable(t, name, tbl, opts)
+}
+
+// scanTable reads every row of a scan of tbl, rendered as Impala prints.
+func scanTable(t *testing.T, name string, tbl *table.Table, opts ScanOptions) (*arrow.Schema, [][]string) {
+	t.Helper()
+	ctx := context.Background()
 	s, err := NewScan(ctx, tbl, opts)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)

@@ -75,7 +75,8 @@ func (a *args) last(name string) (string, bool) {
 	return v[len(v)-1], true
 }
 
-// tableOptions reads --map PREFIX=TARGET (repeatable) and --warehouse.
+// tableOptions reads --map PREFIX=TARGET (repeatable), --no-relocate and
+// --warehouse.
 func (a *args) tableOptions() (table.Options, error) {
 	opts := table.Options{LocationMap: map[string]string{}}
 	for _, m := range a.values["map"] {
@@ -85,6 +86,7 @@ func (a *args) tableOptions() (table.Options, error) {
 		}
 		opts.LocationMap[prefix] = target
 	}
+	opts.NoRelocate = a.bools["no-relocate"]
 	opts.Warehouse, _ = a.last("warehouse")
 	return opts, nil
 }

@@ -16,7 +16,7 @@ const deleteUsage = "usage: floe delete TABLE EXPR [--mode copy-on-write|merge-o
 
 // runDelete deletes the rows a filter selects, in one snapshot.
 func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "map", "mode", "token", "property"}, nil)
+	a, err := parseArgs(raw, []string{"warehouse", "map", "mode", "token", "property"}, []string{"no-relocate"})
 	if err != nil {
 		return err
 	}

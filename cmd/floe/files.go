@@ -12,7 +12,7 @@ import (
 )
 
 func runFiles(ctx context.Context, raw []string, out, _ io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref"}, []string{"json"})
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref"}, []string{"json", "no-relocate"})
 	if err != nil {
 		return err
 	}

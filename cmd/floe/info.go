@@ -15,7 +15,7 @@ import (
 )
 
 func runInfo(ctx context.Context, raw []string, out, _ io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse"}, []string{"json"})
+	a, err := parseArgs(raw, []string{"map", "warehouse"}, []string{"json", "no-relocate"})
 	if err != nil {
 		return err
 	}

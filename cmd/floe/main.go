@@ -43,7 +43,12 @@ TABLE is a metadata JSON file, a table directory, or a dataset name
 
 Every command takes:
   --map PREFIX=TARGET   read locations starting with PREFIX from TARGET
-                        instead (repeatable; for tables copied elsewhere)
+                        instead (repeatable; for tables copied elsewhere).
+                        /p, file:/p and file:///p are one path
+  --no-relocate         read a table found away from the location its
+                        metadata records as recorded (and --map) only; by
+                        default, when the recorded location does not
+                        exist, it is read from where the table was found
 `
 
 // command runs with the rest of the arguments; out is for the data, errOut

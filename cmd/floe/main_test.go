@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,7 +94,8 @@ func TestErrorsAreOneLineWithNonZeroStatus(t *testing.T) {
 	cases := [][]string{
 		{"info"},
 		{"info", "/no/such/table"},
-		{"files", fx.Dir}, // no --map: the hdfs-less paths do not exist here
+		{"files", fx.Dir, "--no-relocate"}, // no --map: the recorded paths do not exist here
+		{"files", fx.Dir, "--no-relocate=yes"},
 		{"files", fx.Dir, "--snapshot", "notanumber"},
 		{"files", fx.Dir, "--snapshot", "1", "--ref", "main"},
 		{"info", fx.Dir, "--map", "nonsense"},
@@ -235,5 +238,43 @@ func TestScanStats(t *testing.T) {
 	_, plain, errOut := runCLI(t, args...)
 	if plain != out || errOut != "" {
 		t.Errorf("without --stats: stdout differs or stderr is not empty: %q", errOut)
+	}
+}
+
+// A table copied out of HDFS reads without --map; --no-relocate reads the
+// recorded paths, and its error shows the --map that fixes it, which does.
+func TestMovedTableReadsWithoutMapAndNoRelocateSuggestsIt(t *testing.T) {
+	fx, _ := fixtures.Get("impala_iceberg_partitioned")
+	status, out, errOut := runCLI(t, "scan", fx.Dir, "--columns", "id", "--format", "csv")
+	if status != 0 {
+		t.Fatalf("scan without --map: status %d: %s", status, errOut)
+	}
+	if rows := strings.Count(out, "\n") - 1; rows != 20 {
+		t.Errorf("scan without --map: %d rows, want 20 (INDEX.md)", rows)
+	}
+	// Commands that commit run on a copy, so the fixture stays as it is.
+	copied := filepath.Join(t.TempDir(), "copied")
+	if err := os.CopyFS(copied, os.DirFS(fx.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"files", fx.Dir}, {"scan", fx.Dir}, {"delete", copied, "id = 1"},
+	} {
+		status, _, errOut = runCLI(t, append(args, "--no-relocate")...)
+		want := "table data is recorded under /test-warehouse/iceberg_test/iceberg_partitioned, which does not exist; " +
+			"pass --map /test-warehouse/iceberg_test/iceberg_partitioned=" + args[1]
+		if status == 0 || !strings.Contains(errOut, want) {
+			t.Errorf("%v --no-relocate: status %d, stderr %s; want the error to say %q", args, status, errOut, want)
+		}
+	}
+	if status, _, errOut = runCLI(t, "expire", copied, "--no-relocate"); status != 0 {
+		t.Errorf("expire --no-relocate: status %d: %s", status, errOut)
+	}
+	if _, _, errOut = runCLI(t, "append", copied, "no.parquet", "--no-relocate"); strings.Contains(errOut, "unknown flag") {
+		t.Errorf("append refuses --no-relocate: %s", errOut)
+	}
+	status, out, errOut = runCLI(t, "files", fx.Dir, "--no-relocate", "--map", "/test-warehouse/iceberg_test/iceberg_partitioned="+fx.Dir)
+	if status != 0 || strings.Count(out, ".parquet") < 20 {
+		t.Errorf("files with the suggested --map: status %d: %s%s", status, errOut, out)
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter"}, []string{"verify-crc", "ignore-case", "stats"})
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter"}, []string{"verify-crc", "ignore-case", "stats", "no-relocate"})
 	if err != nil {
 		return err
 	}

@@ -186,7 +186,7 @@ func numberType(t iceberg.Type, next *int) iceberg.Type {
 }
 
 func runAppend(ctx context.Context, raw []string, out, _ io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "partition", "map"}, nil)
+	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "partition", "map"}, []string{"no-relocate"})
 	if err != nil {
 		return err
 	}
@@ -319,7 +319,7 @@ func writeAll(w *writer.Writer, rdr array.RecordReader) (files []manifest.DataFi
 }
 
 func runExpire(ctx context.Context, raw []string, out, _ io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "map", "older-than", "retain-last"}, []string{"keep-files"})
+	a, err := parseArgs(raw, []string{"warehouse", "map", "older-than", "retain-last"}, []string{"keep-files", "no-relocate"})
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,11 @@ type Options struct {
 	// LocationMap maps location prefixes written in the table's metadata
 	// (hdfs://…, /test-warehouse/…) onto where the files are now.
 	LocationMap map[string]string
+	// NoRelocate turns off the mapping Open adds for a table found away
+	// from the location its metadata records, when that location does not
+	// exist (see relocate): paths are then read as recorded, through
+	// LocationMap only.
+	NoRelocate bool
 	// Warehouse is the root under which dataset names ("ns.table") live;
 	// empty means the FLOE_WAREHOUSE environment variable. It may be an
 	// object store URI such as s3://bucket/prefix.
@@ -79,7 +84,15 @@ func Open(ctx context.Context, location string, opts Options) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open table %s: %w", location, err)
 	}
-	return load(ctx, files, locations, metadataPath)
+	t, err := load(ctx, files, locations, metadataPath)
+	if err != nil {
+		return nil, err
+	}
+	t, err = relocate(ctx, t, location, opts, locations)
+	if err != nil {
+		return nil, fmt.Errorf("open table %s: %w", location, err)
+	}
+	return t, nil
 }
 
 func load(ctx context.Context, files fileio.FileIO, locations fileio.LocationMap, metadataPath string) (*Table, error) {

@@ -59,12 +59,15 @@ class Table(_Handle, TableWrites):
         self._metadata = None
 
     @classmethod
-    def open(cls, location, location_map=None, **options):
+    def open(cls, location, location_map=None, relocate=True, **options):
         """Opens the table at location: a table directory, a metadata JSON
         file, or "ns.table" under a warehouse.
 
         location_map maps location prefixes written in the table's metadata
-        (``hdfs://nn/warehouse/t``) onto where the files are now. Other
+        (``hdfs://nn/warehouse/t``) onto where the files are now. A table
+        found away from the location its metadata records is read from
+        where it was found when that location does not exist;
+        ``relocate=False`` reads the recorded paths as they are. Other
         keyword options go to floe as they are: ``warehouse`` (for dataset
         names) and ``s3`` (a dict of S3 settings: endpoint, region,
         access_key_id, secret_access_key, session_token, anonymous,
@@ -72,6 +75,8 @@ class Table(_Handle, TableWrites):
         opts = dict(options)
         if location_map:
             opts["location_map"] = dict(location_map)
+        if not relocate:
+            opts["relocate"] = False
         handle = ctypes.c_void_p()
         _check(library().floe_table_open(str(location).encode("utf-8"), _json_arg(opts), ctypes.byref(handle)))
         return cls(handle.value, opts)

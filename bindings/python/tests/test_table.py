@@ -42,6 +42,32 @@ class OpenTest(unittest.TestCase):
         with floe.Table.open("mydb.mytable", location_map=f.location_map, warehouse=warehouse) as t:
             self.assertEqual(t.metadata["format-version"], 2)
 
+    def test_moved_table_opens_without_a_map(self):
+        # Copied out of HDFS: the metadata records /test-warehouse/...,
+        # which does not exist here, so the table is read from where it
+        # was found; relocate=False reads the recorded paths and the error
+        # names the map that finds them.
+        f = fixture("impala_iceberg_partitioned")
+        recorded = "/test-warehouse/iceberg_test/iceberg_partitioned"
+        with floe.Table.open(f.location) as t:
+            scan = t.scan()
+            self.assertEqual(scan.count(), 20)
+            scan.close()
+        with floe.Table.open(f.location, relocate=False) as t:
+            err = self.assertStatusOf(Status.NOT_FOUND, t.scan)
+            self.assertIn("table data is recorded under %s, which does not exist; pass --map %s=%s"
+                          % (recorded, recorded, os.path.abspath(f.location)), err.message)
+        with floe.Table.open(f.location, relocate=False, location_map={recorded: f.location}) as t:
+            scan = t.scan()
+            self.assertEqual(scan.count(), 20)
+            scan.close()
+
+    def assertStatusOf(self, code, fn):
+        with self.assertRaises(FloeError) as ctx:
+            fn().plan_tasks()
+        self.assertEqual(ctx.exception.code, code, ctx.exception.message)
+        return ctx.exception
+
     def test_metadata_has_snapshots(self):
         with fixture("duckdb_lineitem_iceberg").open() as t:
             ids = [s["snapshot-id"] for s in t.metadata["snapshots"]]

@@ -1,0 +1,119 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/floedb/floe/iceberg/fileio"
+)
+
+// relocate handles a table whose files were copied or moved elsewhere:
+// its metadata was found at a table root other than the location the
+// metadata records, which every path in it starts with. Unless the options
+// turn it off, and when the recorded location does not exist, the recorded
+// location (in each of its spellings, hdfs:// included) is mapped onto the
+// root the table was opened from, as DuckDB's allow_moved_paths does. The
+// returned table's IO names, for any file still missing, the recorded
+// prefix and the --map that would fix it.
+//
+// The decision is made once, at open, rather than per file on the first
+// not-found: the paths a planner compares (a data file named by a manifest
+// and by a position delete file) must all go through the same map, and a
+// failed stat per file would cost a round trip on object stores. What it
+// costs is one existence check of the metadata file under the recorded
+// location: a table copied while its original is still in place keeps
+// reading the original's files, which are the ones its metadata names (the
+// spec makes them immutable), so only a recorded location that does not
+// exist is relocated.
+func relocate(ctx context.Context, t *Table, location string, opts Options, locations fileio.LocationMap) (*Table, error) {
+	h := &missingHint{recorded: t.Metadata.Location, locations: locations}
+	root := tableRoot(t.MetadataLocation)
+	if root != "" {
+		h.root = physical(locations, root)
+	}
+	switch {
+	case h.recorded == "" || h.root == "" || t.Metadata.Properties[PropMetadataPath] != "":
+		// The root is not known: the metadata file is not in a metadata/
+		// directory, or write.metadata.path puts it elsewhere.
+		t.IO = fileio.WithMissingHint(t.IO, h.forPath)
+		return t, nil
+	case physical(locations, h.recorded) == h.root:
+		// The table is where it says: a missing file is just missing.
+		return t, nil
+	}
+	if !opts.NoRelocate {
+		probe := fileio.JoinPath(h.recorded, "metadata", lastElem(t.MetadataLocation))
+		// An error (no FileIO for hdfs://, no access to the original bucket)
+		// counts as absent: the table was found at root, so that is where
+		// its files are.
+		if exists, err := t.IO.Exists(ctx, probe); err == nil && exists {
+			return t, nil
+		}
+		moved, changed, err := locations.Relocated(h.recorded, h.root)
+		// A map that cannot stay idempotent (the table copied beneath its
+		// own recorded location) is left out: the hint still says what to
+		// map.
+		if err == nil && changed {
+			files, err := fileio.ForLocation(location, opts.fileIOOptions(moved))
+			if err != nil {
+				return nil, err
+			}
+			t.IO, t.Locations = files, moved
+			h.relocated = true
+		}
+	}
+	t.IO = fileio.WithMissingHint(t.IO, h.forPath)
+	return t, nil
+}
+
+// tableRoot is the directory holding the metadata/ directory a metadata
+// file sits in, or "" when it sits elsewhere.
+func tableRoot(metadataPath string) string {
+	dir := parentDir(metadataPath)
+	if lastElem(dir) != "metadata" {
+		return ""
+	}
+	return parentDir(dir)
+}
+
+// physical is where the map sends a location, local paths made absolute,
+// so that two spellings of one directory compare equal.
+func physical(locations fileio.LocationMap, location string) string {
+	p := locations.Apply(location)
+	if fileio.Scheme(p) != "" {
+		return strings.TrimRight(p, "/")
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+// missingHint says, for a file that is not there, what would find it.
+type missingHint struct {
+	recorded  string // the location the metadata records
+	root      string // where the table was found, mapped and absolute; "" if unknown
+	locations fileio.LocationMap
+	relocated bool
+}
+
+func (h *missingHint) forPath(path string) string {
+	prefix, under := fileio.RecordedPrefix(path, h.recorded)
+	if !under {
+		return fmt.Sprintf("if the table's files were moved, map the prefix %s was written under to where it is now with --map PREFIX=DIR (location_map outside the CLI)", path)
+	}
+	if h.relocated && !h.locations.Covers(prefix) {
+		return fmt.Sprintf("the table records its files under %s and was found at %s, where this file is missing", prefix, h.root)
+	}
+	target := h.root
+	if target == "" {
+		target = "DIR"
+	}
+	where := "which does not exist"
+	if h.locations.Covers(prefix) {
+		where = fmt.Sprintf("mapped to %s, which does not hold it", h.locations.Apply(prefix))
+	}
+	return fmt.Sprintf("table data is recorded under %s, %s; pass --map %s=%s (location_map outside the CLI)", prefix, where, prefix, target)
+}
