@@ -278,3 +278,55 @@ func TestMovedTableReadsWithoutMapAndNoRelocateSuggestsIt(t *testing.T) {
 		t.Errorf("files with the suggested --map: status %d: %s%s", status, errOut, out)
 	}
 }
+
+// Committing to a moved table writes its files where the table now is and
+// records them in the table's own spelling: the metadata is not rewritten.
+func TestAppendToAMovedTableKeepsItsSpelling(t *testing.T) {
+	fx, _ := fixtures.Get("impala_iceberg_partitioned")
+	copied := filepath.Join(t.TempDir(), "copied")
+	if err := os.CopyFS(copied, os.DirFS(fx.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	status, rows, errOut := runCLI(t, "scan", copied)
+	if status != 0 {
+		t.Fatalf("scan: %s", errOut)
+	}
+	in := filepath.Join(t.TempDir(), "rows.jsonl")
+	if err := os.WriteFile(in, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, errOut = runCLI(t, "append", copied, in); status != 0 {
+		t.Fatalf("append: %s", errOut)
+	}
+	status, out, errOut := runCLI(t, "files", copied, "--json")
+	if status != 0 {
+		t.Fatalf("files: %s", errOut)
+	}
+	var got struct {
+		DataFiles []struct {
+			Path        string `json:"path"`
+			WrittenPath string `json:"written_path"`
+		} `json:"data_files"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	const recorded = "/test-warehouse/iceberg_test/iceberg_partitioned/"
+	if len(got.DataFiles) <= 20 {
+		t.Fatalf("%d data files after the append", len(got.DataFiles))
+	}
+	for _, f := range got.DataFiles {
+		if !strings.HasPrefix(f.WrittenPath, recorded) {
+			t.Errorf("data file %s is not recorded under %s", f.WrittenPath, recorded)
+		}
+		if f.Path != filepath.Join(copied, strings.TrimPrefix(f.WrittenPath, recorded)) {
+			t.Errorf("data file %s is read from %s", f.WrittenPath, f.Path)
+		}
+		if _, err := os.Stat(f.Path); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, out, _ = runCLI(t, "scan", copied, "--columns", "id", "--format", "csv"); strings.Count(out, "\n") != 41 {
+		t.Errorf("after the append: %d rows, want 40", strings.Count(out, "\n")-1)
+	}
+}
