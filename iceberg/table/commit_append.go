@@ -32,15 +32,18 @@ func (t *Table) Append(ctx context.Context, files []manifest.DataFile, opts Comm
 // commits nothing and fails with ErrConflict; that is checked again on
 // every retry against the version the retry builds on.
 func (t *Table) Commit(ctx context.Context, added []manifest.DataFile, removed []string, opts CommitOptions) (int64, error) {
+	// Paths are compared as the table's map sends them: /p and file:///p
+	// are one file.
+	key := t.Locations.Apply
 	paths := make(map[string]bool, len(removed))
 	for _, p := range removed {
 		if p == "" {
 			return 0, fmt.Errorf("commit: an empty path to remove")
 		}
-		paths[p] = true
+		paths[key(p)] = true
 	}
 	for i := range added {
-		if paths[added[i].FilePath] {
+		if paths[key(added[i].FilePath)] {
 			return 0, fmt.Errorf("commit: %s is both added and removed", added[i].FilePath)
 		}
 	}
@@ -55,9 +58,9 @@ func (t *Table) Commit(ctx context.Context, added []manifest.DataFile, removed [
 			rm := newRemoval()
 			found := map[string]bool{}
 			err := b.liveFiles(ctx, nil, func(lf liveFile) error {
-				if df := &lf.entry.DataFile; paths[df.FilePath] {
+				if df := &lf.entry.DataFile; paths[key(df.FilePath)] {
 					rm.add(df)
-					found[df.FilePath] = true
+					found[key(df.FilePath)] = true
 				}
 				return nil
 			})
@@ -65,7 +68,7 @@ func (t *Table) Commit(ctx context.Context, added []manifest.DataFile, removed [
 				return nil, err
 			}
 			for _, p := range removed {
-				if !found[p] {
+				if !found[key(p)] {
 					return nil, fmt.Errorf("file %s is not in the table's current snapshot %d: %w", p, b.head.SnapshotID, ErrConflict)
 				}
 			}

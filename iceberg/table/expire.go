@@ -220,19 +220,22 @@ func planExpiry(md *metadata.Metadata, now int64, olderThanMs *int64, retainLast
 // remaining list holds, the data and delete files of those manifests that
 // no remaining manifest holds live, and statistics files.
 func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapshot, stats []string) ([]string, error) {
+	// Paths are compared as the table's map sends them, so that one file
+	// spelled two ways (/p and file:///p, or a relocated prefix) is one.
+	key := t.Locations.Apply
 	keptManifests := map[string]bool{}
 	keptLists := map[string]bool{}
 	var keptToRead []manifest.ManifestFile
 	for i := range t.Metadata.Snapshots {
 		s := &t.Metadata.Snapshots[i]
-		keptLists[s.ManifestList] = true
+		keptLists[key(s.ManifestList)] = true
 		list, err := t.manifestsOf(ctx, s)
 		if err != nil {
 			return nil, err
 		}
 		for _, mf := range list {
-			if !keptManifests[mf.Path] {
-				keptManifests[mf.Path] = true
+			if !keptManifests[key(mf.Path)] {
+				keptManifests[key(mf.Path)] = true
 				keptToRead = append(keptToRead, mf)
 			}
 		}
@@ -242,8 +245,8 @@ func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapsh
 	var out []string
 	for i := range expired {
 		s := &expired[i]
-		if s.ManifestList != "" && !keptLists[s.ManifestList] && !seen[s.ManifestList] {
-			seen[s.ManifestList] = true
+		if s.ManifestList != "" && !keptLists[key(s.ManifestList)] && !seen[key(s.ManifestList)] {
+			seen[key(s.ManifestList)] = true
 			out = append(out, s.ManifestList)
 		}
 		list, err := t.manifestsOf(ctx, s)
@@ -251,8 +254,8 @@ func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapsh
 			return nil, err
 		}
 		for _, mf := range list {
-			if !keptManifests[mf.Path] && !seen[mf.Path] {
-				seen[mf.Path] = true
+			if !keptManifests[key(mf.Path)] && !seen[key(mf.Path)] {
+				seen[key(mf.Path)] = true
 				doomedManifests = append(doomedManifests, mf)
 				out = append(out, mf.Path)
 			}
@@ -267,7 +270,7 @@ func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapsh
 		for _, entries := range kept {
 			for _, e := range entries {
 				if e.Status != manifest.StatusDeleted {
-					live[e.DataFile.FilePath] = true
+					live[key(e.DataFile.FilePath)] = true
 				}
 			}
 		}
@@ -277,8 +280,8 @@ func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapsh
 		}
 		for _, entries := range doomed {
 			for _, e := range entries {
-				if p := e.DataFile.FilePath; !live[p] && !seen[p] {
-					seen[p] = true
+				if p := e.DataFile.FilePath; !live[key(p)] && !seen[key(p)] {
+					seen[key(p)] = true
 					out = append(out, p)
 				}
 			}
@@ -286,14 +289,14 @@ func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapsh
 	}
 	keptStats := map[string]bool{}
 	for _, f := range t.Metadata.Statistics {
-		keptStats[f.StatisticsPath] = true
+		keptStats[key(f.StatisticsPath)] = true
 	}
 	for _, f := range t.Metadata.PartitionStatistics {
-		keptStats[f.StatisticsPath] = true
+		keptStats[key(f.StatisticsPath)] = true
 	}
 	for _, p := range stats {
-		if !keptStats[p] && !seen[p] {
-			seen[p] = true
+		if !keptStats[key(p)] && !seen[key(p)] {
+			seen[key(p)] = true
 			out = append(out, p)
 		}
 	}

@@ -173,3 +173,43 @@ func TestExpireSnapshotsDefaultsKeepRecentSnapshots(t *testing.T) {
 		t.Fatal("retaining 0 snapshots was accepted")
 	}
 }
+
+// A data file a kept snapshot names by another spelling (file:///p for
+// /p) is still referenced: expiring the snapshot that named it /p leaves it.
+func TestExpireSnapshotsKeepsAFileSpelledAnotherWay(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, nil)
+	files := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 10), 10)
+	if _, err := tbl.Append(ctx, files[:1], CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	respelled := files[0]
+	respelled.FilePath = "file://" + files[0].FilePath
+	// One file, two spellings: a commit refuses to add what it removes.
+	if _, err := tbl.Commit(ctx, []manifest.DataFile{respelled}, []string{files[0].FilePath}, CommitOptions{}); err == nil {
+		t.Fatal("a commit added and removed one file under two spellings")
+	}
+	// A removal names the file in either spelling.
+	if _, err := tbl.Commit(ctx, nil, []string{respelled.FilePath}, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Append(ctx, []manifest.DataFile{respelled}, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	now, keep := time.Now().UnixMilli()+1, 1
+	res, err := tbl.ExpireSnapshots(ctx, &now, &keep, ExpireOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ExpiredSnapshots) != 2 {
+		t.Fatalf("expired %v, want the first two snapshots", res.ExpiredSnapshots)
+	}
+	if !exists(files[0].FilePath) {
+		t.Fatalf("expire deleted %s, which the current snapshot names as %s", files[0].FilePath, respelled.FilePath)
+	}
+	for _, p := range res.DeletedFiles {
+		if p == files[0].FilePath || p == respelled.FilePath {
+			t.Errorf("expire reports deleting %s", p)
+		}
+	}
+}
