@@ -209,5 +209,5 @@ func knownBadNestedBounds(createdBy string, n *Node) bool {
 	if n.Parent == nil || n.Parent.Parent == nil {
 		return false // top level, or the root
 	}
-	return strings.Contains(createdBy, "parquet-go") || strings.HasPrefix(createdBy, "floe")
+	return strings.Contains(createdBy, "github.com/parquet-go/parquet-go") || strings.HasPrefix(createdBy, "floe")
 }
