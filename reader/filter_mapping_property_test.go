@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
@@ -220,6 +222,30 @@ func TestFilterEmptyMapping(t *testing.T) {
 			if len(got) != c.want {
 				t.Errorf("%s (columns %v): %d rows, want %d", c.filter, cols, len(got), c.want)
 			}
+		}
+		// The same filter added to a running scan, whose metrics check
+		// rules files out before they open.
+		s, err := NewScan(context.Background(), opened, ScanOptions{Columns: []string{"i"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddFilter(textFilter(c.filter)); err != nil {
+			t.Fatalf("%s: %v", c.filter, err)
+		}
+		rr, err := s.Reader(context.Background(), memory.NewGoAllocator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rr.Next() {
+			n += int(rr.RecordBatch().NumRows())
+		}
+		if err := rr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rr.Release()
+		if n != c.want {
+			t.Errorf("runtime filter %s: %d rows, want %d", c.filter, n, c.want)
 		}
 	}
 }

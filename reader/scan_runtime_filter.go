@@ -50,11 +50,16 @@ func (s *Scan) AddFilter(filter json.RawMessage) error {
 			return err
 		}
 	}
-	bound, err := expr.Bind(e, s.tableSchema, !s.Options.CaseInsensitive)
+	unmapped, err := s.table.UnmappedFields(s.tableSchema)
+	if err != nil {
+		return err
+	}
+	untrusted := func(id int) bool { return unmapped[id] }
+	bound, err := expr.BindNullable(e, s.tableSchema, !s.Options.CaseInsensitive, untrusted)
 	if err != nil {
 		return invalidFilter(err)
 	}
-	ev, err := table.NewMetricsEvaluator(bound)
+	ev, err := table.NewMetricsEvaluator(expr.ForgetFields(expr.RewriteNot(bound), untrusted, true))
 	if err != nil {
 		return invalidFilter(err)
 	}

@@ -25,7 +25,7 @@ type fileFilter struct {
 	metrics *MetricsEvaluator
 	specs   map[int]*specFilter
 	// untrusted are the fields whose metrics may describe a column the
-	// reader does not return (see Table.unmappedFields).
+	// reader does not return (see Table.UnmappedFields).
 	untrusted func(fieldID int) bool
 }
 
@@ -38,7 +38,7 @@ type specFilter struct {
 
 func newFileFilter(t *Table, filter expr.Expr) (*fileFilter, error) {
 	schema := t.Metadata.CurrentSchema()
-	unmapped, err := t.unmappedFields(schema)
+	unmapped, err := t.UnmappedFields(schema)
 	if err != nil {
 		return nil, err
 	}

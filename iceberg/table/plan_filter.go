@@ -41,7 +41,7 @@ func (t *Table) PlanFilesFiltered(ctx context.Context, sel SnapshotSelector, fil
 		// name mapping read as constants in such files, whatever the
 		// manifests' metrics say of them (see expr.FoldConstants); which
 		// files lack ids is only known once a footer is read.
-		unmapped, err := t.unmappedFields(schema)
+		unmapped, err := t.UnmappedFields(schema)
 		if err != nil {
 			return nil, err
 		}
@@ -224,10 +224,12 @@ func (p *filePruner) pruneEntries(mf *manifest.ManifestFile, entries []manifest.
 	return kept, nil
 }
 
-// unmappedFields are the fields of schema that the table's name mapping
+// UnmappedFields are the fields of schema that the table's name mapping
 // leaves out (none without a mapping, or with one that contradicts the
-// schema, since the schema's names are read by then).
-func (t *Table) unmappedFields(schema *iceberg.Schema) (map[int]bool, error) {
+// schema, since the schema's names are read by then): their metrics may
+// describe a column a file without field ids holds but the reader does
+// not return, so no pruner trusts them.
+func (t *Table) UnmappedFields(schema *iceberg.Schema) (map[int]bool, error) {
 	m, err := t.Metadata.NameMapping()
 	if err != nil {
 		return nil, err
