@@ -71,16 +71,7 @@ func fpRowsWithoutNulls(rows [][]any, c int) [][]any {
 }
 
 func TestFilterPropertyUnmappedColumns(t *testing.T) {
-	seed := fpSeed(t)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("seed %d (rerun with FLOE_FILTER_SEED=%d)", seed, seed)
-		}
-	})
-	perTable := 160
-	if testing.Short() {
-		perTable = 40
-	}
+	seed, perTable := fpSettings(t)
 	dtDefault := int32(19800)
 	schema := fpMappedSchema(dtDefault)
 	col := func(id int) int { return fpFieldIndex(schema, mustField(t, schema, id).Name) }

@@ -53,17 +53,23 @@ func fpSeed(t *testing.T) uint64 {
 	return fpDefaultSeed
 }
 
-func TestFilterPropertyRandomPredicates(t *testing.T) {
-	seed := fpSeed(t)
+// fpSettings are the seed (named in the log if the test fails) and the
+// number of random filters per table (fewer with -short).
+func fpSettings(t *testing.T) (seed uint64, perTable int) {
+	seed = fpSeed(t)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("seed %d (rerun with FLOE_FILTER_SEED=%d)", seed, seed)
 		}
 	})
-	perTable := 160
 	if testing.Short() {
-		perTable = 40
+		return seed, 40
 	}
+	return seed, 160
+}
+
+func TestFilterPropertyRandomPredicates(t *testing.T) {
+	seed, perTable := fpSettings(t)
 	layouts := []struct {
 		name string
 		opts testtable.Options

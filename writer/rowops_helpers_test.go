@@ -101,15 +101,24 @@ func appendInBatches(t testing.TB, tbl *table.Table, rows [][]any, chunk, batch 
 // column.
 func tableRows(t testing.TB, location string, opts table.Options) [][]any {
 	t.Helper()
-	ctx := context.Background()
-	tbl, err := table.Open(ctx, location, opts)
+	tbl, err := table.Open(context.Background(), location, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rows := scanRows(t, tbl, reader.ScanOptions{Threads: 2})
+	sortRows(tbl.Metadata.CurrentSchema(), rows)
+	return rows
+}
+
+// scanRows reads a scan of tbl's current schema's columns in canonical
+// values, in the order the scan returns them.
+func scanRows(t testing.TB, tbl *table.Table, opts reader.ScanOptions) [][]any {
+	t.Helper()
+	ctx := context.Background()
 	schema := tbl.Metadata.CurrentSchema()
-	s, err := reader.NewScan(ctx, tbl, reader.ScanOptions{Threads: 2})
+	s, err := reader.NewScan(ctx, tbl, opts)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("scan (filter %s): %v", opts.Filter, err)
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -130,9 +139,8 @@ func tableRows(t testing.TB, location string, opts table.Options) [][]any {
 		}
 	}
 	if err := rr.Err(); err != nil {
-		t.Fatal(err)
+		t.Fatalf("scan (filter %s): %v", opts.Filter, err)
 	}
-	sortRows(schema, rows)
 	return rows
 }
 

@@ -380,38 +380,11 @@ func TestStructFieldFilters(t *testing.T) {
 // structScan reads the table with a filter, rows in canonical values.
 func structScan(t *testing.T, tbl *table.Table, filter string) [][]any {
 	t.Helper()
-	ctx := context.Background()
 	opts := reader.ScanOptions{Threads: 2}
 	if filter != "" {
 		opts.Filter = reader.FilterArg(filter)
 	}
-	s, err := reader.NewScan(ctx, tbl, opts)
-	if err != nil {
-		t.Fatalf("filter %s: %v", filter, err)
-	}
-	schema := tbl.Metadata.CurrentSchema()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rr, err := s.Reader(ctx, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rr.Release()
-	var rows [][]any
-	for rr.Next() {
-		rec := rr.RecordBatch()
-		for i := 0; i < int(rec.NumRows()); i++ {
-			row := make([]any, len(schema.Fields))
-			for j, f := range schema.Fields {
-				row[j] = canonical(rec.Column(j), i, f.Type)
-			}
-			rows = append(rows, row)
-		}
-	}
-	if err := rr.Err(); err != nil {
-		t.Fatalf("filter %s: %v", filter, err)
-	}
-	return rows
+	return scanRows(t, tbl, opts)
 }
 
 func structCount(t *testing.T, s *reader.Scan) int {

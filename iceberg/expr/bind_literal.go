@@ -121,11 +121,7 @@ func convertNumber(t iceberg.Type, text string) (literal, error) {
 	case iceberg.FloatType, iceberg.DoubleType:
 		return convertFloatText(t, text)
 	case iceberg.DecimalType:
-		x, ok := parseExact(text)
-		if !ok {
-			return literal{}, fmt.Errorf("%s column: invalid decimal %q", t, text)
-		}
-		return convertDecimal(t, x)
+		return convertDecimalText(t, text)
 	case iceberg.IntType, iceberg.LongType, iceberg.DateType, iceberg.TimeType,
 		iceberg.TimestampType, iceberg.TimestamptzType, iceberg.TimestampNsType, iceberg.TimestamptzNsType:
 		x, ok := parseExact(text)
@@ -317,11 +313,7 @@ func convertString(t iceberg.Type, s string) (literal, error) {
 	case iceberg.FloatType, iceberg.DoubleType:
 		return convertFloatText(t, s)
 	case iceberg.DecimalType:
-		x, ok := parseExact(s)
-		if !ok {
-			return literal{}, fmt.Errorf("%s column: invalid decimal %q", t, s)
-		}
-		return convertDecimal(t, x)
+		return convertDecimalText(t, s)
 	case iceberg.DateType:
 		return wrap(iceberg.ParseDate(s))
 	case iceberg.TimeType:
@@ -343,4 +335,14 @@ func convertString(t iceberg.Type, s string) (literal, error) {
 		return fits(b)
 	}
 	return literal{}, cannotCompare(t, s)
+}
+
+// convertDecimalText converts a number's decimal text, quoted or not, to a
+// decimal column's type exactly.
+func convertDecimalText(t iceberg.DecimalType, text string) (literal, error) {
+	x, ok := parseExact(text)
+	if !ok {
+		return literal{}, fmt.Errorf("%s column: invalid decimal %q", t, text)
+	}
+	return convertDecimal(t, x)
 }
