@@ -22,8 +22,10 @@ const (
 )
 
 func (IdentityTransform) ResultType(source Type) (Type, error) {
-	if source == nil || IsNested(source) || IsGeo(source) {
-		return nil, fmt.Errorf("identity transform needs a primitive source other than geometry and geography, not %v", source)
+	if source == nil || IsNested(source) || IsGeo(source) || IsVariant(source) {
+		// The spec allows identity on primitives only; variant is not one,
+		// and geometry and geography have no order to partition by.
+		return nil, fmt.Errorf("identity transform needs a primitive source other than variant, geometry and geography, not %v", source)
 	}
 	return source, nil
 }

@@ -213,7 +213,7 @@ func ParsePrimitiveType(name string) (PrimitiveType, error) {
 	case "unknown":
 		return UnknownType{}, nil
 	case "variant":
-		return nil, fmt.Errorf("iceberg type %q is not supported by floe yet", name)
+		return VariantType{}, nil
 	}
 	if t, ok, err := parseGeoType(name); ok {
 		return t, err
@@ -314,8 +314,12 @@ func parseTypeJSON(raw json.RawMessage, depth int) (Type, error) {
 			return nil, fmt.Errorf("map value: %w", err)
 		}
 		return &MapType{KeyID: *jt.KeyID, Key: key, ValueID: *jt.ValueID, Value: val, ValueRequired: jt.ValueRequired != nil && *jt.ValueRequired}, nil
-	case "variant", "geometry", "geography":
-		return nil, fmt.Errorf("iceberg type %q is not supported by floe yet", jt.Type)
+	case "variant":
+		// The spec writes variant as a string; accept the object form a
+		// writer might produce, as the type has no parameters.
+		return VariantType{}, nil
+	case "geometry", "geography":
+		return nil, fmt.Errorf("iceberg type %q is written as a string such as \"%s(OGC:CRS84)\", not as an object", jt.Type, jt.Type)
 	}
 	return nil, fmt.Errorf("unknown nested type %q", jt.Type)
 }

@@ -39,6 +39,8 @@ func CheckValue(t Type, v any) error {
 		_, ok = v.([]byte)
 	case UnknownType:
 		return fmt.Errorf("an unknown-typed value must be null, got %v (%T)", v, v)
+	case VariantType:
+		return fmt.Errorf("a variant column can only default to null, got %v (%T)", v, v)
 	default:
 		return fmt.Errorf("%v is not a primitive type", t)
 	}

@@ -250,6 +250,8 @@ func ValueFromJSON(t Type, raw json.RawMessage) (any, error) {
 			return nil, err
 		}
 		return WKTToWKB(s)
+	case VariantType:
+		return nil, fmt.Errorf("a variant column can only default to null, got %s", raw)
 	case *StructType:
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &obj); err != nil {

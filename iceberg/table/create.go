@@ -233,7 +233,7 @@ func checkFieldForVersion(path string, f iceberg.NestedField, formatVersion int)
 	}
 	if formatVersion < 3 {
 		switch f.Type.(type) {
-		case iceberg.TimestampNsType, iceberg.TimestamptzNsType, iceberg.UnknownType,
+		case iceberg.TimestampNsType, iceberg.TimestamptzNsType, iceberg.UnknownType, iceberg.VariantType,
 			iceberg.GeometryType, iceberg.GeographyType:
 			return fmt.Errorf("column %s: type %s needs format version 3", path, f.Type)
 		}

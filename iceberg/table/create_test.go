@@ -132,6 +132,7 @@ func TestCreateRefusesBadDefinitions(t *testing.T) {
 	ts := iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "ts", Type: iceberg.TimestampNsType{}}})
 	str := iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "s", Type: iceberg.StringType{}}, {ID: 2, Name: "n", Type: iceberg.IntType{}}})
 	dup := iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "s", Type: iceberg.StringType{}}, {ID: 1, Name: "n", Type: iceberg.IntType{}}})
+	variant := iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "v", Type: iceberg.VariantType{}}})
 	cases := []struct {
 		name    string
 		schema  *iceberg.Schema
@@ -144,6 +145,9 @@ func TestCreateRefusesBadDefinitions(t *testing.T) {
 		{"geography in v1", iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "g", Type: iceberg.GeographyType{CRS: "EPSG:4326"}}}), nil, 1, "format version 3"},
 		{"identity of a geometry", iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "g", Type: iceberg.GeometryType{}}}), &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 1, Transform: iceberg.IdentityTransform{}}}}, 3, "partition"},
 		{"duplicate ids", dup, nil, 2, "used twice"},
+		{"variant in v2", variant, nil, 2, "type variant needs format version 3"},
+		{"variant in v1", variant, nil, 1, "type variant needs format version 3"},
+		{"identity of a variant", variant, &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 1, Transform: iceberg.IdentityTransform{}}}}, 3, "partition"},
 		{"year of a string", str, &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 1, Transform: iceberg.YearTransform{}}}}, 2, "partition"},
 		{"missing source", str, &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 9, Transform: iceberg.IdentityTransform{}}}}, 2, "no column"},
 		{"v1 ids out of order", str, &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 1, FieldID: 1005, Transform: iceberg.IdentityTransform{}}}}, 1, "format version 1"},
