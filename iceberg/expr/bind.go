@@ -186,6 +186,11 @@ func (b binder) bindPredicate(p *Predicate) (Expr, error) {
 	if _, ok := field.Type.(iceberg.PrimitiveType); !ok {
 		return nil, fmt.Errorf("column %q is a %s; predicates need a primitive column", p.Column, field.Type)
 	}
+	if iceberg.IsVariant(field.Type) {
+		// A variant's values have no order or equality of one Iceberg type
+		// (and no bounds to prune by); filter on the rows after reading.
+		return nil, fmt.Errorf("column %q is a variant; filters on variant columns are not supported", p.Column)
+	}
 	for parent := b.schema.ParentID(field.ID); parent != 0; parent = b.schema.ParentID(parent) {
 		pf, _ := b.schema.FindField(parent)
 		if _, isStruct := pf.Type.(*iceberg.StructType); !isStruct {
