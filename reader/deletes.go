@@ -172,7 +172,7 @@ func (t *Task) equalityFields(ids []int) ([]iceberg.NestedField, error) {
 		if !found {
 			return nil, fmt.Errorf("equality delete key field %d is not described by the task", id)
 		}
-		if iceberg.IsNested(out[i].Type) {
+		if iceberg.IsNested(out[i].Type) || iceberg.IsVariant(out[i].Type) {
 			return nil, fmt.Errorf("equality delete key %q is a %s; only primitive keys are supported", out[i].Name, out[i].Type)
 		}
 	}

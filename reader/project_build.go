@@ -30,6 +30,8 @@ func (p *columnPlan) request() Column {
 		for _, c := range p.children {
 			col.Children = append(col.Children, c.request())
 		}
+	case iceberg.VariantType:
+		// The whole group, as the struct it is: its types derived.
 	default:
 		col.Type = p.readAs
 	}
@@ -98,6 +100,12 @@ func (p *columnPlan) build(arr arrow.Array, mem memory.Allocator) (arrow.Array, 
 		defer entryData.Release()
 		d := m.Data()
 		return wrapData(array.NewData(p.target, d.Len(), d.Buffers(), []arrow.ArrayData{entryData}, d.NullN(), d.Offset())), nil
+	case iceberg.VariantType:
+		s, ok := arr.(*array.Struct)
+		if !ok {
+			return nil, fmt.Errorf("column %q: decoded %s, want a variant group", p.field.Name, arr.DataType())
+		}
+		return buildVariant(s, p.node, p.target, mem)
 	}
 	if arrow.TypeEqual(arr.DataType(), p.target) {
 		arr.Retain()

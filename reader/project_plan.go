@@ -144,6 +144,10 @@ func (r *fileResolver) planAt(f iceberg.NestedField, node *Node, sub iceberg.Nam
 			return nil, err
 		}
 		p.children = []*columnPlan{kp, vp}
+	case iceberg.VariantType:
+		if err := checkVariantNode(node); err != nil {
+			return nil, fmt.Errorf("column %q is a variant in the table, but in %s: %w", f.Name, r.task.Path, err)
+		}
 	default:
 		if !node.IsLeaf() {
 			return nil, mismatch(f.Type.String())

@@ -52,6 +52,8 @@ func ArrowType(t iceberg.Type) (arrow.DataType, error) {
 		return arrow.BinaryTypes.Binary, nil
 	case iceberg.UnknownType:
 		return arrow.Null, nil
+	case iceberg.VariantType:
+		return variantArrowType(), nil
 	case *iceberg.StructType:
 		fields := make([]arrow.Field, len(t.Fields))
 		for i, f := range t.Fields {
