@@ -111,6 +111,12 @@ func (f *dataFile) entry(fs *fileSchema, specID int, opts *Options) (manifest.Da
 // the footer's column chunk sizes, as each column's metrics mode allows.
 func fillMetrics(df *manifest.DataFile, fs *fileSchema, f *dataFile, rowGroups []format.RowGroup) error {
 	for i, leaf := range fs.leaves {
+		if inVariant, isMetadata := leaf.variantLeaf(); inVariant {
+			if isMetadata {
+				fillVariantMetrics(df, fs, f, rowGroups, i)
+			}
+			continue
+		}
 		if !leaf.mode.counts() {
 			continue
 		}

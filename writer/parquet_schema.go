@@ -27,6 +27,8 @@ type schemaNode struct {
 	// omitted are a struct's fields with nothing to write (type unknown):
 	// a batch may carry them, always null.
 	omitted []iceberg.NestedField
+	// variant marks a variant column's group (metadata and value leaves).
+	variant bool
 	// def is the definition level of a present value of this node. For a
 	// list or map, elemDef is the level of an existing element (one above
 	// def: the repeated group) and elemRep the repetition level that starts
@@ -172,6 +174,11 @@ func buildNode(f iceberg.NestedField, def, rep int, dictionary bool) (*schemaNod
 		}
 		n.children = []*schemaNode{kn, vn}
 		pq = parquet.Map(kpq, vpq)
+	case iceberg.VariantType:
+		var err error
+		if pq, err = buildVariantNode(n, dictionary); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
 	default:
 		leaf, err := parquetLeaf(f.Type, dictionary)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
@@ -128,6 +129,11 @@ func (w *Writer) write(rec arrow.RecordBatch) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
+	rec, err := unshredVariantColumns(rec, memory.DefaultAllocator)
+	if err != nil {
+		return fmt.Errorf("writer: %w", err)
+	}
+	defer rec.Release()
 	if w.binding == nil || (w.binding.schema != rec.Schema() && !w.binding.schema.Equal(rec.Schema())) {
 		b, err := bindSchema(w.fs, rec.Schema())
 		if err != nil {
