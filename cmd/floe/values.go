@@ -64,6 +64,8 @@ func appendJSONValue(b []byte, t iceberg.Type, a arrow.Array, i int) ([]byte, er
 		return str(text), nil
 	case iceberg.UnknownType:
 		return append(b, "null"...), nil
+	case iceberg.VariantType:
+		return appendVariantJSON(b, a, i)
 	case *iceberg.StructType:
 		s := a.(*array.Struct)
 		b = append(b, '{')
