@@ -68,6 +68,10 @@ func bufferCount(dt arrow.DataType) int {
 	switch dt.ID() {
 	case arrow.NULL:
 		return 0
+	case arrow.EXTENSION:
+		// The C interface carries the storage (the schema names the
+		// extension): variant columns, for one.
+		return bufferCount(dt.(arrow.ExtensionType).StorageType())
 	case arrow.STRUCT, arrow.FIXED_SIZE_LIST:
 		return 1
 	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
