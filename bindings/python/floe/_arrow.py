@@ -27,6 +27,9 @@ struct                     dict
 list / large_list          list
 map                        list of (key, value) tuples (keys may be
                            unhashable values such as dicts, and order is kept)
+arrow.parquet.variant      the variant's Python value: dict, list, str,
+  (an Iceberg variant)     int, float, bool, None, Decimal, date, datetime,
+                           time, bytes or uuid.UUID (see _variant)
 =========================  ===============================================
 """
 
@@ -36,6 +39,7 @@ import decimal
 import struct
 import uuid
 
+from . import _variant
 from ._lib import ArrowArray, ArrowSchema
 
 FIELD_ID_KEY = "PARQUET:field_id"
@@ -161,6 +165,8 @@ class Decoder:
             unit, zone = fmt[2], fmt[4:]
             raw = _fixed_width(array.buffers[1], "q", off, n)
             return [_timestamp(v, unit, zone) for v in raw]
+        if fmt == "+s" and self._is_variant(field):
+            return self._variants(field, array, n)
         if fmt == "+s":
             columns = [self.values(child, array.children[i].contents) for i, child in enumerate(field.children)]
             names = [c.name for c in field.children]
@@ -189,6 +195,30 @@ class Decoder:
         if width == 16 and self._is_uuid(field):
             return [uuid.UUID(bytes=v) for v in values]
         return values
+
+    def _is_variant(self, field):
+        if field.metadata.get(EXTENSION_NAME_KEY) in ("arrow.parquet.variant", "parquet.variant"):
+            return True
+        return self.iceberg_types.get(field.field_id) == "variant"
+
+    def _variants(self, field, array, n):
+        """A variant column's values, decoded from their binary encoding (a
+        struct of metadata and value binaries) into Python values."""
+        names = [c.name for c in field.children]
+        if "metadata" not in names or "value" not in names:
+            raise NotImplementedError(f"variant column {field.name!r} is not a struct of metadata and value")
+        off = array.offset
+        meta_i, value_i = names.index("metadata"), names.index("value")
+        metas = self.values(field.children[meta_i], array.children[meta_i].contents)[off:off + n]
+        vals = self.values(field.children[value_i], array.children[value_i].contents)[off:off + n]
+        valid = self._validity(array)
+        out = []
+        for i in range(n):
+            if (valid is not None and not valid[i]) or metas[i] is None or vals[i] is None:
+                out.append(None)
+            else:
+                out.append(_variant.decode(metas[i], vals[i]))
+        return out
 
     def _is_uuid(self, field):
         if field.metadata.get(EXTENSION_NAME_KEY) == "arrow.uuid":
