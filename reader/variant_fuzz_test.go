@@ -2,6 +2,7 @@ package reader
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/internal/varianttest"
-	"os"
 )
 
 // FuzzVariant reads the variant groups of corrupted pqarrow files

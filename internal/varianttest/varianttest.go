@@ -188,11 +188,12 @@ func WriteParquet(path string, rec arrow.RecordBatch, rowGroup int64) error {
 // Table creates a v3 table at dir holding one pqarrow-written file per
 // layout named, each with values, and returns it opened.
 func Table(ctx context.Context, dir string, values []*variant.Value, layouts ...string) (*table.Table, error) {
-	tbl, err := table.Create(ctx, nil, dir, Schema(), nil, nil, nil, 3)
-	if err != nil {
-		return nil, err
-	}
-	var files []manifest.DataFile
+	recs := map[string]arrow.RecordBatch{}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
 	for _, name := range layouts {
 		vt, ok := Shreddings()[name]
 		if !ok {
@@ -202,13 +203,25 @@ func Table(ctx context.Context, dir string, values []*variant.Value, layouts ...
 		if err != nil {
 			return nil, err
 		}
+		recs[name] = rec
+	}
+	return TableOf(ctx, dir, recs)
+}
+
+// TableOf creates a v3 table at dir (Schema) holding one pqarrow-written
+// file per batch, named for its key, and returns it opened.
+func TableOf(ctx context.Context, dir string, recs map[string]arrow.RecordBatch) (*table.Table, error) {
+	tbl, err := table.Create(ctx, nil, dir, Schema(), nil, nil, nil, 3)
+	if err != nil {
+		return nil, err
+	}
+	var files []manifest.DataFile
+	for name, rec := range recs {
 		path := filepath.Join(dir, "data", name+".parquet")
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
-		err = WriteParquet(path, rec, 7)
-		rec.Release()
-		if err != nil {
+		if err := WriteParquet(path, rec, 7); err != nil {
 			return nil, err
 		}
 		st, err := os.Stat(path)
@@ -216,12 +229,113 @@ func Table(ctx context.Context, dir string, values []*variant.Value, layouts ...
 			return nil, err
 		}
 		files = append(files, manifest.DataFile{Content: manifest.ContentData, FilePath: path, FileFormat: "PARQUET",
-			RecordCount: int64(len(values)), FileSizeInBytes: st.Size()})
+			RecordCount: rec.NumRows(), FileSizeInBytes: st.Size()})
 	}
 	if _, err := tbl.Append(ctx, files, table.CommitOptions{}); err != nil {
 		return nil, err
 	}
 	return table.Open(ctx, dir, table.Options{})
+}
+
+// ShreddedArrays is a batch whose variants are shredded as arrays of
+// longs, laid out by hand as VariantShredding.md specifies (arrow-go's
+// builder gets arrays wrong), and the JSON texts of its rows ("" for a
+// SQL null): elements typed, elements left in value (a string, a variant
+// null, nested arrays and objects), a row that is not an array, an empty
+// array.
+func ShreddedArrays() (arrow.RecordBatch, []string, error) {
+	texts := []string{`[1,2,3]`, `[1,"two",null]`, `"not a list"`, ``, `[]`, `[[1],{"k":1}]`, `[7]`}
+	mem := memory.DefaultAllocator
+	elem := arrow.StructOf(
+		arrow.Field{Name: "value", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		arrow.Field{Name: "typed_value", Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+	storage := arrow.StructOf(
+		arrow.Field{Name: "metadata", Type: arrow.BinaryTypes.Binary},
+		arrow.Field{Name: "value", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		arrow.Field{Name: "typed_value", Type: arrow.ListOfField(arrow.Field{Name: "element", Type: elem}), Nullable: true})
+	vt, err := extensions.NewVariantType(storage)
+	if err != nil {
+		return nil, nil, err
+	}
+	sb := array.NewStructBuilder(mem, storage)
+	defer sb.Release()
+	meta := sb.FieldBuilder(0).(*array.BinaryBuilder)
+	value := sb.FieldBuilder(1).(*array.BinaryBuilder)
+	typed := sb.FieldBuilder(2).(*array.ListBuilder)
+	eb := typed.ValueBuilder().(*array.StructBuilder)
+	ev := eb.FieldBuilder(0).(*array.BinaryBuilder)
+	et := eb.FieldBuilder(1).(*array.Int64Builder)
+	enc := func(s string) variant.Value {
+		v, err2 := variant.ParseJSON(s, false)
+		if err2 != nil {
+			err = err2
+		}
+		return v
+	}
+	typedElem := func(n int64) { eb.Append(true); ev.AppendNull(); et.Append(n) }
+	valueElem := func(b []byte) { eb.Append(true); ev.Append(b); et.AppendNull() }
+	empty := variant.EmptyMetadataBytes[:]
+	// [1,2,3]
+	sb.Append(true)
+	meta.Append(empty)
+	value.AppendNull()
+	typed.Append(true)
+	typedElem(1)
+	typedElem(2)
+	typedElem(3)
+	// [1,"two",null]
+	sb.Append(true)
+	meta.Append(empty)
+	value.AppendNull()
+	typed.Append(true)
+	typedElem(1)
+	valueElem(enc(`"two"`).Bytes())
+	valueElem(enc(`null`).Bytes())
+	// "not a list"
+	sb.Append(true)
+	meta.Append(empty)
+	value.Append(enc(`"not a list"`).Bytes())
+	typed.AppendNull()
+	// SQL null
+	sb.AppendNull()
+	// []
+	sb.Append(true)
+	meta.Append(empty)
+	value.AppendNull()
+	typed.Append(true)
+	// [[1],{"k":1}]: the row's metadata holds the object's key
+	obj := enc(`{"k":1}`)
+	sb.Append(true)
+	meta.Append(obj.Metadata().Bytes())
+	value.AppendNull()
+	typed.Append(true)
+	valueElem(enc(`[1]`).Bytes())
+	valueElem(obj.Bytes())
+	// [7]
+	sb.Append(true)
+	meta.Append(empty)
+	value.AppendNull()
+	typed.Append(true)
+	typedElem(7)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := sb.NewArray()
+	defer st.Release()
+	col := array.NewExtensionArrayWithStorage(vt, st)
+	defer col.Release()
+	ids := array.NewInt64Builder(mem)
+	defer ids.Release()
+	for i := range texts {
+		ids.Append(int64(i))
+	}
+	idArr := ids.NewArray()
+	defer idArr.Release()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Metadata: arrow.NewMetadata([]string{"PARQUET:field_id"}, []string{"1"})},
+		{Name: "v", Type: vt, Nullable: true, Metadata: arrow.NewMetadata([]string{"PARQUET:field_id"}, []string{"2"})},
+	}, nil)
+	return array.NewRecordBatch(schema, []arrow.Array{idArr, col}, int64(len(texts))), texts, nil
 }
 
 // Describe writes a variant value out with its types, so that two values
@@ -287,6 +401,6 @@ func describe(sb *strings.Builder, v variant.Value) {
 	case variant.DecimalValue[decimal.Decimal128]:
 		fmt.Fprintf(sb, "decimal(%s)", x.Value.ToString(int32(x.Scale)))
 	default:
-		fmt.Fprintf(sb, "%s(%v)", v.Type(), x)
+		fmt.Fprintf(sb, "type%d(%v)", v.Type(), x)
 	}
 }
