@@ -110,3 +110,35 @@ func TestAppendJSONLIntoVariantColumn(t *testing.T) {
 		}
 	}
 }
+
+// floe append of a Parquet file another engine wrote with a shredded
+// variant column stores the variants (unshredded) in the table's column.
+func TestAppendParquetWithShreddedVariant(t *testing.T) {
+	dir := t.TempDir()
+	loc := filepath.Join(dir, "t")
+	if _, err := varianttest.Table(context.Background(), loc, nil); err != nil {
+		t.Fatal(err)
+	}
+	values, err := varianttest.Values()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := varianttest.Record(varianttest.Shreddings()["object"], values[:4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.parquet")
+	err = varianttest.WriteParquet(in, rec, 100)
+	rec.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "append", loc, in)
+	got := variantLines(t, loc)
+	want := map[int]string{0: `{"a":1,"b":"x"}`, 1: `{"a":"not an int","b":"y","extra":true}`, 2: `{"b":"only b"}`, 3: `42`}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("row %d: v = %s, want %s", id, got[id], w)
+		}
+	}
+}

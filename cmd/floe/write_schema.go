@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/floedb/floe/iceberg"
 )
 
@@ -25,6 +26,8 @@ func icebergSchema(s *arrow.Schema) (*iceberg.Schema, error) {
 
 func icebergType(name string, dt arrow.DataType) (iceberg.Type, error) {
 	switch t := dt.(type) {
+	case *extensions.VariantType:
+		return iceberg.VariantType{}, nil
 	case *arrow.BooleanType:
 		return iceberg.BooleanType{}, nil
 	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Uint8Type, *arrow.Uint16Type:
