@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -202,5 +203,36 @@ func TestScanShreddedArrays(t *testing.T) {
 	}
 	if row != len(texts) {
 		t.Fatalf("%d rows, want %d", row, len(texts))
+	}
+}
+
+// A filter on the other column reads the variants of the kept rows only
+// (late materialisation), shredded or not.
+func TestScanVariantWithFilterOnOtherColumn(t *testing.T) {
+	values, err := varianttest.Values()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, layout := range []string{"unshredded", "object"} {
+		ids, got, rows := scanVariantTable(t, layout, ScanOptions{Filter: []byte(`"id >= 20 or id = 1"`)})
+		if len(ids) != len(values)-19 {
+			t.Fatalf("%s: %d rows kept, want %d", layout, len(ids), len(values)-19)
+		}
+		for k, id := range ids {
+			v, err := got[k].Value(rows[k])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := varianttest.Describe(v), varianttest.Describe(*values[id]); g != w {
+				t.Errorf("%s id %d:\n got %s\nwant %s", layout, id, g, w)
+			}
+		}
+	}
+	tbl, err := varianttest.Table(context.Background(), filepath.Join(t.TempDir(), "t"), values, "object")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewScan(context.Background(), tbl, ScanOptions{Filter: []byte(`"v is null"`)}); err == nil || !strings.Contains(err.Error(), "variant") {
+		t.Errorf("a filter on the variant: %v, want a refusal", err)
 	}
 }
