@@ -236,3 +236,31 @@ func TestScanVariantWithFilterOnOtherColumn(t *testing.T) {
 		t.Errorf("a filter on the variant: %v, want a refusal", err)
 	}
 }
+
+// Shredded decimals and uuids reassemble as the variant types the writer
+// shredded: decimal4 from an INT32 column, uuid from a UUID column.
+func TestShreddedTypedValuesKeepTheirVariantTypes(t *testing.T) {
+	values, err := varianttest.Values()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(values) - 1 // {"a": 7, "d": decimal4, "t": ..., "u": uuid}
+	_, got, rows := scanVariantTable(t, "object", ScanOptions{})
+	v, err := got[last].Value(rows[last])
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, ok := v.Value().(variant.ObjectValue)
+	if !ok {
+		t.Fatalf("row %d is %s", last, varianttest.Describe(v))
+	}
+	for key, want := range map[string]variant.Type{"d": variant.Decimal4, "u": variant.UUID, "t": variant.TimestampMicros} {
+		f, err := obj.ValueByKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Value.Type() != want {
+			t.Errorf("field %s reassembled as variant type %d, want %d", key, f.Value.Type(), want)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func TestScanPrintsVariantsAsJSON(t *testing.T) {
 		23: `"AAEC/w=="`,
 		24: `"f81d4fae-7dec-11d0-a765-00a0c91e6bf6"`,
 		25: `1.5`,
-		26: `{"a":7,"d":3.14,"t":"1970-01-01 00:00:00.000001+00:00"}`,
+		26: `{"a":7,"d":3.14,"t":"1970-01-01 00:00:00.000001+00:00","u":"00112233-4455-6677-8899-aabbccddeeff"}`,
 	}
 	if len(want) != len(values) {
 		t.Fatalf("the test knows %d values, varianttest has %d", len(want), len(values))

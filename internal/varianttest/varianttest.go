@@ -103,6 +103,10 @@ func Values() ([]*variant.Value, error) {
 			if err := b.AppendTimestamp(arrow.Timestamp(1), true, true); err != nil {
 				return err
 			}
+			fields = append(fields, b.NextField(start, "u"))
+			if err := b.AppendUUID(uuid.MustParse("00112233-4455-6677-8899-aabbccddeeff")); err != nil {
+				return err
+			}
 			return b.FinishObject(start, fields)
 		},
 	}
@@ -133,6 +137,7 @@ func Shreddings() map[string]*extensions.VariantType {
 			arrow.Field{Name: "b", Type: arrow.BinaryTypes.String},
 			arrow.Field{Name: "d", Type: &arrow.Decimal128Type{Precision: 9, Scale: 2}},
 			arrow.Field{Name: "t", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+			arrow.Field{Name: "u", Type: extensions.NewUUIDType()},
 			arrow.Field{Name: "nested", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Float64})},
 		)),
 		"scalar": extensions.NewShreddedVariantType(arrow.PrimitiveTypes.Int64),
