@@ -168,3 +168,15 @@ func TestCreateRefusesBadDefinitions(t *testing.T) {
 		t.Fatalf("version %d, properties %v", tbl.Metadata.FormatVersion, tbl.Metadata.Properties)
 	}
 }
+
+func TestCreateRefusesSortingByVariant(t *testing.T) {
+	schema := iceberg.NewSchema(0, []iceberg.NestedField{{ID: 1, Name: "v", Type: iceberg.VariantType{}}})
+	order := &iceberg.SortOrder{Fields: []iceberg.SortField{{SourceID: 1}}}
+	_, err := Create(context.Background(), nil, filepath.Join(t.TempDir(), "t"), schema, nil, order, nil, 3)
+	if err == nil || !strings.Contains(err.Error(), "sort field") {
+		t.Fatalf("sorting by a variant: %v", err)
+	}
+	if _, err := Create(context.Background(), nil, filepath.Join(t.TempDir(), "t"), schema, nil, nil, nil, 3); err != nil {
+		t.Fatalf("a v3 table with a variant column: %v", err)
+	}
+}
