@@ -69,7 +69,7 @@ func (m *Metadata) validateSchemas() error {
 			return fmt.Errorf("schema id %d is used twice", s.ID)
 		}
 		seen[s.ID] = true
-		if err := checkGeoVersion(s, m.FormatVersion); err != nil {
+		if err := checkV3Types(s, m.FormatVersion); err != nil {
 			return err
 		}
 	}

@@ -6,17 +6,19 @@ import (
 	"github.com/floedb/floe/iceberg"
 )
 
-// checkGeoVersion refuses geometry and geography columns in a table
-// before format version 3, which added them: a v2 reader could not read
-// such a table, so floe neither reads nor writes one.
-func checkGeoVersion(s *iceberg.Schema, version int) error {
+// checkV3Types refuses the types format version 3 added (variant,
+// geometry, geography) in an older table: a reader of that version could
+// not read it, so floe neither reads nor writes one. timestamp_ns and
+// unknown are left to pass, as before, so tables that read today still
+// do.
+func checkV3Types(s *iceberg.Schema, version int) error {
 	if version >= 3 {
 		return nil
 	}
 	var walk func(path string, t iceberg.Type) error
 	walk = func(path string, t iceberg.Type) error {
 		switch t := t.(type) {
-		case iceberg.GeometryType, iceberg.GeographyType:
+		case iceberg.VariantType, iceberg.GeometryType, iceberg.GeographyType:
 			return fmt.Errorf("schema %d: column %s is a %s, which needs format version 3 (the table is version %d)", s.ID, path, t, version)
 		case *iceberg.StructType:
 			for _, f := range t.Fields {
