@@ -73,7 +73,7 @@ type fileSchema struct {
 // 3-level lists and maps, decimals on INT32/INT64/FIXED by precision, uuid
 // as FIXED[16] with the UUID annotation. Columns of type unknown are left
 // out, as the spec requires. dictionary turns on dictionary encoding for
-// every type but boolean.
+// every type but boolean, float and double (see isFloating).
 func buildFileSchema(schema *iceberg.Schema, dictionary bool) (*fileSchema, error) {
 	fs := &fileSchema{}
 	var fields []parquet.Field
@@ -242,12 +242,26 @@ func parquetLeaf(t iceberg.Type, dictionary bool) (parquet.Node, error) {
 	default:
 		return nil, fmt.Errorf("type %v cannot be written to Parquet", t)
 	}
-	if dictionary {
+	if dictionary && !isFloating(t) {
 		return parquet.Encoded(n, &parquet.RLEDictionary), nil
 	}
 	// PLAIN rather than parquet-go's DELTA_LENGTH_BYTE_ARRAY default for
 	// strings, which older readers lack.
 	return parquet.Encoded(n, &parquet.Plain), nil
+}
+
+// isFloating: FLOAT and DOUBLE leaves are written PLAIN even where other
+// types get a dictionary, because parquet-go (v0.32) computes the page
+// bounds of a dictionary-encoded float page with min/max (SIMD on amd64)
+// that a NaN poisons: the page's column-index entry and the chunk's
+// statistics then leave out values the page holds, and readers that prune
+// on them drop rows. Its PLAIN float pages skip NaN when taking bounds.
+func isFloating(t iceberg.Type) bool {
+	switch t.(type) {
+	case iceberg.FloatType, iceberg.DoubleType:
+		return true
+	}
+	return false
 }
 
 // decimalBytes is the fewest bytes whose two's complement holds every
