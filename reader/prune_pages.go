@@ -1,7 +1,5 @@
 package reader
 
-import "strings"
-
 // Page-level pruning: the column index gives each data page's bounds and
 // null count, the offset index the rows it holds. A predicate keeps the
 // rows of the pages that may match; AND intersects and OR unites those
@@ -32,9 +30,6 @@ func (p *rowGroupPruner) columnPages(c *pruneColumn) (*pruneColumnPages, error) 
 	}
 	c.pagesRead = true
 	ch := c.chunk
-	if knownBadNestedBounds(p.f.CreatedBy, c.node) {
-		return nil, nil
-	}
 	if ch.ColumnIndexLength <= 0 || ch.OffsetIndexLength <= 0 || ch.UnknownColumnOrder ||
 		!p.f.spanInFile(ch.ColumnIndexOffset, int64(ch.ColumnIndexLength)) || !p.f.spanInFile(ch.OffsetIndexOffset, int64(ch.OffsetIndexLength)) {
 		return nil, nil
@@ -194,20 +189,4 @@ func (p *rowGroupPruner) pagesOutside(ranges []RowRange) (pages, bytes int64) {
 		}
 	}
 	return pages, bytes
-}
-
-// knownBadNestedBounds reports min/max bounds not to trust: parquet-go
-// (and so floe's writer, built on it) gives a leaf below the top level
-// page bounds that disagree with the pages' values, and builds the
-// chunk's statistics from them: a struct field's value of row 50 was
-// counted in the bounds of the page of rows 80 to 95, not in its own
-// page's, and a row group's minimum missed values below it
-// (TestStructFieldFilters found both). Null counts, dictionaries and
-// bloom filters of such leaves still prune, and so do Iceberg's metrics,
-// which floe's writer computes itself.
-func knownBadNestedBounds(createdBy string, n *Node) bool {
-	if n.Parent == nil || n.Parent.Parent == nil {
-		return false // top level, or the root
-	}
-	return strings.Contains(createdBy, "github.com/parquet-go/parquet-go") || strings.HasPrefix(createdBy, "floe")
 }

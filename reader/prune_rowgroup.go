@@ -279,7 +279,7 @@ func (p *rowGroupPruner) column(n *Node, bp *expr.BoundPredicate) *pruneColumn {
 	if n.RepLevel > 0 || c.chunk.FilePath != "" {
 		c.usable = false
 	}
-	c.boundsUntrusted = knownBadFloatBounds(p.f.CreatedBy, c.chunk) || knownBadNestedBounds(p.f.CreatedBy, c.node)
+	c.boundsUntrusted = knownBadFloatBounds(p.f.CreatedBy, c.chunk)
 	p.cols[n] = c
 	return c
 }
@@ -288,9 +288,14 @@ func (p *rowGroupPruner) column(n *Node, bp *expr.BoundPredicate) *pruneColumn {
 // wrong: parquet-go (through v0.32 at least) computes the bounds of
 // dictionary-encoded FLOAT and DOUBLE pages with SIMD min/max on amd64,
 // which a NaN poisons, so the page and chunk bounds can exclude real
-// values.
+// values. floe's writer, built on it, wrote such chunks until it stopped
+// dictionary-encoding floats (created_by "floe version 0.1.0"); its later
+// files have none, so the encoding test alone tells them apart.
 func knownBadFloatBounds(createdBy string, c *ColumnChunk) bool {
-	if (c.Physical != Float && c.Physical != Double) || !strings.Contains(createdBy, "parquet-go") {
+	if c.Physical != Float && c.Physical != Double {
+		return false
+	}
+	if !strings.Contains(createdBy, "parquet-go") && !strings.HasPrefix(createdBy, "floe ") {
 		return false
 	}
 	return c.DictionaryPageOffset > 0 || slices.Contains(c.Encodings, EncPlainDictionary) || slices.Contains(c.Encodings, EncRLEDictionary)

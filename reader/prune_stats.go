@@ -192,7 +192,7 @@ func (f *File) chunkIntRange(rowGroup int, n *Node, t iceberg.Type) (lo, hi int6
 	if c.chunk.FilePath != "" {
 		return 0, 0, false
 	}
-	c.boundsUntrusted = knownBadFloatBounds(f.CreatedBy, c.chunk) || knownBadNestedBounds(f.CreatedBy, n)
+	c.boundsUntrusted = knownBadFloatBounds(f.CreatedBy, c.chunk)
 	s := chunkSummary(c, rg.NumRows)
 	return s.min.i, s.max.i, s.hasMin && s.hasMax
 }

@@ -388,6 +388,16 @@ func TestPruneDistrustedBounds(t *testing.T) {
 	if !knownBadFloatBounds("github.com/parquet-go/parquet-go version 0.32.0(build )", chunk) || knownBadFloatBounds("parquet-mr version 1.13.1", chunk) {
 		t.Error("knownBadFloatBounds misjudges the writer")
 	}
+	// floe's writer, on parquet-go, dictionary-encoded floats up to 0.1.0;
+	// its PLAIN float chunks and its other types are sound
+	if !knownBadFloatBounds("floe version 0.1.0(build )", chunk) {
+		t.Error("floe's dictionary-encoded float bounds trusted")
+	}
+	plain := &ColumnChunk{Physical: Double, Encodings: []Encoding{EncPlain, EncRLE}}
+	ints := &ColumnChunk{Physical: Int64, Encodings: []Encoding{EncRLEDictionary, EncPlain}, DictionaryPageOffset: 4}
+	if knownBadFloatBounds("floe version 0.1.1(build )", plain) || knownBadFloatBounds("floe version 0.1.0(build )", ints) {
+		t.Error("floe's PLAIN float or dictionary int bounds distrusted")
+	}
 }
 
 func TestPruneRangeOperations(t *testing.T) {
