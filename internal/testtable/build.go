@@ -101,22 +101,14 @@ func (o *Options) withDefaults() (Options, error) {
 	if out.RowsPerPage <= 0 {
 		out.RowsPerPage = 40
 	}
-	switch out.DataPageVersion {
-	case 0:
-		out.DataPageVersion = 1
-	case 1, 2:
-	default:
-		return out, fmt.Errorf("data page version %d: want 1 or 2", out.DataPageVersion)
+	if err := versionOption(&out.DataPageVersion, "data page version", 1, 2); err != nil {
+		return out, err
 	}
 	if out.Manifests <= 0 {
 		out.Manifests = 2
 	}
-	switch out.FormatVersion {
-	case 0:
-		out.FormatVersion = 2
-	case 2, 3:
-	default:
-		return out, fmt.Errorf("format version %d: want 2 or 3", out.FormatVersion)
+	if err := versionOption(&out.FormatVersion, "format version", 2, 3); err != nil {
+		return out, err
 	}
 	if out.MetricsMode == "" {
 		out.MetricsMode = "truncate(16)"
@@ -142,6 +134,18 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	out.Spec.Fields = fields
 	return out, nil
+}
+
+// versionOption defaults *v to def (0: unset) and accepts def or next.
+func versionOption(v *int, what string, def, next int) error {
+	switch *v {
+	case 0:
+		*v = def
+	case def, next:
+	default:
+		return fmt.Errorf("%s %d: want %d or %d", what, *v, def, next)
+	}
+	return nil
 }
 
 func partitionFieldName(source string, t iceberg.Transform) string {
