@@ -201,6 +201,8 @@ func TestFilterEmptyMapping(t *testing.T) {
 		want   int
 	}{
 		{"id is null", all}, {"id is not null", none}, {"id = 5", none}, {"id != 5", none},
+		// A literal beyond the type holds for every value, never for a null.
+		{"id != 99999999999999999999", none}, {"id < 99999999999999999999", none}, {"i not in (1, 99999999999)", none},
 		{"l is null", all}, {"l is not null", none}, {"l > 0 or l is null", all},
 		{"dt = '2024-03-18'", all}, {"dt > '2024-01-01' and dt is not null", all}, {"dt < '2024-01-01'", none}, {"dt is null", none},
 		{"i is null", all}, {"s = 'a'", none}, {"not (s = 'a')", none}, {"d is not nan", none}, {"d is nan", none},

@@ -301,7 +301,7 @@ func (b binder) bindSet(p *Predicate, bound *BoundPredicate) (Expr, error) {
 // nulls (a comparison with null is not true), so it becomes "not null"
 // on an optional column.
 func (b binder) holdsForValues(p *BoundPredicate, holds bool) Expr {
-	if !holds || p.Field.Required {
+	if !holds || b.neverNull(p.Field) {
 		return constant(holds)
 	}
 	return &BoundPredicate{Op: OpNotNull, FieldID: p.FieldID, Name: p.Name, Field: p.Field}
