@@ -50,21 +50,12 @@ func (s *Scan) AddFilter(filter json.RawMessage) error {
 			return err
 		}
 	}
-	unmapped, err := s.table.UnmappedFields(s.tableSchema)
-	if err != nil {
-		return err
-	}
-	untrusted := func(id int) bool { return unmapped[id] }
-	bound, err := expr.BindNullable(e, s.tableSchema, !s.Options.CaseInsensitive, untrusted)
-	if err != nil {
-		return invalidFilter(err)
-	}
-	ev, err := table.NewMetricsEvaluator(expr.ForgetFields(expr.RewriteNot(bound), untrusted, true))
+	pf, err := s.table.BindPruningFilter(e, s.tableSchema, !s.Options.CaseInsensitive)
 	if err != nil {
 		return invalidFilter(err)
 	}
 	s.runtime.added = added
-	s.runtime.metrics = append(s.runtime.metrics, ev)
+	s.runtime.metrics = append(s.runtime.metrics, pf.Metrics)
 	s.runtime.version++
 	return nil
 }

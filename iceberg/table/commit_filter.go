@@ -20,13 +20,9 @@ const (
 // all, none or some of a file's rows pass a filter: what a delete or
 // overwrite by filter needs, since it can drop whole files only.
 type fileFilter struct {
-	t       *Table
-	bound   expr.Expr
-	metrics *MetricsEvaluator
-	specs   map[int]*specFilter
-	// untrusted are the fields whose metrics may describe a column the
-	// reader does not return (see Table.UnmappedFields).
-	untrusted func(fieldID int) bool
+	t      *Table
+	filter *PruningFilter
+	specs  map[int]*specFilter
 }
 
 type specFilter struct {
@@ -37,22 +33,11 @@ type specFilter struct {
 }
 
 func newFileFilter(t *Table, filter expr.Expr) (*fileFilter, error) {
-	schema := t.Metadata.CurrentSchema()
-	unmapped, err := t.UnmappedFields(schema)
+	pf, err := t.BindPruningFilter(filter, t.Metadata.CurrentSchema(), true)
 	if err != nil {
 		return nil, err
 	}
-	untrusted := func(id int) bool { return unmapped[id] }
-	bound, err := expr.BindNullable(filter, schema, true, untrusted)
-	if err != nil {
-		return nil, fmt.Errorf("filter: %w", err)
-	}
-	rewritten := expr.RewriteNot(bound)
-	metrics, err := NewMetricsEvaluator(expr.ForgetFields(rewritten, untrusted, true))
-	if err != nil {
-		return nil, err
-	}
-	return &fileFilter{t: t, bound: rewritten, metrics: metrics, specs: map[int]*specFilter{}, untrusted: untrusted}, nil
+	return &fileFilter{t: t, filter: pf, specs: map[int]*specFilter{}}, nil
 }
 
 func (f *fileFilter) spec(id int) (*specFilter, error) {
@@ -67,7 +52,7 @@ func (f *fileFilter) spec(id int) (*specFilter, error) {
 	if err != nil {
 		return nil, err
 	}
-	projected, err := expr.ProjectInclusive(f.bound, spec, partType)
+	projected, err := expr.ProjectInclusive(f.filter.Bound, spec, partType)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +60,7 @@ func (f *fileFilter) spec(id int) (*specFilter, error) {
 	if sf.inclusive, err = expr.NewTupleEvaluator(projected, partType); err != nil {
 		return nil, err
 	}
-	if sf.residuals, err = expr.NewResidualEvaluator(f.bound, spec, partType); err != nil {
+	if sf.residuals, err = expr.NewResidualEvaluator(f.filter.Bound, spec, partType); err != nil {
 		return nil, err
 	}
 	f.specs[id] = sf
@@ -88,7 +73,7 @@ func (f *fileFilter) dataFile(df *manifest.DataFile) (fileMatch, error) {
 	if err != nil {
 		return matchSome, err
 	}
-	if !sf.inclusive.Eval(df.Partition) || !f.metrics.MightMatch(df) {
+	if !sf.inclusive.Eval(df.Partition) || !f.filter.Metrics.MightMatch(df) {
 		return matchNone, nil
 	}
 	residual := sf.residuals.Residual(df.Partition)
@@ -98,7 +83,7 @@ func (f *fileFilter) dataFile(df *manifest.DataFile) (fileMatch, error) {
 	case expr.AlwaysFalse:
 		return matchNone, nil
 	}
-	if df.RecordCount > 0 && allRowsMatch(expr.ForgetFields(expr.RewriteNot(residual), f.untrusted, false), df) {
+	if df.RecordCount > 0 && f.filter.allRowsMatch(residual, df) {
 		return matchAll, nil
 	}
 	return matchSome, nil
@@ -125,7 +110,7 @@ func (f *fileFilter) mightMatch(df *manifest.DataFile) (bool, error) {
 	if !sf.inclusive.Eval(df.Partition) {
 		return false, nil
 	}
-	return df.Content != manifest.ContentData || f.metrics.MightMatch(df), nil
+	return df.Content != manifest.ContentData || f.filter.Metrics.MightMatch(df), nil
 }
 
 // allRowsMatch reports whether a file's metrics prove every row passes a

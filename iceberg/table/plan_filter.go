@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 )
@@ -37,22 +36,11 @@ func (t *Table) PlanFilesFiltered(ctx context.Context, sel SnapshotSelector, fil
 	}
 	var pruner *filePruner
 	if filter != nil {
-		// Fields a file without field ids cannot hold under the table's
-		// name mapping read as constants in such files, whatever the
-		// manifests' metrics say of them (see expr.FoldConstants); which
-		// files lack ids is only known once a footer is read.
-		unmapped, err := t.UnmappedFields(schema)
+		pf, err := t.BindPruningFilter(filter, schema, caseSensitive)
 		if err != nil {
 			return nil, err
 		}
-		maybeConstant := func(id int) bool { return unmapped[id] }
-		bound, err := expr.BindNullable(filter, schema, caseSensitive, maybeConstant)
-		if err != nil {
-			return nil, fmt.Errorf("filter: %w", err)
-		}
-		if pruner, err = newFilePruner(t, bound, maybeConstant); err != nil {
-			return nil, err
-		}
+		pruner = &filePruner{t: t, filter: pf.Bound, metrics: pf.Metrics, specs: map[int]*specPruner{}}
 	}
 	if snap == nil {
 		return &Plan{Schema: schema}, nil
@@ -128,17 +116,6 @@ type specPruner struct {
 	manifests  *ManifestEvaluator
 	partitions *expr.TupleEvaluator // the inclusive projection, on partition tuples
 	residuals  *expr.ResidualEvaluator
-}
-
-// newFilePruner compiles a bound filter; its predicates on the fields
-// untrusted reports are not judged by column metrics.
-func newFilePruner(t *Table, bound expr.Expr, untrusted func(fieldID int) bool) (*filePruner, error) {
-	filter := expr.RewriteNot(bound)
-	metrics, err := NewMetricsEvaluator(expr.ForgetFields(filter, untrusted, true))
-	if err != nil {
-		return nil, err
-	}
-	return &filePruner{t: t, filter: filter, metrics: metrics, specs: map[int]*specPruner{}}, nil
 }
 
 func (p *filePruner) spec(id int) (*specPruner, error) {
@@ -222,17 +199,4 @@ func (p *filePruner) pruneEntries(mf *manifest.ManifestFile, entries []manifest.
 	}
 	*residuals = res
 	return kept, nil
-}
-
-// UnmappedFields are the fields of schema that the table's name mapping
-// leaves out (none without a mapping, or with one that contradicts the
-// schema, since the schema's names are read by then): their metrics may
-// describe a column a file without field ids holds but the reader does
-// not return, so no pruner trusts them.
-func (t *Table) UnmappedFields(schema *iceberg.Schema) (map[int]bool, error) {
-	m, err := t.Metadata.NameMapping()
-	if err != nil {
-		return nil, err
-	}
-	return iceberg.UnmappedFieldIDs(iceberg.EffectiveNameMapping(m, schema.Fields), schema.Fields), nil
 }
