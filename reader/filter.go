@@ -86,22 +86,13 @@ func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]
 			walkErr = invalidFilter(err)
 			return
 		}
-		f = topLevelField(schema, f)
+		f = fieldPath(schema, f)[0]
 		if !seen[f.ID] {
 			seen[f.ID] = true
 			out = append(out, f)
 		}
 	})
 	return out, walkErr
-}
-
-// topLevelField is the top-level field of schema that holds f (f itself
-// at the top).
-func topLevelField(schema *iceberg.Schema, f iceberg.NestedField) iceberg.NestedField {
-	for parent := schema.ParentID(f.ID); parent != 0; parent = schema.ParentID(f.ID) {
-		f, _ = schema.FindField(parent)
-	}
-	return f
 }
 
 // rowFilter is a task's filter bound to its columns.

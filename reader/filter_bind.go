@@ -30,6 +30,7 @@ func (r *taskReader) bindFilter(resolver *fileResolver) error {
 	}
 	schema := iceberg.NewSchema(0, r.task.FilterFields)
 	constants := map[int]any{}
+	decided := map[int]bool{}
 	var planErr error
 	expr.WalkPredicates(e, func(pe expr.Expr) {
 		p, ok := pe.(*expr.Predicate)
@@ -37,9 +38,10 @@ func (r *taskReader) bindFilter(resolver *fileResolver) error {
 			return
 		}
 		f, err := findColumn(schema, p.Column, r.task.CaseInsensitive)
-		if err != nil {
-			return // Bind reports it
+		if err != nil || decided[f.ID] {
+			return // Bind reports the error
 		}
+		decided[f.ID] = true
 		v, constant, err := r.constantValue(resolver, schema, f)
 		if err != nil {
 			planErr = err

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/floedb/floe/iceberg"
@@ -214,13 +213,12 @@ func residualFilter(residual expr.Expr, schema *iceberg.Schema) (json.RawMessage
 	seen := map[int]bool{}
 	expr.WalkPredicates(residual, func(pe expr.Expr) {
 		p, ok := pe.(*expr.BoundPredicate)
-		if !ok || seen[p.FieldID] {
+		if !ok {
 			return
 		}
-		seen[p.FieldID] = true
 		if f, ok := schema.FindField(p.FieldID); ok {
-			top := topLevelField(schema, f)
-			if !slices.ContainsFunc(fields, func(g iceberg.NestedField) bool { return g.ID == top.ID }) {
+			if top := fieldPath(schema, f)[0]; !seen[top.ID] {
+				seen[top.ID] = true
 				fields = append(fields, top)
 			}
 		}
