@@ -140,24 +140,28 @@ func (m LocationMap) Apply(path string) string {
 	if len(m.rules) == 0 {
 		return Canonical(path)
 	}
-	p := Canonical(stripDotSlash(path))
-	for _, r := range m.rules {
-		if rest, ok := r.match(p); ok {
-			return joinRest(r.to, rest)
-		}
+	if r, rest, ok := m.rule(path); ok {
+		return joinRest(r.to, rest)
 	}
 	return Canonical(path)
 }
 
 // Covers reports whether a rule of the map rewrites path.
 func (m LocationMap) Covers(path string) bool {
+	_, _, ok := m.rule(path)
+	return ok
+}
+
+// rule is the rule that rewrites path, the longest source first, and the
+// part of path beyond its source.
+func (m LocationMap) rule(path string) (mapRule, string, bool) {
 	p := Canonical(stripDotSlash(path))
 	for _, r := range m.rules {
-		if _, ok := r.match(p); ok {
-			return true
+		if rest, ok := r.match(p); ok {
+			return r, rest, true
 		}
 	}
-	return false
+	return mapRule{}, "", false
 }
 
 // Prefixes returns the normalized source → target pairs.
