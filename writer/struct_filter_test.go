@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/reader"
@@ -357,7 +356,7 @@ func TestStructFieldFilters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := structCount(t, s)
+		n := countRows(t, s)
 		want := 0
 		for _, row := range all {
 			switch {
@@ -385,22 +384,4 @@ func structScan(t *testing.T, tbl *table.Table, filter string) [][]any {
 		opts.Filter = reader.FilterArg(filter)
 	}
 	return scanRows(t, tbl, opts)
-}
-
-func structCount(t *testing.T, s *reader.Scan) int {
-	t.Helper()
-	mem := memory.NewGoAllocator()
-	rr, err := s.Reader(context.Background(), mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rr.Release()
-	n := 0
-	for rr.Next() {
-		n += int(rr.RecordBatch().NumRows())
-	}
-	if err := rr.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
