@@ -56,7 +56,7 @@ func newFileResolver(f *File, task *Task) *fileResolver {
 		// schema's own names map the file.
 		r.mapping = task.NameMapping
 		if r.mapping == nil {
-			r.mapping = iceberg.MappingFromFields(task.Fields)
+			r.mapping = iceberg.MappingFromFields(task.fieldsRead())
 		}
 	}
 	return r
@@ -274,4 +274,22 @@ func fileWidth(n *Node, target arrow.DataType) arrow.DataType {
 		}
 	}
 	return target
+}
+
+// fieldsRead are the top-level fields a task reads from its file, once
+// each: the whole fields its filter and equality deletes read first, so
+// that a struct the projection pruned is still named whole, then its
+// output fields.
+func (t *Task) fieldsRead() []iceberg.NestedField {
+	var out []iceberg.NestedField
+	seen := map[int]bool{}
+	for _, list := range [][]iceberg.NestedField{t.FilterFields, t.EqualityFields, t.Fields} {
+		for _, f := range list {
+			if !seen[f.ID] {
+				seen[f.ID] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
