@@ -1,8 +1,9 @@
 package reader
 
 import (
-	"encoding/binary"
 	"fmt"
+
+	"encoding/binary"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -208,4 +209,17 @@ func (o *leafOutput) free() {
 	o.values.free()
 	o.offsets.free()
 	o.data.free()
+}
+
+func releaseData(ds []arrow.ArrayData) {
+	for _, d := range ds {
+		d.Release()
+	}
+}
+
+// wrapData makes an array of freshly built data, handing the data's own
+// reference over to the array.
+func wrapData(d arrow.ArrayData) arrow.Array {
+	defer d.Release()
+	return array.MakeFromData(d)
 }

@@ -12,8 +12,10 @@ import (
 	"github.com/floedb/floe/kernels"
 )
 
-// defaultBatchRows is the row count of a batch when the request names none.
-const defaultBatchRows = 65536
+// DefaultBatchSize is the most rows a batch holds unless the request (or
+// the scan) says otherwise; batches never span row groups, so they may be
+// smaller.
+const DefaultBatchSize = 64 * 1024
 
 // RowRange is rows [Start, End) of a row group.
 type RowRange struct{ Start, End int64 }
@@ -114,7 +116,7 @@ func (f *File) NewBatchReader(req ReadRequest) (br *BatchReader, err error) {
 		br.mem = memory.DefaultAllocator
 	}
 	if br.batchSize <= 0 {
-		br.batchSize = defaultBatchRows
+		br.batchSize = DefaultBatchSize
 	}
 	newLeaf := func(n *Node, c *conversion, slotDef int) *leafReader {
 		l := newLeafReader(f, rg, n, c, br.mem, req.VerifyChecksums, readStart, readEnd)

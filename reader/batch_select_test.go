@@ -3,6 +3,7 @@ package reader
 import (
 	"errors"
 	"fmt"
+	"github.com/floedb/floe/internal/fixtures"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -69,7 +70,7 @@ func TestNextSelectedMatchesFilteredNext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(fixturePath(), path)
+		rel, _ := filepath.Rel(fixtures.Path(), path)
 		for name, pattern := range selectionPatterns {
 			for _, batchSize := range []int{0, 333} {
 				t.Run(fmt.Sprintf("%s/%s/%d", rel, name, batchSize), func(t *testing.T) {

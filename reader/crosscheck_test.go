@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/floedb/floe/internal/fixtures"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,27 +23,11 @@ import (
 // are retagged with its Arrow types (only field names differ between the
 // two: list element and map entry names) and compared value by value.
 
-func fixturePath(parts ...string) string {
-	return filepath.Join(append([]string{"..", "testdata", "fixtures"}, parts...)...)
-}
-
 // fixtureParquetFiles lists every Parquet data file among the fixtures.
 func fixtureParquetFiles(t testing.TB) []string {
-	var out []string
-	err := filepath.Walk(fixturePath(), func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		if !info.IsDir() && (strings.HasSuffix(p, ".parquet") || filepath.Base(p) == "000000_0") {
-			out = append(out, p)
-		}
-		return nil
-	})
+	out, err := fixtures.ParquetFiles()
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Fatal("no fixture parquet files found")
 	}
 	return out
 }
@@ -300,7 +284,7 @@ func TestFixturesMatchPqarrow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(fixturePath(), path)
+		rel, _ := filepath.Rel(fixtures.Path(), path)
 		if filepath.Base(path) == "000000_0" {
 			continue // pqarrow rejects its footer; see TestMigratedComplexFixture
 		}

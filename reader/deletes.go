@@ -190,7 +190,7 @@ func readFile(ctx context.Context, files fileio.FileIO, path, format string, siz
 	if err != nil {
 		return err
 	}
-	r, err := sub.open(ctx, files, memory.DefaultAllocator, schema, nil)
+	r, err := sub.open(ctx, readEnv{files: files, alloc: memory.DefaultAllocator, schema: schema})
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func testPositionDeletesSkipDeletedRuns(t *testing.T, referenced bool) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	ctx := context.Background()
-	rr, err := task.open(ctx, fileio.Local{}, mem, mustSchema(t, task), nil)
+	rr, err := task.open(ctx, readEnv{files: fileio.Local{}, alloc: mem, schema: mustSchema(t, task)})
 	if err != nil {
 		t.Fatal(err)
 	}

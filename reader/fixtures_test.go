@@ -2,6 +2,7 @@ package reader
 
 import (
 	"fmt"
+	"github.com/floedb/floe/internal/fixtures"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,7 +60,7 @@ func readFixture(t *testing.T, path string, types map[string]arrow.DataType) (*F
 }
 
 func fixtureGlob(t *testing.T, pattern string) []string {
-	paths, err := filepath.Glob(fixturePath(pattern))
+	paths, err := filepath.Glob(fixtures.Path(pattern))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no fixture matches %s", pattern)
 	}
@@ -71,7 +72,7 @@ func TestFixtureLineitemRecordCounts(t *testing.T) {
 		"00000-1-66fee7c2-c97c-4af9-963d-930afd99ace4-00001.parquet": 60175,
 		"00000-5-dad9988f-2a3b-464c-adb6-6034de93da19-00001.parquet": 51793,
 	} {
-		f, cols := readFixture(t, fixturePath("duckdb_lineitem_iceberg", "data", file), nil)
+		f, cols := readFixture(t, fixtures.Path("duckdb_lineitem_iceberg", "data", file), nil)
 		if f.NumRows != rows || int64(cols["l_orderkey"].Len()) != rows {
 			t.Errorf("%s: %d rows in the footer, %d read; want %d", file, f.NumRows, cols["l_orderkey"].Len(), rows)
 		}
@@ -150,7 +151,7 @@ func TestFixtureTimestamptz(t *testing.T) {
 
 // The v3 all-types table's second data file holds Impala's row 2.
 func TestFixtureV3AllTypes(t *testing.T) {
-	_, cols := readFixture(t, fixturePath("impala_iceberg_v3_all_types", "data", "00000-7-3180aeb0-e342-4d28-87ad-87847496148c-0-00001.parquet"),
+	_, cols := readFixture(t, fixtures.Path("impala_iceberg_v3_all_types", "data", "00000-7-3180aeb0-e342-4d28-87ad-87847496148c-0-00001.parquet"),
 		map[string]arrow.DataType{"col_float": arrow.PrimitiveTypes.Float64})
 	got := fmt.Sprintf("%d,%v,%d,%d,%v,%v,%s,'%s',%s,%s",
 		cols["id"].(*array.Int32).Value(0),
@@ -173,7 +174,7 @@ func TestFixtureV3AllTypes(t *testing.T) {
 // After compaction the row-lineage fields are stored, under the reserved
 // field ids.
 func TestFixtureRowLineageIDs(t *testing.T) {
-	f, cols := readFixture(t, fixturePath("impala_iceberg_v3_row_lineage", "data", "00000-1-9e4c5793-eb01-410d-a963-807e22437794-0-00001.parquet"), nil)
+	f, cols := readFixture(t, fixtures.Path("impala_iceberg_v3_row_lineage", "data", "00000-1-9e4c5793-eb01-410d-a963-807e22437794-0-00001.parquet"), nil)
 	rowID, seq := f.NodeByFieldID(2147483540), f.NodeByFieldID(2147483539)
 	if rowID == nil || rowID.Name != "_row_id" || seq == nil || seq.Name != "_last_updated_sequence_number" {
 		t.Fatalf("lineage nodes: %v %v", rowID, seq)

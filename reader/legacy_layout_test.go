@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/floedb/floe/internal/fixtures"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -173,7 +174,7 @@ func TestLegacyListLayoutsMatchPqarrow(t *testing.T) {
 // answer ('A', 0.5) for struct_1_col.string_col and
 // struct_2_col.struct_3_col.float_col.
 func TestMigratedComplexFixture(t *testing.T) {
-	data, err := os.ReadFile(fixturePath("impala_iceberg_migrated_complex_test", "000000_0"))
+	data, err := os.ReadFile(fixtures.Path("impala_iceberg_migrated_complex_test", "000000_0"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestRowLineageComputedAndStored(t *testing.T) {
 	if len(scan.Tasks()) != 1 {
 		t.Fatalf("%d tasks, want the one compacted file", len(scan.Tasks()))
 	}
-	r, err := scan.Tasks()[0].open(ctx, tbl.IO, memory.DefaultAllocator, scan.Schema(), nil)
+	r, err := scan.Tasks()[0].open(ctx, readEnv{files: tbl.IO, alloc: memory.DefaultAllocator, schema: scan.Schema()})
 	if err != nil {
 		t.Fatal(err)
 	}

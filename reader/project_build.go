@@ -145,12 +145,6 @@ func (p *columnPlan) missing(n int, mem memory.Allocator) (arrow.Array, error) {
 	return kernels.Constant(p.target, v, n, mem)
 }
 
-func releaseData(ds []arrow.ArrayData) {
-	for _, d := range ds {
-		d.Release()
-	}
-}
-
 // kernelValue converts a canonical Iceberg value into the form
 // kernels.Constant takes.
 func kernelValue(t iceberg.Type, v any) (any, error) {
@@ -214,11 +208,4 @@ func kernelValue(t iceberg.Type, v any) (any, error) {
 		return out, nil
 	}
 	return v, nil
-}
-
-// wrapData makes an array of freshly built data, handing the data's own
-// reference over to the array.
-func wrapData(d arrow.ArrayData) arrow.Array {
-	defer d.Release()
-	return array.MakeFromData(d)
 }

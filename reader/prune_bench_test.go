@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"github.com/floedb/floe/internal/fixtures"
 	"io"
 	"os"
 	"sync/atomic"
@@ -27,7 +28,7 @@ func (c *pruneReadCounter) ReadAt(p []byte, off int64) (int, error) {
 // in benchmarks/; skipped when absent): 1.25 M rows, 4 row groups, page
 // indexes, dictionaries on the low-cardinality columns.
 func BenchmarkPruneRowGroup(b *testing.B) {
-	file, err := os.Open("../benchmarks/data/lineitem/data/00003-lineitem.parquet")
+	file, err := os.Open(fixtures.RepoPath("benchmarks", "data", "lineitem", "data", "00003-lineitem.parquet"))
 	if err != nil {
 		b.Skip(err)
 	}

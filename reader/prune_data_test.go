@@ -80,7 +80,7 @@ func pruneCols() []pruneCol {
 	const blockRows = 250
 	return []pruneCol{
 		{"id", iceberg.LongType{}, parquet.Int(64), func(_ *rand.Rand, i int) (any, any) { return same(int64(i)) }},
-		{"small", iceberg.IntType{}, parquet.Optional(enc(parquet.Int(32), &parquet.RLEDictionary)),
+		{"small", iceberg.IntType{}, parquet.Optional(parquet.Encoded(parquet.Int(32), &parquet.RLEDictionary)),
 			nullable(0.1, func(r *rand.Rand, i int) (any, any) { return same(int32(r.IntN(40) - 20 + (i/blockRows)*7)) })},
 		{"wide_as_long", iceberg.LongType{}, parquet.Optional(parquet.Int(32)),
 			nullable(0.05, func(r *rand.Rand, _ int) (any, any) { v := int32(r.Uint32()); return v, int64(v) })},
@@ -95,16 +95,16 @@ func pruneCols() []pruneCol {
 				}
 				return same(float64(i) + math.Round(r.Float64()*8)/8)
 			})},
-		{"f32", iceberg.FloatType{}, parquet.Optional(enc(parquet.Leaf(parquet.FloatType), &parquet.RLEDictionary)),
+		{"f32", iceberg.FloatType{}, parquet.Optional(parquet.Encoded(parquet.Leaf(parquet.FloatType), &parquet.RLEDictionary)),
 			nullable(0.1, func(r *rand.Rand, _ int) (any, any) { return same(float32(floatWithSpecials(r, 4))) })},
-		{"word", iceberg.StringType{}, parquet.Optional(enc(parquet.String(), &parquet.RLEDictionary)),
+		{"word", iceberg.StringType{}, parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary)),
 			nullable(0.1, func(r *rand.Rand, i int) (any, any) {
 				// each block of rows draws from a few words, so dictionaries
 				// miss most of them
 				k := (i/blockRows*3 + r.IntN(4)) % len(pruneWords)
 				return same(pruneWords[k])
 			})},
-		{"text", iceberg.StringType{}, parquet.Optional(enc(parquet.String(), &parquet.Plain)),
+		{"text", iceberg.StringType{}, parquet.Optional(parquet.Encoded(parquet.String(), &parquet.Plain)),
 			nullable(0.05, func(r *rand.Rand, i int) (any, any) {
 				return same(pruneWords[r.IntN(len(pruneWords))] + strings.Repeat("x", r.IntN(3)) + string(rune('a'+i/blockRows)))
 			})},
@@ -121,7 +121,7 @@ func pruneCols() []pruneCol {
 				v := int32(r.IntN(20000) - 10000 + i*3)
 				return v, iceberg.DecimalFromInt64(int64(v), 2)
 			})},
-		{"dec_i64", iceberg.DecimalType{Precision: 18, Scale: 3}, parquet.Optional(enc(parquet.Decimal(3, 18, parquet.Int64Type), &parquet.RLEDictionary)),
+		{"dec_i64", iceberg.DecimalType{Precision: 18, Scale: 3}, parquet.Optional(parquet.Encoded(parquet.Decimal(3, 18, parquet.Int64Type), &parquet.RLEDictionary)),
 			nullable(0.05, func(r *rand.Rand, _ int) (any, any) {
 				v := int64(r.IntN(30)-15) * 1e12
 				return v, iceberg.DecimalFromInt64(v, 3)

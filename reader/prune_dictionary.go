@@ -2,8 +2,6 @@ package reader
 
 import (
 	"encoding/binary"
-	"fmt"
-	"io"
 )
 
 // maxPruneDictionary bounds the decompressed dictionary page pruning will
@@ -205,27 +203,4 @@ func (f *File) decodePruneDictionary(d *pruneDictionary, c *pruneColumn, start, 
 	}
 	d.width = physicalWidth(c.node)
 	return d.width > 0 && d.n <= len(d.data)/d.width, nil
-}
-
-// readFull fills buf from the file at off. A span outside the file comes
-// from corrupt metadata and gives false without an error, so that the
-// structure is ignored; a failed read is an error.
-func (f *File) readFull(buf []byte, off int64, what string) (bool, error) {
-	if !f.spanInFile(off, int64(len(buf))) {
-		return false, nil
-	}
-	n, err := f.readAt(buf, off)
-	if n < len(buf) {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		return false, fmt.Errorf("reading %s at offset %d: %w", what, off, err)
-	}
-	return true, nil
-}
-
-// spanInFile reports whether [off, off+n) lies within the file, so that a
-// buffer is sized only for spans that can be read.
-func (f *File) spanInFile(off, n int64) bool {
-	return off >= 0 && n >= 0 && off <= f.size && n <= f.size-off
 }

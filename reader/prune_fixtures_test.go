@@ -1,7 +1,9 @@
 package reader
 
 import (
+	"bytes"
 	"errors"
+	"github.com/floedb/floe/internal/fixtures"
 	"io"
 	"math/big"
 	"math/rand/v2"
@@ -167,7 +169,7 @@ func fixtureTable(t *testing.T, path string) *pruneTable {
 		t.Fatal(err)
 	}
 	f := openBytes(t, data)
-	pf, err := parquet.OpenFile(bytesReaderAt(data), int64(len(data)))
+	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +228,7 @@ func TestPruneFixtures(t *testing.T) {
 		}
 		files++
 		columns += len(tbl.cols)
-		name, _ := filepath.Rel(fixturePath(), path)
+		name, _ := filepath.Rel(fixtures.Path(), path)
 		t.Run(name, func(t *testing.T) {
 			for range 150 {
 				filter := tbl.randomFilter(r, 2)

@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -24,9 +25,9 @@ func reasonTable(t *testing.T) *pruneTable {
 		// bounds but between two pages'
 		{"gap", iceberg.LongType{}, parquet.Int(64), func(_ *rand.Rand, i int) (any, any) { return same(int64(i%600) * 10) }},
 		// dictionary of even numbers only
-		{"even", iceberg.IntType{}, enc(parquet.Int(32), &parquet.RLEDictionary), func(r *rand.Rand, _ int) (any, any) { return same(int32(r.IntN(50) * 2)) }},
+		{"even", iceberg.IntType{}, parquet.Encoded(parquet.Int(32), &parquet.RLEDictionary), func(r *rand.Rand, _ int) (any, any) { return same(int32(r.IntN(50) * 2)) }},
 		// bloom filter over random strings
-		{"key", iceberg.StringType{}, enc(parquet.String(), &parquet.Plain), func(r *rand.Rand, i int) (any, any) {
+		{"key", iceberg.StringType{}, parquet.Encoded(parquet.String(), &parquet.Plain), func(r *rand.Rand, i int) (any, any) {
 			return same(fmt.Sprintf("k%06d", r.IntN(1_000_000)))
 		}},
 		{"maybe", iceberg.LongType{}, parquet.Optional(parquet.Int(64)), nullable(0.5, func(_ *rand.Rand, i int) (any, any) { return same(int64(i / 600)) })},
@@ -210,7 +211,7 @@ func TestPruneFloatSpecials(t *testing.T) {
 	tbl := writePruneTable(t, []pruneCol{
 		// every value is 1 except a NaN in row group 1; bounds cannot
 		// exclude NaN, the dictionary can
-		{"ones", iceberg.DoubleType{}, enc(parquet.Leaf(parquet.DoubleType), &parquet.RLEDictionary), func(_ *rand.Rand, i int) (any, any) {
+		{"ones", iceberg.DoubleType{}, parquet.Encoded(parquet.Leaf(parquet.DoubleType), &parquet.RLEDictionary), func(_ *rand.Rand, i int) (any, any) {
 			if i == 700 {
 				return same(math.NaN())
 			}
@@ -453,7 +454,7 @@ func TestPruneRangeOperations(t *testing.T) {
 // on values present and absent.
 func TestPruneBloomFilterMatchesWriter(t *testing.T) {
 	tbl := reasonTable(t)
-	pf, err := parquet.OpenFile(bytesReaderAt(tbl.data), int64(len(tbl.data)))
+	pf, err := parquet.OpenFile(bytes.NewReader(tbl.data), int64(len(tbl.data)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,27 +491,6 @@ func TestPruneBloomFilterMatchesWriter(t *testing.T) {
 			t.Errorf("row group %d: %d present, %d absent: the check is not discriminating", g, present, absent)
 		}
 		ours.release()
-	}
-}
-
-func TestParseBloomFilterHeader(t *testing.T) {
-	// numBytes 64, SPLIT_BLOCK, XXHASH, UNCOMPRESSED as the Thrift compact
-	// protocol writes them
-	hdr := []byte{0x15, 0x80, 0x01, 0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c, 0x00, 0x00, 0x00}
-	h, n, err := parseBloomFilterHeader(hdr)
-	if err != nil || n != len(hdr) || !h.usable() || h.numBytes != 64 {
-		t.Fatalf("got %+v, %d, %v", h, n, err)
-	}
-	// another compression (parquet-go writes a gzip member for gzip files)
-	gz := slices.Clone(hdr)
-	gz[11] = 0x2c
-	if h, _, err := parseBloomFilterHeader(gz); err != nil || h.usable() {
-		t.Errorf("compressed filter: %+v, %v", h, err)
-	}
-	for i := range len(hdr) - 1 {
-		if _, _, err := parseBloomFilterHeader(hdr[:i]); err == nil {
-			t.Errorf("header cut at %d parsed", i)
-		}
 	}
 }
 
@@ -576,12 +556,6 @@ func TestPrunePlainLiteral(t *testing.T) {
 // A column order the reader does not know voids min_value/max_value and
 // the column index, not the deprecated min/max.
 func TestPruneUnknownColumnOrder(t *testing.T) {
-	// [TYPE_ORDER, member 5]
-	r := &thriftReader{buf: []byte{0x2c, 0x1c, 0x00, 0x00, 0x5c, 0x00, 0x00}}
-	unknown, err := parseColumnOrders(r)
-	if err != nil || !slices.Equal(unknown, []int{1}) {
-		t.Fatalf("unknown orders %v, %v", unknown, err)
-	}
 	tbl := reasonTable(t)
 	for _, rg := range tbl.file.RowGroups {
 		for _, c := range rg.Columns {

@@ -13,10 +13,6 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 )
 
-// DefaultBatchSize is the most rows a batch holds unless the scan says
-// otherwise; batches never span row groups, so they may be smaller.
-const DefaultBatchSize = 64 * 1024
-
 // ScanOptions are a scan's settings. The JSON names are the ones the C API
 // and Python use; the zero value (JSON {}) scans everything at the current
 // snapshot.
@@ -164,6 +160,7 @@ func NewScan(ctx context.Context, t *table.Table, opts ScanOptions) (*Scan, erro
 		return nil, err
 	}
 	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: plan.Schema}
+	s.runtime.schema, s.runtime.caseInsensitive = plan.Schema, opts.CaseInsensitive
 	nameMapping, err := t.Metadata.NameMapping()
 	if err != nil {
 		return nil, err
@@ -268,7 +265,7 @@ func (s *Scan) exported(from, to int) []*Task {
 	out := make([]*Task, to-from)
 	for i, t := range s.tasks[from:to] {
 		c := *t
-		if err := s.tighten(&c, added); err != nil {
+		if err := s.runtime.tighten(&c, added); err != nil {
 			// AddFilter bound every added filter already; this cannot fail
 			// for a filter it accepted.
 			panic(err)

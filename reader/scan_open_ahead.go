@@ -3,27 +3,7 @@ package reader
 import (
 	"context"
 	"sync"
-
-	"github.com/floedb/floe/iceberg/fileio"
 )
-
-// openedFile is a task's data file opened, its footer read, ahead of the
-// task's turn.
-type openedFile struct {
-	done    chan struct{}
-	handle  fileio.File
-	metered *meteredFile
-	file    *File
-	err     error
-}
-
-func (o *openedFile) close() {
-	<-o.done
-	if o.err == nil {
-		o.file.Close()
-		o.handle.Close()
-	}
-}
 
 // openAhead opens the data files of the tasks next in line while the
 // running ones decode, so the footer round trip (on an object store the
@@ -60,15 +40,15 @@ func (a *openAhead) start(i int) {
 	if a.closed || a.opened[i] != nil {
 		return
 	}
-	task := *a.scan.tasks[i]
-	task.fetch = a.scan.Options.FetchOptions
+	task := a.scan.tasks[i]
+	fetch := a.scan.Options.FetchOptions
 	o := &openedFile{done: make(chan struct{})}
 	a.opened[i] = o
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
 		defer close(o.done)
-		o.handle, o.metered, o.file, o.err = openDataFile(a.ctx, a.scan.table.IO, &task)
+		o.handle, o.metered, o.file, o.err = openDataFile(a.ctx, a.scan.table.IO, task, fetch)
 	}()
 }
 

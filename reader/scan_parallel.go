@@ -74,9 +74,9 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Allocator, ahead *openAhead, send func(taskResult) bool) bool {
 	// Each task may return at most the scan's limit; the consumer trims.
 	task.Limit = s.Options.Limit
-	task.opened = ahead.take(i)
+	opened := ahead.take(i)
 	ahead.after(i)
-	tr, err := s.openTask(ctx, i, task, alloc)
+	tr, err := s.openTask(ctx, i, &task, alloc, opened)
 	if err != nil {
 		send(taskResult{err: err})
 		return false

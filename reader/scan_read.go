@@ -31,9 +31,9 @@ func (s *Scan) Reader(ctx context.Context, alloc memory.Allocator) (array.Record
 		if limit != nil {
 			task.Limit = limit
 		}
-		task.opened = ahead.take(i)
+		opened := ahead.take(i)
 		ahead.after(i)
-		return s.openTask(ctx, i, task, alloc) // nil when an added filter ruled the file out
+		return s.openTask(ctx, i, &task, alloc, opened) // nil when an added filter ruled the file out
 	})
 	c.done = ahead.close
 	return c, nil

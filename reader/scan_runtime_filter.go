@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
@@ -22,6 +23,9 @@ type runtimeFilters struct {
 	// metrics rule out, by their column metrics, the data files no added
 	// filter can match, before they are opened.
 	metrics []*table.MetricsEvaluator
+	// schema is the snapshot's schema, which added filters bind to.
+	schema          *iceberg.Schema
+	caseInsensitive bool
 }
 
 // AddFilter tightens a scan, running or not: filter has the forms of
@@ -46,7 +50,7 @@ func (s *Scan) AddFilter(filter json.RawMessage) error {
 	added := append(s.runtime.added[:len(s.runtime.added):len(s.runtime.added)], e)
 	for _, t := range s.tasks {
 		c := *t
-		if err := s.tighten(&c, added); err != nil {
+		if err := s.runtime.tighten(&c, added); err != nil {
 			return err
 		}
 	}
@@ -84,35 +88,22 @@ func (f *runtimeFilters) rulesOut(file *manifest.DataFile) bool {
 // openTask opens the scan's task i (task is a copy to adjust) for
 // reading, tightened by the filters added to the scan so far, counting
 // into the scan's metrics; nil when an added filter rules its file out.
-func (s *Scan) openTask(ctx context.Context, i int, task Task, alloc memory.Allocator) (*taskReader, error) {
+func (s *Scan) openTask(ctx context.Context, i int, task *Task, alloc memory.Allocator, opened *openedFile) (*taskReader, error) {
 	if i < len(s.files) && s.runtime.rulesOut(s.files[i]) {
 		s.counters.filesSkipped.Add(1)
-		if task.opened != nil {
-			task.opened.close()
+		if opened != nil {
+			opened.close()
 		}
 		return nil, nil
 	}
-	added, version := s.runtime.current()
-	base, baseFields := task.Filter, task.FilterFields
-	if err := s.tighten(&task, added); err != nil {
-		if task.opened != nil {
-			task.opened.close()
-		}
-		return nil, err
-	}
-	task.fetch = s.Options.FetchOptions
-	tr, err := task.open(ctx, s.table.IO, alloc, s.schema, s.deleteCache)
-	if err != nil {
-		return nil, err
-	}
-	tr.counters = &s.counters
-	tr.scan, tr.runtimeVersion = s, version
-	tr.baseFilter, tr.baseFilterFields = base, baseFields
-	return tr, nil
+	return task.open(ctx, readEnv{
+		files: s.table.IO, alloc: alloc, schema: s.schema, deletes: s.deleteCache,
+		fetch: s.Options.FetchOptions, opened: opened, counters: &s.counters, filters: &s.runtime,
+	})
 }
 
-// tighten ANDs filters into a task's own.
-func (s *Scan) tighten(task *Task, added []expr.Expr) error {
+// tighten ANDs filters into a task's own, bound to the table schema.
+func (f *runtimeFilters) tighten(task *Task, added []expr.Expr) error {
 	if len(added) == 0 {
 		return nil
 	}
@@ -127,7 +118,7 @@ func (s *Scan) tighten(task *Task, added []expr.Expr) error {
 			combined = expr.NewAnd(combined, e)
 		}
 	}
-	fields, err := filterFields(combined, s.tableSchema, s.Options.CaseInsensitive)
+	fields, err := filterFields(combined, f.schema, f.caseInsensitive)
 	if err != nil {
 		return err
 	}
@@ -136,39 +127,5 @@ func (s *Scan) tighten(task *Task, added []expr.Expr) error {
 		return fmt.Errorf("runtime filter: %w", err)
 	}
 	task.Filter, task.FilterFields = raw, fields
-	return nil
-}
-
-// refreshFilter rebinds a running task's filter when filters were added to
-// its scan since it last looked; called between row groups, so a row group
-// is filtered by one filter throughout.
-func (r *taskReader) refreshFilter() error {
-	if r.scan == nil {
-		return nil
-	}
-	added, version := r.scan.runtime.current()
-	if version == r.runtimeVersion {
-		return nil
-	}
-	r.runtimeVersion = version
-	task := *r.task
-	task.Filter, task.FilterFields = r.baseFilter, r.baseFilterFields
-	if err := r.scan.tighten(&task, added); err != nil {
-		return err
-	}
-	r.task = &task
-	resolver := newFileResolver(r.file, r.task)
-	if err := r.bindFilter(resolver); err != nil {
-		return err
-	}
-	// bindFilter may have planned hidden columns for the new predicates.
-	for _, p := range r.plans[len(r.decoded):] {
-		if p.node == nil {
-			r.decoded = append(r.decoded, -1)
-			continue
-		}
-		r.decoded = append(r.decoded, len(r.request))
-		r.request = append(r.request, p.request())
-	}
 	return nil
 }

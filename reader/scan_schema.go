@@ -2,9 +2,11 @@ package reader
 
 import (
 	"fmt"
+
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/floedb/floe/iceberg"
 )
 
@@ -117,3 +119,6 @@ func ArrowSchema(fields []iceberg.NestedField) (*arrow.Schema, error) {
 	}
 	return arrow.NewSchema(out, nil), nil
 }
+
+// variantArrowType is the Arrow type of every variant column floe returns.
+func variantArrowType() arrow.DataType { return extensions.NewDefaultVariantType() }

@@ -27,25 +27,6 @@ type TaskGroup struct {
 	Tasks []*Task
 }
 
-// packTasks groups tasks in order, next-fit: a task joins the current
-// group unless that would take the group's weight past size, where a
-// task weighs its bytes but at least openCost. A task that weighs size
-// or more is a group of its own. It returns the index of each group's
-// first task.
-func packTasks(tasks []*Task, size, openCost int64) []int {
-	var starts []int
-	var weight int64
-	for i, t := range tasks {
-		w := max(t.rangeBytes(), openCost)
-		if len(starts) == 0 || weight+w > size || weight+w < weight {
-			starts = append(starts, i)
-			weight = 0
-		}
-		weight += w
-	}
-	return starts
-}
-
 // taskGroupJSON is a serialised group: each task in its own serialised
 // form.
 type taskGroupJSON struct {
@@ -149,16 +130,22 @@ func (g *TaskGroup) limit() int64 {
 // files through files. Delete files shared by the tasks (the splits of one
 // file, or a partition's files) are read once.
 func (g *TaskGroup) Reader(ctx context.Context, files fileio.FileIO, alloc memory.Allocator) (array.RecordReader, error) {
+	return g.reader(ctx, readEnv{files: files, alloc: alloc})
+}
+
+// reader streams the group's tasks with env's settings, its schema and
+// one delete cache for the group.
+func (g *TaskGroup) reader(ctx context.Context, env readEnv) (array.RecordReader, error) {
 	schema, err := g.Schema()
 	if err != nil {
 		return nil, err
 	}
-	cache := newDeleteCache()
+	env.schema, env.deletes = schema, newDeleteCache()
 	return newTaskChain(schema, len(g.Tasks), g.limit(), func(i int, limit *int64) (*taskReader, error) {
 		task := *g.Tasks[i]
 		if limit != nil {
 			task.Limit = limit
 		}
-		return task.open(ctx, files, alloc, schema, cache)
+		return task.open(ctx, env)
 	}), nil
 }

@@ -37,6 +37,10 @@ type HostIO struct {
 // maxHostRange caps a merged range Needed asks for.
 const maxHostRange = 64 << 20
 
+// hostFetch reads exactly the ranges Needed named: the bytes are in memory
+// already, so never a merged or read-ahead span the host did not fill.
+var hostFetch = FetchOptions{direct: true}
+
 // errNotFilled marks a read of bytes the host has not handed in.
 var errNotFilled = errors.New("byte range not filled by the host")
 
@@ -48,23 +52,16 @@ func (t *Task) HostIO() (*HostIO, error) {
 // HostIO prepares a host-driven read of the group's tasks.
 func (g *TaskGroup) HostIO() (*HostIO, error) {
 	files := &hostFiles{sizes: map[string]int64{}, filled: map[string][]filledRange{}}
-	own := &TaskGroup{Tasks: make([]*Task, len(g.Tasks))}
-	for i, t := range g.Tasks {
+	for _, t := range g.Tasks {
 		if err := t.checkRange(); err != nil {
 			return nil, err
 		}
-		// The bytes are in memory already: reads take exactly the ranges
-		// Needed named, never a merged or read-ahead span the host did not
-		// fill.
-		copied := *t
-		copied.fetch = FetchOptions{direct: true}
-		own.Tasks[i] = &copied
 		files.sizes[t.Path] = t.FileSize
 		for _, d := range t.Deletes {
 			files.sizes[d.Path] = d.FileSize
 		}
 	}
-	return &HostIO{group: own, files: files}, nil
+	return &HostIO{group: g, files: files}, nil
 }
 
 // Needed returns the byte ranges the read needs that have not been filled
@@ -108,7 +105,7 @@ func plannedReads(ctx context.Context, t *Task, files *hostFiles) ([]byteRange, 
 	if err != nil {
 		return nil, err
 	}
-	r, err := t.open(ctx, files, memory.DefaultAllocator, schema, nil)
+	r, err := t.open(ctx, readEnv{files: files, alloc: memory.DefaultAllocator, schema: schema, fetch: hostFetch})
 	if err != nil {
 		if errors.Is(err, errNotFilled) {
 			err = nil
@@ -142,7 +139,7 @@ func (h *HostIO) Fill(path string, off int64, data []byte) error {
 // Reader decodes the group from the filled bytes. A read of bytes not
 // filled fails with a clear error.
 func (h *HostIO) Reader(ctx context.Context, alloc memory.Allocator) (array.RecordReader, error) {
-	return h.group.Reader(ctx, h.files, alloc)
+	return h.group.reader(ctx, readEnv{files: h.files, alloc: alloc, fetch: hostFetch})
 }
 
 type filledRange struct {

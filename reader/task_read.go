@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/kernels"
 )
@@ -60,10 +61,10 @@ type taskReader struct {
 	late      *lateRead
 	conjuncts []*conjunct
 	counters  *scanCounters
-	// scan, when the task runs as part of one, is asked between row groups
-	// for filters added since runtimeVersion; baseFilter is the task's own
-	// filter they tighten.
-	scan             *Scan
+	// filters, when the task runs as part of a scan, is asked between row
+	// groups for filters added since runtimeVersion; baseFilter is the
+	// task's own filter they tighten.
+	filters          filterSource
 	runtimeVersion   int
 	baseFilter       json.RawMessage
 	baseFilterFields []iceberg.NestedField
@@ -79,16 +80,48 @@ func (t *Task) Reader(ctx context.Context, files fileio.FileIO, alloc memory.All
 	if err != nil {
 		return nil, err
 	}
-	return t.open(ctx, files, alloc, schema, nil)
+	return t.open(ctx, readEnv{files: files, alloc: alloc, schema: schema})
 }
 
-func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, schema *arrow.Schema, cache *deleteCache) (*taskReader, error) {
-	if !strings.EqualFold(t.FileFormat, "parquet") {
-		if t.opened != nil {
-			t.opened.close()
+// readEnv is what the process running a task lends its reader: where files
+// open, the memory batches take, the output schema, and, within a scan, the
+// shared delete cache, the fetch settings, the data file opened ahead, the
+// metrics to count into and the source of filters added while it runs.
+// None of it is part of the task's bytes.
+type readEnv struct {
+	files    fileio.FileIO
+	alloc    memory.Allocator
+	schema   *arrow.Schema
+	deletes  *deleteCache
+	fetch    FetchOptions
+	opened   *openedFile
+	counters *scanCounters
+	filters  filterSource
+}
+
+func (t *Task) open(ctx context.Context, env readEnv) (*taskReader, error) {
+	fail := func(err error) (*taskReader, error) {
+		if env.opened != nil {
+			env.opened.close()
 		}
-		return nil, fmt.Errorf("%s: data file format %q is not supported (only Parquet)", t.Path, t.FileFormat)
+		return nil, err
 	}
+	if !strings.EqualFold(t.FileFormat, "parquet") {
+		return fail(fmt.Errorf("%s: data file format %q is not supported (only Parquet)", t.Path, t.FileFormat))
+	}
+	base, baseFields, version := t.Filter, t.FilterFields, 0
+	if env.filters != nil {
+		var added []expr.Expr
+		added, version = env.filters.current()
+		if len(added) > 0 {
+			tightened := *t
+			if err := env.filters.tighten(&tightened, added); err != nil {
+				return fail(err)
+			}
+			t = &tightened
+		}
+	}
+	alloc := env.alloc
 	if alloc == nil {
 		alloc = memory.DefaultAllocator
 	}
@@ -96,21 +129,26 @@ func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Alloc
 	var metered *meteredFile
 	var f *File
 	var err error
-	if pre := t.opened; pre != nil {
+	if pre := env.opened; pre != nil {
 		<-pre.done
 		handle, metered, f, err = pre.handle, pre.metered, pre.file, pre.err
 	} else {
-		handle, metered, f, err = openDataFile(ctx, files, t)
+		handle, metered, f, err = openDataFile(ctx, env.files, t, env.fetch)
 	}
 	if err != nil {
 		return nil, err
 	}
-	r := &taskReader{ctx: ctx, task: t, schema: schema, mem: alloc, handle: handle, metered: metered, file: f, remaining: -1, counters: &scanCounters{}}
+	counters := env.counters
+	if counters == nil {
+		counters = &scanCounters{}
+	}
+	r := &taskReader{ctx: ctx, task: t, schema: env.schema, mem: alloc, handle: handle, metered: metered, file: f, remaining: -1, counters: counters,
+		filters: env.filters, runtimeVersion: version, baseFilter: base, baseFilterFields: baseFields}
 	r.refs.Store(1)
 	if t.Limit != nil {
 		r.remaining = *t.Limit
 	}
-	if err := r.plan(cache, files); err != nil {
+	if err := r.plan(env.deletes, env.files); err != nil {
 		f.Close()
 		handle.Close()
 		return nil, err
@@ -120,13 +158,12 @@ func (t *Task) open(ctx context.Context, files fileio.FileIO, alloc memory.Alloc
 }
 
 // openDataFile opens a task's data file and reads its footer.
-func openDataFile(ctx context.Context, files fileio.FileIO, t *Task) (fileio.File, *meteredFile, *File, error) {
+func openDataFile(ctx context.Context, files fileio.FileIO, t *Task, fetch FetchOptions) (fileio.File, *meteredFile, *File, error) {
 	handle, err := fileio.OpenSized(ctx, files, t.Path, t.FileSize)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("open data file: %w", err)
 	}
 	metered := &meteredFile{r: handle}
-	fetch := t.fetch
 	if fetch == (FetchOptions{}) && fileio.IsLocal(handle) {
 		// A local read has no round trip to save: chunks are read when
 		// decoding needs them, as they come, without merged spans held

@@ -19,9 +19,6 @@ import (
 // Arrow's canonical variant extension type, always unshredded: metadata
 // and the full value binary.
 
-// variantArrowType is the Arrow type of every variant column floe returns.
-func variantArrowType() arrow.DataType { return extensions.NewDefaultVariantType() }
-
 // checkVariantNode reports whether node is laid out as a variant group.
 func checkVariantNode(node *Node) error {
 	if node.Kind != KindStruct {

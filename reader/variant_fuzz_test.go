@@ -74,7 +74,7 @@ func fuzzVariantFile(t *testing.T, data []byte) {
 				if !ok {
 					t.Fatalf("variant group decoded as %s", c.DataType())
 				}
-				out, err := buildVariant(s, cols[k].Node, variantArrowType(), mem)
+				out, err := buildVariant(s, cols[k].Node, extensions.NewDefaultVariantType(), mem)
 				if err != nil {
 					continue
 				}
