@@ -10,12 +10,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // scanHandle is what a floe_scan* stands for.
 type scanHandle struct {
-	scan *reader.Scan
+	scan *scan.Scan
 }
 
 //export capiScanOpen
@@ -34,7 +34,7 @@ func capiScanOpen(th C.uintptr_t, scanJSON *C.char, out *C.uintptr_t) (rc C.int)
 	if err := checkScanTarget(tbl, opts); err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	s, err := reader.NewScan(context.Background(), tbl, opts)
+	s, err := scan.New(context.Background(), tbl, opts)
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}
@@ -44,12 +44,12 @@ func capiScanOpen(th C.uintptr_t, scanJSON *C.char, out *C.uintptr_t) (rc C.int)
 
 // parseScanOptions reads scan_json: syntax is checked here (the reader's
 // parser accepts trailing garbage), the keys and values by the reader.
-func parseScanOptions(data []byte) (reader.ScanOptions, error) {
+func parseScanOptions(data []byte) (scan.Options, error) {
 	data, err := checkJSON(data, "scan options")
 	if err != nil || data == nil {
-		return reader.ScanOptions{}, err
+		return scan.Options{}, err
 	}
-	opts, err := reader.ParseScanOptions(data)
+	opts, err := scan.ParseOptions(data)
 	if err != nil {
 		return opts, withStatus(classify(err, statusInvalidArgument), err)
 	}
@@ -59,7 +59,7 @@ func parseScanOptions(data []byte) (reader.ScanOptions, error) {
 // checkScanTarget resolves the snapshot and the columns before planning, so
 // that a missing snapshot is FLOE_NOT_FOUND and a missing column
 // FLOE_INVALID_ARGUMENT rather than whatever planning would make of them.
-func checkScanTarget(t *table.Table, opts reader.ScanOptions) error {
+func checkScanTarget(t *table.Table, opts scan.Options) error {
 	sel := table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref}
 	if (sel.SnapshotID != nil && sel.AsOfMs != nil) || (sel.SnapshotID != nil && sel.Ref != "") || (sel.AsOfMs != nil && sel.Ref != "") {
 		return invalidArgument("scan options: give at most one of snapshot_id, as_of_timestamp and ref")
@@ -81,7 +81,7 @@ func checkScanTarget(t *table.Table, opts reader.ScanOptions) error {
 	if err != nil {
 		return withStatus(statusFormat, err)
 	}
-	if _, err := reader.ProjectColumns(schema, opts.Columns, opts.CaseInsensitive, partitionType); err != nil {
+	if _, err := scan.ProjectColumns(schema, opts.Columns, opts.CaseInsensitive, partitionType); err != nil {
 		return invalidArgument("scan options: %v", err)
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 func TestFilterArgumentTellsTextFromJSON(t *testing.T) {
@@ -38,7 +38,7 @@ func TestFilterArgumentTellsTextFromJSON(t *testing.T) {
 	}
 }
 
-func openPartitionedScan(tb testing.TB) *reader.Scan {
+func openPartitionedScan(tb testing.TB) *scan.Scan {
 	tb.Helper()
 	fx, err := fixtures.Get("impala_iceberg_partitioned")
 	if err != nil {
@@ -48,7 +48,7 @@ func openPartitionedScan(tb testing.TB) *reader.Scan {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := reader.NewScan(context.Background(), tbl, reader.ScanOptions{})
+	s, err := scan.New(context.Background(), tbl, scan.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func FuzzAddFilter(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	var s *reader.Scan
+	var s *scan.Scan
 	adds := 0
 	f.Fuzz(func(t *testing.T, in string) {
 		if s == nil || adds > 1000 { // a fresh scan now and then: accepted filters accumulate

@@ -15,7 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/floedb/floe/iceberg/fileio"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // status mirrors enum floe_status in include/floe.h.
@@ -62,7 +62,7 @@ func classify(err error, fallback status) status {
 	switch {
 	case errors.As(err, &fe):
 		return fe.code
-	case errors.Is(err, reader.ErrInvalidFilter):
+	case errors.Is(err, scan.ErrInvalidFilter):
 		return statusInvalidArgument
 	case errors.Is(err, fileio.ErrUnsupportedScheme):
 		return statusUnsupported

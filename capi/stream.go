@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/parquet"
 )
 
 // Go names for the C structures, so tests (which cannot use cgo) can make
@@ -31,7 +31,7 @@ type (
 // Released buffers are pooled (up to cPoolBytes) and reused: fresh C
 // memory costs a page fault per page on every batch, which measured as a
 // quarter of a full scan's CPU (benchmarks/).
-var cAllocator = reader.NewRecyclingAllocator(mallocator.NewMallocator(), cPoolBytes)
+var cAllocator = parquet.NewRecyclingAllocator(mallocator.NewMallocator(), cPoolBytes)
 
 // cPoolBytes bounds the idle C memory floe keeps for reuse.
 const cPoolBytes = 128 << 20

@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/floedb/floe/iceberg/fileio"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 //export capiTaskStream
@@ -25,7 +25,7 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 	// The task is parsed before this call returns, so the caller's buffer
 	// is read in place.
 	// A serialised task group, or a bare task from an older floe_scan_task.
-	g, err := reader.UnmarshalTaskGroup(unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n)))
+	g, err := scan.UnmarshalTaskGroup(unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n)))
 	if err != nil {
 		// The caller handed us these bytes: bad ones are a bad argument.
 		return fail(fn, withStatus(statusInvalidArgument, err), statusInvalidArgument)

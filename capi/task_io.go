@@ -9,7 +9,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // taskIOHandle is a task group read whose bytes the host fetches. Its
@@ -17,7 +17,7 @@ import (
 // returned stay valid until the next call that returns ranges, or free.
 type taskIOHandle struct {
 	mu     sync.Mutex
-	io     *reader.HostIO
+	io     *scan.HostIO
 	ranges *C.floe_byte_range
 	paths  []*C.char
 }
@@ -37,7 +37,7 @@ func (h *taskIOHandle) freeRanges() {
 func capiTaskIOOpen(task *C.uint8_t, n C.size_t, out *C.uintptr_t) (rc C.int) {
 	const fn = "floe_task_io_open"
 	defer recoverStatus(fn, &rc)
-	g, err := reader.UnmarshalTaskGroup(unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n)))
+	g, err := scan.UnmarshalTaskGroup(unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n)))
 	if err != nil {
 		return fail(fn, withStatus(statusInvalidArgument, err), statusInvalidArgument)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/iceberg/arrowschema"
 )
 
 // Producers of Arrow streams for hosts that have no Arrow library: JSON
@@ -35,7 +35,7 @@ func capiJSONRowsStream(h C.uintptr_t, rows *C.char, n C.size_t, out *C.struct_A
 	if schema == nil {
 		return fail(fn, fmt.Errorf("table %s has no current schema", md.Location), statusFormat)
 	}
-	arrowSchema, err := reader.ArrowSchema(schema.Fields)
+	arrowSchema, err := arrowschema.ArrowSchema(schema.Fields)
 	if err != nil {
 		return fail(fn, err, statusUnsupported)
 	}

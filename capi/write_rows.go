@@ -9,7 +9,7 @@ import (
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 	"github.com/floedb/floe/writer"
 )
 
@@ -18,7 +18,7 @@ func parseFilterArg(filter *C.char) (expr.Expr, error) {
 	if filter == nil {
 		return nil, invalidArgument("no filter (use \"true\" for every row)")
 	}
-	e, err := reader.ParseFilter(reader.FilterArg(C.GoString(filter)))
+	e, err := scan.ParseFilter(scan.FilterArg(C.GoString(filter)))
 	if err != nil {
 		return nil, withStatus(statusInvalidArgument, err)
 	}

@@ -16,8 +16,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/fileio"
-	"github.com/floedb/floe/reader"
 )
 
 // discardIO is a FileIO whose files go nowhere, so benchmarks measure
@@ -62,7 +62,7 @@ func benchSchema() *iceberg.Schema {
 // benchBatches builds batches of the bench schema straight with builders
 // (genValue's boxing would dominate setup time).
 func benchBatches(b *testing.B, schema *iceberg.Schema, batches, rowsPerBatch int) ([]arrow.RecordBatch, int64) {
-	as, err := reader.ArrowSchema(schema.Fields)
+	as, err := arrowschema.ArrowSchema(schema.Fields)
 	if err != nil {
 		b.Fatal(err)
 	}

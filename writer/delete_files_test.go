@@ -15,7 +15,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/parquet"
 )
 
 func bitmapOf(positions ...uint64) *roaring64.Bitmap { return roaring64.BitmapOf(positions...) }
@@ -30,7 +30,7 @@ func readPositionFile(t *testing.T, path string) (paths []string, positions []in
 	}
 	defer f.Close()
 	info, _ := f.Stat()
-	pf, err := reader.OpenFile(f, info.Size(), nil)
+	pf, err := parquet.OpenFile(f, info.Size(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func readPositionFile(t *testing.T, path string) (paths []string, positions []in
 		t.Fatal("no file_path or pos column with the reserved field ids")
 	}
 	for rg := range pf.RowGroups {
-		br, err := pf.NewBatchReader(reader.ReadRequest{Columns: []reader.Column{{Node: pathNode}, {Node: posNode}}, RowGroup: rg})
+		br, err := pf.NewBatchReader(parquet.ReadRequest{Columns: []parquet.Column{{Node: pathNode}, {Node: posNode}}, RowGroup: rg})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,8 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/scan"
 )
 
 // v3TypesSchema has every v3-only type floe writes beside an int: two
@@ -116,7 +117,7 @@ func TestV3TypesTableRoundTrip(t *testing.T) {
 
 	// The scan's Arrow fields tag geo columns geoarrow.wkb with their CRS.
 	reopened := reopened(t, tbl)
-	s, err := reader.NewScan(ctx, reopened, reader.ScanOptions{})
+	s, err := scan.New(ctx, reopened, scan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,14 +195,14 @@ func TestV3TypesTableRoundTrip(t *testing.T) {
 	// floe's reader sees the same annotations.
 	fr, closeFile := openParquet(t, path)
 	defer closeFile()
-	for id, want := range map[int32]reader.LogicalKind{2: reader.LogicalGeometry, 3: reader.LogicalGeography, 8: reader.LogicalGeometry} {
+	for id, want := range map[int32]parquet.LogicalKind{2: parquet.LogicalGeometry, 3: parquet.LogicalGeography, 8: parquet.LogicalGeometry} {
 		if n := fr.NodeByFieldID(id); n == nil || n.Logical.Kind != want {
 			t.Errorf("field %d: node %+v, want logical type %v", id, n, want)
 		}
 	}
 
 	// Null checks on geo columns filter; comparisons are refused.
-	s, err = reader.NewScan(ctx, reopened, reader.ScanOptions{Filter: json.RawMessage(`"shape is null"`), Columns: []string{"id"}})
+	s, err = scan.New(ctx, reopened, scan.Options{Filter: json.RawMessage(`"shape is null"`), Columns: []string{"id"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,19 +210,19 @@ func TestV3TypesTableRoundTrip(t *testing.T) {
 		t.Errorf("shape is null: %d rows, want 1", n)
 	}
 	// Planning reads the geo bounds and counts without tripping on them.
-	s, err = reader.NewScan(ctx, reopened, reader.ScanOptions{Filter: json.RawMessage(`"place is not null and route is null and id > 1"`), Columns: []string{"id"}})
+	s, err = scan.New(ctx, reopened, scan.Options{Filter: json.RawMessage(`"place is not null and route is null and id > 1"`), Columns: []string{"id"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := countRows(t, s); n != 3 {
 		t.Errorf("place is not null and route is null and id > 1: %d rows, want 3", n)
 	}
-	if _, err := reader.NewScan(ctx, reopened, reader.ScanOptions{Filter: json.RawMessage(`"shape = 'POINT (30 10)'"`)}); !errors.Is(err, expr.ErrGeoPredicate) {
+	if _, err := scan.New(ctx, reopened, scan.Options{Filter: json.RawMessage(`"shape = 'POINT (30 10)'"`)}); !errors.Is(err, expr.ErrGeoPredicate) {
 		t.Errorf("a comparison on a geometry: %v, want ErrGeoPredicate", err)
 	}
 }
 
-func countRows(t testing.TB, s *reader.Scan) int {
+func countRows(t testing.TB, s *scan.Scan) int {
 	t.Helper()
 	rr, err := s.Reader(context.Background(), memory.DefaultAllocator)
 	if err != nil {

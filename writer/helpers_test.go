@@ -20,7 +20,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/floedb/floe/iceberg"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/iceberg/arrowschema"
+	"github.com/floedb/floe/parquet"
 )
 
 // Test helpers that stand apart from the code under test: rows are canonical
@@ -246,7 +247,7 @@ func genRows(r *rand.Rand, schema *iceberg.Schema, n int) [][]any {
 // gives for the schema.
 func buildRecord(t testing.TB, schema *iceberg.Schema, rows [][]any) arrow.RecordBatch {
 	t.Helper()
-	as, err := reader.ArrowSchema(schema.Fields)
+	as, err := arrowschema.ArrowSchema(schema.Fields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +454,7 @@ func sameValue(t iceberg.Type, a, b any) bool {
 
 // openParquet opens a local Parquet file with floe's reader; closing it
 // is the caller's.
-func openParquet(t testing.TB, path string) (*reader.File, func()) {
+func openParquet(t testing.TB, path string) (*parquet.File, func()) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -464,7 +465,7 @@ func openParquet(t testing.TB, path string) (*reader.File, func()) {
 		f.Close()
 		t.Fatal(err)
 	}
-	pf, err := reader.OpenFile(f, info.Size(), nil)
+	pf, err := parquet.OpenFile(f, info.Size(), nil)
 	if err != nil {
 		f.Close()
 		t.Fatal(err)
@@ -478,19 +479,19 @@ func readFloe(t testing.TB, path string, schema *iceberg.Schema) [][]any {
 	t.Helper()
 	pf, closeFile := openParquet(t, path)
 	defer closeFile()
-	var cols []reader.Column
+	var cols []parquet.Column
 	var fields []iceberg.NestedField
 	for _, fld := range schema.Fields {
 		n := pf.NodeByFieldID(int32(fld.ID))
 		if n == nil {
 			t.Fatalf("%s: no column with field id %d (%s)", path, fld.ID, fld.Name)
 		}
-		cols = append(cols, reader.Column{Node: n})
+		cols = append(cols, parquet.Column{Node: n})
 		fields = append(fields, fld)
 	}
 	var rows [][]any
 	for rg := range pf.RowGroups {
-		br, err := pf.NewBatchReader(reader.ReadRequest{Columns: cols, RowGroup: rg})
+		br, err := pf.NewBatchReader(parquet.ReadRequest{Columns: cols, RowGroup: rg})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/parquet"
 )
 
 // The page index and chunk statistics agree with the pages: over a table
@@ -220,9 +220,9 @@ func checkPageBounds(t *testing.T, path string) (rowGroups, pages int) {
 
 // leafValues reads one leaf of a row group alone: one value per row, nil
 // where it or a struct above it is null, in the forms plainValue gives.
-func leafValues(t *testing.T, pf *reader.File, leaf *reader.Node, rg int) []any {
+func leafValues(t *testing.T, pf *parquet.File, leaf *parquet.Node, rg int) []any {
 	t.Helper()
-	br, err := pf.NewBatchReader(reader.ReadRequest{Columns: []reader.Column{{Node: leaf}}, RowGroup: rg})
+	br, err := pf.NewBatchReader(parquet.ReadRequest{Columns: []parquet.Column{{Node: leaf}}, RowGroup: rg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,17 +271,17 @@ func arrowValue(t *testing.T, a arrow.Array, i int) any {
 }
 
 // plainValue decodes a PLAIN-encoded bound in the forms arrowValue gives.
-func plainValue(t *testing.T, phys reader.PhysicalType, b []byte) any {
+func plainValue(t *testing.T, phys parquet.PhysicalType, b []byte) any {
 	switch {
-	case phys == reader.Int32 && len(b) == 4:
+	case phys == parquet.Int32 && len(b) == 4:
 		return int64(int32(binary.LittleEndian.Uint32(b)))
-	case phys == reader.Int64 && len(b) == 8:
+	case phys == parquet.Int64 && len(b) == 8:
 		return int64(binary.LittleEndian.Uint64(b))
-	case phys == reader.Float && len(b) == 4:
+	case phys == parquet.Float && len(b) == 4:
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
-	case phys == reader.Double && len(b) == 8:
+	case phys == parquet.Double && len(b) == 8:
 		return math.Float64frombits(binary.LittleEndian.Uint64(b))
-	case phys == reader.ByteArray:
+	case phys == parquet.ByteArray:
 		return string(b)
 	}
 	t.Fatalf("bound %x of physical type %d: not handled", b, phys)

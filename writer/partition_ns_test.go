@@ -15,7 +15,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // nsSchema has a nanosecond timestamp with and without zone, the same
@@ -105,7 +105,7 @@ func scanIDs(t testing.TB, tbl *table.Table, filter string) []int64 {
 	t.Helper()
 	ctx := context.Background()
 	raw, _ := json.Marshal(filter)
-	s, err := reader.NewScan(ctx, tbl, reader.ScanOptions{Filter: raw, Columns: []string{"id"}, Threads: 1})
+	s, err := scan.New(ctx, tbl, scan.Options{Filter: raw, Columns: []string{"id"}, Threads: 1})
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}

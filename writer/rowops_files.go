@@ -10,7 +10,7 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 	"github.com/google/uuid"
 )
 
@@ -115,18 +115,18 @@ type pendingDeletes struct {
 // filter, reading only _pos, and returns its tasks by data file path as
 // written: one per file, or several when the scan splits a large file
 // into byte ranges.
-func (c *rowChange) filteredTasks() (map[string][]*reader.Task, error) {
+func (c *rowChange) filteredTasks() (map[string][]*scan.Task, error) {
 	filterJSON, err := expr.MarshalJSON(c.plan.Filter)
 	if err != nil {
 		return nil, err
 	}
 	id := c.plan.SnapshotID()
-	scan, err := reader.NewScan(c.ctx, c.tbl, reader.ScanOptions{Columns: []string{"_pos"}, SnapshotID: &id, Filter: filterJSON})
+	sc, err := scan.New(c.ctx, c.tbl, scan.Options{Columns: []string{"_pos"}, SnapshotID: &id, Filter: filterJSON})
 	if err != nil {
 		return nil, err
 	}
-	tasks := map[string][]*reader.Task{}
-	for _, t := range scan.Tasks() {
+	tasks := map[string][]*scan.Task{}
+	for _, t := range sc.Tasks() {
 		tasks[t.WrittenPath] = append(tasks[t.WrittenPath], t)
 	}
 	return tasks, nil
@@ -134,7 +134,7 @@ func (c *rowChange) filteredTasks() (map[string][]*reader.Task, error) {
 
 // processFile finds the rows of one partly selected file that the filter
 // selects and decides what becomes of it.
-func (c *rowChange) processFile(dt *table.DataFileTask, tasks []*reader.Task) (fileOutcome, error) {
+func (c *rowChange) processFile(dt *table.DataFileTask, tasks []*scan.Task) (fileOutcome, error) {
 	matched, err := c.scanPositions(tasks)
 	if err != nil {
 		return fileOutcome{}, err
@@ -166,7 +166,7 @@ func (c *rowChange) processFile(dt *table.DataFileTask, tasks []*reader.Task) (f
 // rows deleted before, so the vector must carry them too: from the live
 // vector, or, in a table upgraded from v2 whose file has only position
 // delete files, from the positions a scan no longer returns.
-func (c *rowChange) vectorOutcome(dt *table.DataFileTask, tasks []*reader.Task, matched *roaring64.Bitmap) (fileOutcome, error) {
+func (c *rowChange) vectorOutcome(dt *table.DataFileTask, tasks []*scan.Task, matched *roaring64.Bitmap) (fileOutcome, error) {
 	records := uint64(max(dt.File.RecordCount, 0))
 	var previous *manifest.DataFile
 	var positionFiles bool

@@ -16,7 +16,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // newTable creates a table of testtable's schema in a fresh directory.
@@ -105,18 +105,18 @@ func tableRows(t testing.TB, location string, opts table.Options) [][]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := scanRows(t, tbl, reader.ScanOptions{Threads: 2})
+	rows := scanRows(t, tbl, scan.Options{Threads: 2})
 	sortRows(tbl.Metadata.CurrentSchema(), rows)
 	return rows
 }
 
 // scanRows reads a scan of tbl's current schema's columns in canonical
 // values, in the order the scan returns them.
-func scanRows(t testing.TB, tbl *table.Table, opts reader.ScanOptions) [][]any {
+func scanRows(t testing.TB, tbl *table.Table, opts scan.Options) [][]any {
 	t.Helper()
 	ctx := context.Background()
 	schema := tbl.Metadata.CurrentSchema()
-	s, err := reader.NewScan(ctx, tbl, opts)
+	s, err := scan.New(ctx, tbl, opts)
 	if err != nil {
 		t.Fatalf("scan (filter %s): %v", opts.Filter, err)
 	}

@@ -13,15 +13,15 @@ import (
 	"github.com/floedb/floe/iceberg/puffin"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/kernels"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // posField is the _pos metadata column, selected by its reserved id.
-var posField = iceberg.NestedField{ID: reader.FieldIDPos, Name: "_pos", Type: iceberg.LongType{}, Required: true}
+var posField = iceberg.NestedField{ID: scan.FieldIDPos, Name: "_pos", Type: iceberg.LongType{}, Required: true}
 
 // scanPositions reads the tasks of a file (projecting only _pos) and
 // returns the positions of the rows they return.
-func (c *rowChange) scanPositions(tasks []*reader.Task) (*roaring64.Bitmap, error) {
+func (c *rowChange) scanPositions(tasks []*scan.Task) (*roaring64.Bitmap, error) {
 	bm := roaring64.New()
 	var buf []uint64
 	for _, task := range tasks {
@@ -33,7 +33,7 @@ func (c *rowChange) scanPositions(tasks []*reader.Task) (*roaring64.Bitmap, erro
 	return bm, nil
 }
 
-func (c *rowChange) addPositions(bm *roaring64.Bitmap, task *reader.Task, buf []uint64) ([]uint64, error) {
+func (c *rowChange) addPositions(bm *roaring64.Bitmap, task *scan.Task, buf []uint64) ([]uint64, error) {
 	rr, err := task.Reader(c.ctx, c.tbl.IO, memory.DefaultAllocator)
 	if err != nil {
 		return buf, err
@@ -59,8 +59,8 @@ func (c *rowChange) addPositions(bm *roaring64.Bitmap, task *reader.Task, buf []
 
 // unfiltered are the tasks reading fields, without the filter: every row
 // the table holds in their part of the file, deletes applied.
-func unfiltered(tasks []*reader.Task, fields []iceberg.NestedField) []*reader.Task {
-	out := make([]*reader.Task, len(tasks))
+func unfiltered(tasks []*scan.Task, fields []iceberg.NestedField) []*scan.Task {
+	out := make([]*scan.Task, len(tasks))
 	for i, task := range tasks {
 		t := *task
 		t.Filter, t.FilterFields = nil, nil
@@ -71,14 +71,14 @@ func unfiltered(tasks []*reader.Task, fields []iceberg.NestedField) []*reader.Ta
 }
 
 // livePositions are the positions of a file's rows that deletes leave.
-func (c *rowChange) livePositions(tasks []*reader.Task) (*roaring64.Bitmap, error) {
+func (c *rowChange) livePositions(tasks []*scan.Task) (*roaring64.Bitmap, error) {
 	return c.scanPositions(unfiltered(tasks, []iceberg.NestedField{posField}))
 }
 
 // rewrite writes the rows of a data file that stay (those not in
 // matched, deletes applied) as new data files of its partition, and
 // returns their entries; none when no row stays.
-func (c *rowChange) rewrite(dt *table.DataFileTask, tasks []*reader.Task, matched *roaring64.Bitmap) ([]manifest.DataFile, error) {
+func (c *rowChange) rewrite(dt *table.DataFileTask, tasks []*scan.Task, matched *roaring64.Bitmap) ([]manifest.DataFile, error) {
 	spec := c.md.SpecByID(dt.File.SpecID)
 	if spec == nil {
 		return nil, fmt.Errorf("partition spec %d is not in the table", dt.File.SpecID)
@@ -117,7 +117,7 @@ func (c *rowChange) rewrite(dt *table.DataFileTask, tasks []*reader.Task, matche
 // copyRows writes the rows a task reads, less those whose _pos (the last
 // column) is in matched, to w. schema is the batches' schema less _pos,
 // kept across calls so the writer binds it once.
-func (c *rowChange) copyRows(w *Writer, task *reader.Task, matched *roaring64.Bitmap, schema **arrow.Schema) error {
+func (c *rowChange) copyRows(w *Writer, task *scan.Task, matched *roaring64.Bitmap, schema **arrow.Schema) error {
 	rr, err := task.Reader(c.ctx, c.tbl.IO, memory.DefaultAllocator)
 	if err != nil {
 		return err

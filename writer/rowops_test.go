@@ -13,7 +13,7 @@ import (
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 var byBool = &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{
@@ -175,7 +175,7 @@ func checkVectors(t testing.TB, tbl *table.Table) {
 func rowsPerFile(t testing.TB, tbl *table.Table) map[string]int64 {
 	t.Helper()
 	ctx := context.Background()
-	s, err := reader.NewScan(ctx, tbl, reader.ScanOptions{Columns: []string{"_file"}})
+	s, err := scan.New(ctx, tbl, scan.Options{Columns: []string{"_file"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // Filters on fields inside structs, checked as a property: over a table
@@ -347,12 +347,12 @@ func TestStructFieldFilters(t *testing.T) {
 	first := structBaseMicros + 3*3_600_000_000
 	for _, c := range []struct {
 		filter string
-		check  func(reader.ScanMetrics) bool
+		check  func(scan.Metrics) bool
 	}{
-		{fmt.Sprintf("st.ts < %d", first), func(m reader.ScanMetrics) bool { return m.FilesSkipped > 0 }},
-		{"rs.x >= 6000 and rs.x < 6300", func(m reader.ScanMetrics) bool { return m.FilesSkipped > 0 && m.RowGroupsSkipped > 0 }},
+		{fmt.Sprintf("st.ts < %d", first), func(m scan.Metrics) bool { return m.FilesSkipped > 0 }},
+		{"rs.x >= 6000 and rs.x < 6300", func(m scan.Metrics) bool { return m.FilesSkipped > 0 && m.RowGroupsSkipped > 0 }},
 	} {
-		s, err := reader.NewScan(ctx, tbl, reader.ScanOptions{Filter: reader.FilterArg(c.filter)})
+		s, err := scan.New(ctx, tbl, scan.Options{Filter: scan.FilterArg(c.filter)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,9 +379,9 @@ func TestStructFieldFilters(t *testing.T) {
 // structScan reads the table with a filter, rows in canonical values.
 func structScan(t *testing.T, tbl *table.Table, filter string) [][]any {
 	t.Helper()
-	opts := reader.ScanOptions{Threads: 2}
+	opts := scan.Options{Threads: 2}
 	if filter != "" {
-		opts.Filter = reader.FilterArg(filter)
+		opts.Filter = scan.FilterArg(filter)
 	}
 	return scanRows(t, tbl, opts)
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/variant"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/varianttest"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // Variants inside a struct and as list elements write and read back
@@ -28,7 +29,7 @@ func TestNestedVariantsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	as, err := reader.ArrowSchema(schema.Fields)
+	as, err := arrowschema.ArrowSchema(schema.Fields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestNestedVariantsRoundTrip(t *testing.T) {
 	if tbl, err = table.Open(ctx, dir, table.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := reader.NewScan(ctx, tbl, reader.ScanOptions{})
+	s, err := scan.New(ctx, tbl, scan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
 	"github.com/floedb/floe/benchmarks/duckarrow"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 var fixtures = filepath.Join("..", "..", "testdata", "fixtures")
@@ -42,7 +42,7 @@ func floeSource(t *testing.T, name string, prefixes ...string) duckarrow.Source 
 		if err != nil {
 			return nil, err
 		}
-		scan, err := reader.NewScan(ctx, tbl, reader.ScanOptions{})
+		scan, err := scan.New(ctx, tbl, scan.Options{})
 		if err != nil {
 			return nil, err
 		}

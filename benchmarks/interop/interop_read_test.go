@@ -9,7 +9,7 @@ import (
 	icebergio "github.com/apache/iceberg-go/io"
 	icebergtable "github.com/apache/iceberg-go/table"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // readWithIcebergGo scans the table whose metadata file is metadataPath
@@ -46,11 +46,11 @@ func readWithFloe(t *testing.T, location string) []arrow.RecordBatch {
 	if err != nil {
 		t.Fatalf("floe open: %v", err)
 	}
-	scan, err := reader.NewScan(ctx, tbl, reader.ScanOptions{})
+	sc, err := scan.New(ctx, tbl, scan.Options{})
 	if err != nil {
 		t.Fatalf("floe scan: %v", err)
 	}
-	rr, err := scan.Reader(ctx, memory.DefaultAllocator)
+	rr, err := sc.Reader(ctx, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatalf("floe reader: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // scanPartKeys counts the rows floe returns and sums their l_partkey.
@@ -19,11 +19,11 @@ func scanPartKeys(t *testing.T, metadataPath string) Expected {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scan, err := reader.NewScan(ctx, it, reader.ScanOptions{Columns: []string{"l_partkey"}})
+	sc, err := scan.New(ctx, it, scan.Options{Columns: []string{"l_partkey"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := scan.Reader(ctx, memory.DefaultAllocator)
+	rr, err := sc.Reader(ctx, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -130,11 +130,11 @@ func TestScanThroughFloe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scan, err := reader.NewScan(ctx, it, reader.ScanOptions{Columns: []string{"l_orderkey"}})
+	sc, err := scan.New(ctx, it, scan.Options{Columns: []string{"l_orderkey"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := scan.Reader(ctx, memory.DefaultAllocator)
+	rr, err := sc.Reader(ctx, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 	"github.com/floedb/floe/writer"
 )
 
@@ -23,7 +23,7 @@ func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
 	if len(a.positional) != 2 {
 		return errors.New(deleteUsage)
 	}
-	filter, err := reader.ParseFilter(reader.FilterArg(a.positional[1]))
+	filter, err := scan.ParseFilter(scan.FilterArg(a.positional[1]))
 	if err != nil {
 		return err
 	}

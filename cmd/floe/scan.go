@@ -13,7 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
@@ -25,9 +25,9 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	so := reader.ScanOptions{SnapshotID: sel.SnapshotID, AsOfTimestamp: sel.AsOfMs, Ref: sel.Ref, VerifyCRC: a.bools["verify-crc"], CaseInsensitive: a.bools["ignore-case"]}
+	so := scan.Options{SnapshotID: sel.SnapshotID, AsOfTimestamp: sel.AsOfMs, Ref: sel.Ref, VerifyCRC: a.bools["verify-crc"], CaseInsensitive: a.bools["ignore-case"]}
 	if f, ok := a.last("filter"); ok {
-		so.Filter = reader.FilterArg(f)
+		so.Filter = scan.FilterArg(f)
 	}
 	if v, ok := a.last("columns"); ok {
 		so.Columns = []string{}
@@ -55,11 +55,11 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	if format == "" {
 		format = "jsonl"
 	}
-	scan, err := reader.NewScan(ctx, t, so)
+	sc, err := scan.New(ctx, t, so)
 	if err != nil {
 		return err
 	}
-	rr, err := scan.Reader(ctx, memory.DefaultAllocator)
+	rr, err := sc.Reader(ctx, memory.DefaultAllocator)
 	if err != nil {
 		return err
 	}
@@ -72,11 +72,11 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	var sink rowSink
 	switch format {
 	case "jsonl":
-		sink = &jsonlSink{w: w, scan: scan}
+		sink = &jsonlSink{w: w, scan: sc}
 	case "csv":
-		sink = newCSVSink(w, scan)
+		sink = newCSVSink(w, sc)
 	case "table":
-		sink = &tableSink{w: w, scan: scan}
+		sink = &tableSink{w: w, scan: sc}
 	default:
 		return fmt.Errorf("--format must be jsonl, csv or table, not %q", format)
 	}
@@ -100,7 +100,7 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 		rr.Release()
 		rr = nil
 		// stderr, so that stdout stays the data and can be piped on.
-		stats, err := json.Marshal(scan.Metrics())
+		stats, err := json.Marshal(sc.Metrics())
 		if err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ type rowSink interface {
 
 type jsonlSink struct {
 	w    *bufio.Writer
-	scan *reader.Scan
+	scan *scan.Scan
 	buf  []byte
 }
 
@@ -150,13 +150,13 @@ func (s *jsonlSink) finish() error { return nil }
 
 type csvSink struct {
 	w    *csv.Writer
-	scan *reader.Scan
+	scan *scan.Scan
 }
 
-func newCSVSink(w io.Writer, scan *reader.Scan) *csvSink {
-	s := &csvSink{w: csv.NewWriter(w), scan: scan}
-	header := make([]string, len(scan.Projection.Fields))
-	for i, f := range scan.Projection.Fields {
+func newCSVSink(w io.Writer, sc *scan.Scan) *csvSink {
+	s := &csvSink{w: csv.NewWriter(w), scan: sc}
+	header := make([]string, len(sc.Projection.Fields))
+	for i, f := range sc.Projection.Fields {
 		header[i] = f.Name
 	}
 	s.w.Write(header)
@@ -189,7 +189,7 @@ func (s *csvSink) finish() error {
 // small results (use --limit).
 type tableSink struct {
 	w    *bufio.Writer
-	scan *reader.Scan
+	scan *scan.Scan
 	rows [][]string
 }
 

@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/floedb/floe/iceberg"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/iceberg/arrowschema"
 )
 
 // input is a file to append: its rows as Arrow batches, and the Iceberg
@@ -80,7 +80,7 @@ func (p *parquetInput) schema() (*iceberg.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.path, err)
 	}
-	return icebergSchema(as)
+	return arrowschema.IcebergSchema(as)
 }
 
 func (p *parquetInput) batches(ctx context.Context, _ *iceberg.Schema) (array.RecordReader, error) {
@@ -174,7 +174,7 @@ func (j *jsonlInput) batches(_ context.Context, tableSchema *iceberg.Schema) (ar
 	if err := checkJSONLines(j.data, j.path); err != nil {
 		return nil, err
 	}
-	as, err := reader.ArrowSchema(tableSchema.Fields)
+	as, err := arrowschema.ArrowSchema(tableSchema.Fields)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // Committing on top of tables Impala wrote (through Java Iceberg): v1
@@ -138,7 +138,7 @@ func scanRows(t *testing.T, tbl *table.Table, snapshotID *int64) []string {
 	for _, f := range schema.Fields {
 		cols = append(cols, f.Name)
 	}
-	s, err := reader.NewScan(ctx, tbl, reader.ScanOptions{Columns: cols, SnapshotID: snapshotID, Threads: 1})
+	s, err := scan.New(ctx, tbl, scan.Options{Columns: cols, SnapshotID: snapshotID, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // written are data files written for a commit: their manifest entries and,
@@ -124,7 +124,7 @@ func scanIDsWith(t testing.TB, location string, opts table.Options, snapshotID *
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := reader.NewScan(ctx, tbl, reader.ScanOptions{Columns: []string{"id"}, SnapshotID: snapshotID, Threads: 2})
+	s, err := scan.New(ctx, tbl, scan.Options{Columns: []string{"id"}, SnapshotID: snapshotID, Threads: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

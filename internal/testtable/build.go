@@ -61,7 +61,7 @@ type Options struct {
 // Table is a table Build wrote.
 type Table struct {
 	// Location is the table directory and MetadataPath its metadata file
-	// (reader.NewScan of table.Open(ctx, MetadataPath, ...) reads it).
+	// (scan.New of table.Open(ctx, MetadataPath, ...) reads it).
 	Location     string
 	MetadataPath string
 	Schema       *iceberg.Schema

@@ -16,7 +16,7 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // commitTable is one peer's table taking small commits.
@@ -103,7 +103,7 @@ func (f *floeCommitTable) state(ctx context.Context) (tableState, error) {
 }
 
 // plan opens the table and plans a scan of every column through the
-// reader's entry point, reader.NewScan, on one thread.
+// reader's entry point, scan.New, on one thread.
 func (f *floeCommitTable) plan() func() (checksum, error) {
 	location := f.tbl.MetadataLocation
 	return func() (checksum, error) {
@@ -112,11 +112,11 @@ func (f *floeCommitTable) plan() func() (checksum, error) {
 		if err != nil {
 			return checksum{}, err
 		}
-		scan, err := reader.NewScan(ctx, t, reader.ScanOptions{Threads: 1})
+		sc, err := scan.New(ctx, t, scan.Options{Threads: 1})
 		if err != nil {
 			return checksum{}, err
 		}
-		return checksum{Rows: int64(len(scan.Tasks()))}, nil
+		return checksum{Rows: int64(len(sc.Tasks()))}, nil
 	}
 }
 

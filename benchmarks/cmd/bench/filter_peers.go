@@ -11,7 +11,7 @@ import (
 	icebergio "github.com/apache/iceberg-go/io"
 	icebergtable "github.com/apache/iceberg-go/table"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // floeReadStats is what floe's last filtered scan read: bytes counted by
@@ -19,7 +19,7 @@ import (
 // its size) and floe's own metrics, for comparison.
 type floeReadStats struct {
 	data, other int64
-	metrics     reader.ScanMetrics
+	metrics     scan.Metrics
 }
 
 // floeFilterScan reads every column of the rows matching filter (row_filter
@@ -38,17 +38,17 @@ func floeFilterScan(metadataPath, filter string, alloc memory.Allocator, stats *
 		}
 		counted := &countingIO{FileIO: t.IO}
 		t.IO = counted
-		opts := reader.ScanOptions{Threads: 1}
+		opts := scan.Options{Threads: 1}
 		if filter != "" {
 			if opts.Filter, err = json.Marshal(filter); err != nil {
 				return checksum{}, err
 			}
 		}
-		scan, err := reader.NewScan(ctx, t, opts)
+		sc, err := scan.New(ctx, t, opts)
 		if err != nil {
 			return checksum{}, err
 		}
-		rr, err := scan.Reader(ctx, alloc)
+		rr, err := sc.Reader(ctx, alloc)
 		if err != nil {
 			return checksum{}, err
 		}
@@ -61,7 +61,7 @@ func floeFilterScan(metadataPath, filter string, alloc memory.Allocator, stats *
 		if err := rr.Err(); err != nil {
 			return sum, err
 		}
-		*stats = floeReadStats{data: counted.data.Load(), other: counted.other.Load() + info.Size(), metrics: scan.Metrics()}
+		*stats = floeReadStats{data: counted.data.Load(), other: counted.other.Load() + info.Size(), metrics: sc.Metrics()}
 		return sum, nil
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/floedb/floe/benchmarks/lineitem"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // filterRun is one peer's measurement of one scenario.
@@ -21,10 +21,10 @@ type filterRun struct {
 	Result      checksum `json:"result"`
 	// floe only: bytes read through its FileIO (all files, and data files
 	// alone), the share of the table's bytes, and floe's own metrics.
-	BytesRead      *int64              `json:"bytes_read,omitempty"`
-	DataBytesRead  *int64              `json:"data_bytes_read,omitempty"`
-	BytesReadShare *float64            `json:"bytes_read_share,omitempty"`
-	FloeMetrics    *reader.ScanMetrics `json:"floe_metrics,omitempty"`
+	BytesRead      *int64        `json:"bytes_read,omitempty"`
+	DataBytesRead  *int64        `json:"data_bytes_read,omitempty"`
+	BytesReadShare *float64      `json:"bytes_read_share,omitempty"`
+	FloeMetrics    *scan.Metrics `json:"floe_metrics,omitempty"`
 }
 
 type filterResults struct {

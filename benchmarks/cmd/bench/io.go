@@ -15,7 +15,7 @@ import (
 	"github.com/floedb/floe/benchmarks/lineitem"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/s3test"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // The I/O section (go run ./cmd/bench -io) measures how floe reads rather
@@ -59,8 +59,8 @@ type ioScan struct {
 	Expected lineitem.Expected `json:"expected"`
 }
 
-func (s ioScan) options() (reader.ScanOptions, error) {
-	opts := reader.ScanOptions{Columns: s.Columns}
+func (s ioScan) options() (scan.Options, error) {
+	opts := scan.Options{Columns: s.Columns}
 	if s.Filter != "" {
 		raw, err := json.Marshal(s.Filter)
 		if err != nil {
@@ -162,25 +162,25 @@ func measureIO(ctx context.Context, tbl *lineitem.Table, cfg ioConfig, logf func
 
 // floeScanOnce opens the table at location and reads it once with opts,
 // counting rows and sum(l_partkey).
-func floeScanOnce(ctx context.Context, location string, topts table.Options, opts reader.ScanOptions, alloc memory.Allocator) (checksum, reader.ScanMetrics, error) {
+func floeScanOnce(ctx context.Context, location string, topts table.Options, opts scan.Options, alloc memory.Allocator) (checksum, scan.Metrics, error) {
 	t, err := table.Open(ctx, location, topts)
 	if err != nil {
-		return checksum{}, reader.ScanMetrics{}, err
+		return checksum{}, scan.Metrics{}, err
 	}
-	scan, err := reader.NewScan(ctx, t, opts)
+	sc, err := scan.New(ctx, t, opts)
 	if err != nil {
-		return checksum{}, reader.ScanMetrics{}, err
+		return checksum{}, scan.Metrics{}, err
 	}
-	rr, err := scan.Reader(ctx, alloc)
+	rr, err := sc.Reader(ctx, alloc)
 	if err != nil {
-		return checksum{}, reader.ScanMetrics{}, err
+		return checksum{}, scan.Metrics{}, err
 	}
 	defer rr.Release()
 	var sum checksum
 	for rr.Next() {
 		countRecord(rr.RecordBatch(), &sum)
 	}
-	return sum, scan.Metrics(), rr.Err()
+	return sum, sc.Metrics(), rr.Err()
 }
 
 // measureWall runs fn repeat times and keeps the run with the least wall

@@ -7,7 +7,7 @@ import (
 
 	"github.com/floedb/floe/benchmarks/lineitem"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // ioThreadRun is one local full scan of part 3.
@@ -36,7 +36,7 @@ func measureThreads(ctx context.Context, tbl *lineitem.Table, full ioScan, repea
 		threads := []int{1, 2}
 		scans := make([]func() (sample, error), len(threads))
 		for i, n := range threads {
-			opts := reader.ScanOptions{Threads: n, Ordered: &ordered}
+			opts := scan.Options{Threads: n, Ordered: &ordered}
 			scans[i] = func() (sample, error) {
 				return measureWall(1, func() (checksum, error) {
 					sum, _, err := floeScanOnce(ctx, tbl.MetadataPath, table.Options{}, opts, mallocator)

@@ -16,7 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/benchmarks/lineitem"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/scan"
 )
 
 // ioWorkerArg, as this program's first argument, makes it a worker of
@@ -74,7 +74,7 @@ func runIOWorker(ctx context.Context, jobPath string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		group, err := reader.UnmarshalTaskGroup(raw)
+		group, err := scan.UnmarshalTaskGroup(raw)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -145,16 +145,16 @@ func (run *ioProcessRun) measure(ctx context.Context, tbl *lineitem.Table, worke
 	if err != nil {
 		return err
 	}
-	scan, err := reader.NewScan(ctx, t, reader.ScanOptions{SplitSize: run.SplitSize})
+	sc, err := scan.New(ctx, t, scan.Options{SplitSize: run.SplitSize})
 	if err != nil {
 		return err
 	}
-	groups := scan.TaskGroups()
-	run.Groups, run.Tasks = len(groups), len(scan.Tasks())
+	groups := sc.TaskGroups()
+	run.Groups, run.Tasks = len(groups), len(sc.Tasks())
 
 	start := time.Now()
 	var g digester
-	rr, err := scan.Reader(ctx, newMallocator())
+	rr, err := sc.Reader(ctx, newMallocator())
 	if err == nil {
 		err = digest(rr, &g, &run.Single)
 	}

@@ -6,7 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/reader"
+	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/scan"
 )
 
 // floeScan reads the table through floe's public Go API on one thread,
@@ -18,11 +19,11 @@ func floeScan(metadataPath string, columns []string, alloc memory.Allocator) fun
 		if err != nil {
 			return checksum{}, err
 		}
-		scan, err := reader.NewScan(ctx, t, reader.ScanOptions{Columns: columns, Threads: 1})
+		sc, err := scan.New(ctx, t, scan.Options{Columns: columns, Threads: 1})
 		if err != nil {
 			return checksum{}, err
 		}
-		rr, err := scan.Reader(ctx, alloc)
+		rr, err := sc.Reader(ctx, alloc)
 		if err != nil {
 			return checksum{}, err
 		}
@@ -40,5 +41,5 @@ func floeScan(metadataPath string, columns []string, alloc memory.Allocator) fun
 // newMallocator is the allocator libfloe's C API uses: C memory, released
 // buffers pooled for reuse (capi/stream.go).
 func newMallocator() memory.Allocator {
-	return reader.NewRecyclingAllocator(mallocator.NewMallocator(), 128<<20)
+	return parquet.NewRecyclingAllocator(mallocator.NewMallocator(), 128<<20)
 }

@@ -1,0 +1,226 @@
+package parquet
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// OpenOptions tune OpenFile.
+type OpenOptions struct {
+	// FooterReadSize is how many bytes to read from the end of the file
+	// in the first request, so that a footer smaller than that costs one
+	// read. Default 512 KiB: enough for most footers together with the
+	// page indexes that writers place just before them.
+	FooterReadSize int
+	// Fetch tunes how column bytes are requested.
+	Fetch FetchOptions
+}
+
+// DefaultFooterReadSize is how many trailing bytes OpenFile reads first.
+const DefaultFooterReadSize = 512 << 10
+
+// File is an opened Parquet file: its footer and schema tree. It holds the
+// io.ReaderAt for later column reads and is safe for concurrent use by
+// several BatchReaders.
+type File struct {
+	r    io.ReaderAt
+	size int64
+	// tail holds the file's last bytes from the footer read: page
+	// indexes, bloom filters and small files' columns come from it without
+	// another request.
+	tail    []byte
+	tailOff int64
+	fetcher *fetcher
+
+	// Root is the schema's root group; its Children are the top-level
+	// columns.
+	Root *Node
+	// Leaves are the primitive columns in file order: Leaves[i] owns
+	// RowGroups[*].Columns[i].
+	Leaves []*Node
+	// Nodes are all schema nodes in pre-order, root first (synthetic list
+	// elements excluded).
+	Nodes     []*Node
+	RowGroups []RowGroup
+	NumRows   int64
+	KeyValue  []KeyValue
+	CreatedBy string
+	Version   int32
+	// FooterSize is the length of the Thrift footer.
+	FooterSize int
+}
+
+var (
+	magic          = []byte("PAR1")
+	magicEncrypted = []byte("PARE")
+)
+
+// OpenFile reads and parses the footer of the Parquet file r of the given
+// size. Corrupt or unsupported files give an error, never a panic.
+func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error) {
+	defer RecoverAsError(&err, "parquet: opening file")
+	if size < int64(2*len(magic)+4) {
+		return nil, fmt.Errorf("parquet: file of %d bytes is too small", size)
+	}
+	tailSize := int64(DefaultFooterReadSize)
+	if opts != nil && opts.FooterReadSize > 0 {
+		tailSize = int64(opts.FooterReadSize)
+	}
+	tailSize = max(min(tailSize, size), 8)
+	tail := make([]byte, tailSize)
+	if n, err := r.ReadAt(tail, size-tailSize); n < len(tail) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("parquet: reading footer: %w", err)
+	}
+	end := tail[len(tail)-4:]
+	if bytes.Equal(end, magicEncrypted) {
+		return nil, fmt.Errorf("parquet: files with an encrypted footer are not supported")
+	}
+	if !bytes.Equal(end, magic) {
+		return nil, fmt.Errorf("parquet: missing PAR1 magic at end of file")
+	}
+	footerLen := int64(binary.LittleEndian.Uint32(tail[len(tail)-8:]))
+	if footerLen > size-int64(2*len(magic)+4) {
+		return nil, fmt.Errorf("parquet: footer length %d does not fit in a file of %d bytes", footerLen, size)
+	}
+	var footer []byte
+	if footerLen+8 <= tailSize {
+		footer = tail[tailSize-8-footerLen : tailSize-8]
+	} else {
+		footer = make([]byte, footerLen)
+		if n, err := r.ReadAt(footer, size-8-footerLen); n < len(footer) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("parquet: reading footer: %w", err)
+		}
+		tail = nil // the short tail holds only part of the footer
+	}
+	md, err := parseFileMetaData(footer)
+	if err != nil {
+		return nil, err
+	}
+	root, leaves, nodes, err := buildSchema(md.schema)
+	if err != nil {
+		return nil, err
+	}
+	f = &File{
+		r:          r,
+		size:       size,
+		tail:       tail,
+		tailOff:    size - int64(len(tail)),
+		Root:       root,
+		Leaves:     leaves,
+		Nodes:      nodes,
+		RowGroups:  md.rowGroups,
+		NumRows:    md.numRows,
+		KeyValue:   md.kv,
+		CreatedBy:  md.createdBy,
+		Version:    md.version,
+		FooterSize: int(footerLen),
+	}
+	if err := f.checkRowGroups(); err != nil {
+		return nil, err
+	}
+	var fetch FetchOptions
+	if opts != nil {
+		fetch = opts.Fetch
+	}
+	f.fetcher = newFetcher(r, fetch)
+	return f, nil
+}
+
+// checkRowGroups rejects metadata whose chunks cannot belong to the schema
+// or lie outside the file, so that decoding can trust them.
+func (f *File) checkRowGroups() error {
+	dataEnd := f.size - int64(f.FooterSize) - 8
+	for i := range f.RowGroups {
+		rg := &f.RowGroups[i]
+		if rg.NumRows < 0 {
+			return fmt.Errorf("parquet: row group %d has %d rows", i, rg.NumRows)
+		}
+		if len(rg.Columns) != len(f.Leaves) {
+			return fmt.Errorf("parquet: row group %d has %d column chunks for %d leaf columns", i, len(rg.Columns), len(f.Leaves))
+		}
+		for j := range rg.Columns {
+			c := &rg.Columns[j]
+			leaf := f.Leaves[j]
+			if c.Physical != NoPhysicalType && c.Physical != leaf.Physical {
+				return fmt.Errorf("parquet: row group %d column %s is %s in the chunk but %s in the schema", i, leaf.DottedPath(), c.Physical, leaf.Physical)
+			}
+			if c.FilePath != "" {
+				continue // reported when read
+			}
+			start := c.Start()
+			if start < 0 || c.TotalCompressedSize < 0 || start > dataEnd || c.TotalCompressedSize > dataEnd-start {
+				return fmt.Errorf("parquet: row group %d column %s spans [%d,+%d) outside the data area of %d bytes", i, leaf.DottedPath(), start, c.TotalCompressedSize, dataEnd)
+			}
+		}
+	}
+	return nil
+}
+
+// Size is the file size given to OpenFile.
+func (f *File) Size() int64 { return f.size }
+
+// Lookup finds a node by its path of names from the root's children (wrapper
+// groups included, as in Node.Path).
+func (f *File) Lookup(path ...string) *Node {
+	n := f.Root
+	for _, name := range path {
+		if n = n.Child(name); n == nil {
+			return nil
+		}
+	}
+	if n == f.Root {
+		return nil
+	}
+	return n
+}
+
+// NodeByFieldID finds the first node carrying the given field id.
+func (f *File) NodeByFieldID(id int32) *Node {
+	for _, n := range f.Nodes {
+		if n.HasFieldID && n.FieldID == id {
+			return n
+		}
+	}
+	return nil
+}
+
+// Metadata returns the footer value for key.
+func (f *File) Metadata(key string) (string, bool) {
+	for _, kv := range f.KeyValue {
+		if kv.Key == key {
+			return kv.Value, kv.HasValue
+		}
+	}
+	return "", false
+}
+
+// ReadFull fills buf from the file at off. A span outside the file comes
+// from corrupt metadata and gives false without an error, so that the
+// structure is ignored; a failed read is an error.
+func (f *File) ReadFull(buf []byte, off int64, what string) (bool, error) {
+	if !f.SpanInFile(off, int64(len(buf))) {
+		return false, nil
+	}
+	n, err := f.readAt(buf, off)
+	if n < len(buf) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return false, fmt.Errorf("reading %s at offset %d: %w", what, off, err)
+	}
+	return true, nil
+}
+
+// SpanInFile reports whether [off, off+n) lies within the file, so that a
+// buffer is sized only for spans that can be read.
+func (f *File) SpanInFile(off, n int64) bool {
+	return off >= 0 && n >= 0 && off <= f.size && n <= f.size-off
+}

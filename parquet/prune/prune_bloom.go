@@ -1,0 +1,57 @@
+package prune
+
+import (
+	"math"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/floedb/floe/iceberg/expr"
+)
+
+// bloomMayMatch checks = and in against the column's bloom filter. A
+// column whose dictionary was read needs none: the dictionary answered
+// exactly.
+func (p *rowGroupPruner) bloomMayMatch(pred *prunePredicate) (bool, error) {
+	if pred.op != expr.OpEq && pred.op != expr.OpIn {
+		return true, nil
+	}
+	c := pred.col
+	if c.dict != nil {
+		return true, nil
+	}
+	if !c.bloomRead {
+		c.bloomRead = true
+		b, err := p.f.ReadBloomFilter(c.chunk)
+		if err != nil {
+			return false, err
+		}
+		c.bloom = b
+	}
+	if c.bloom == nil {
+		return true, nil
+	}
+	var scratch [32]byte
+	for i := range pred.lits {
+		lit := &pred.lits[i]
+		enc, absent, ok := c.dec.plainLiteral(scratch[:0], lit)
+		if !ok {
+			return true, nil
+		}
+		if absent {
+			continue
+		}
+		if c.bloom.MayContain(xxhash.Sum64(enc)) {
+			return true, nil
+		}
+		if c.dec.domain == domainFloat && lit.f == 0 {
+			// -0 equals +0 but hashes differently
+			other := pruneValue{f: math.Copysign(0, -1)}
+			if math.Signbit(lit.f) {
+				other.f = 0
+			}
+			if enc, _, _ = c.dec.plainLiteral(scratch[:0], &other); c.bloom.MayContain(xxhash.Sum64(enc)) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}

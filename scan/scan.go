@@ -1,0 +1,281 @@
+package scan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/arrowschema"
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/parquet"
+)
+
+// Options are a scan's settings. The JSON names are the ones the C API
+// and Python use; the zero value (JSON {}) scans everything at the current
+// snapshot.
+type Options struct {
+	// Columns are dotted column names; nil for all, empty for none.
+	Columns       []string `json:"columns"`
+	SnapshotID    *int64   `json:"snapshot_id,omitempty"`
+	AsOfTimestamp *int64   `json:"as_of_timestamp,omitempty"`
+	Ref           string   `json:"ref,omitempty"`
+	// Limit stops the scan after this many rows; nil for no limit.
+	Limit     *int64 `json:"limit,omitempty"`
+	BatchSize int    `json:"batch_size,omitempty"`
+	// Threads decode tasks in parallel; 0 means every core.
+	Threads         int  `json:"threads,omitempty"`
+	VerifyCRC       bool `json:"verify_crc,omitempty"`
+	CaseInsensitive bool `json:"case_insensitive,omitempty"`
+	// Filter is the row filter (text or Iceberg REST JSON expression).
+	Filter json.RawMessage `json:"filter,omitempty"`
+	// SplitSize is the most bytes of data a task group reads: larger files
+	// are cut into byte ranges, smaller ones packed together. 0 means the
+	// table's read.split.target-size, else DefaultSplitSize.
+	SplitSize int64 `json:"split_size,omitempty"`
+	// Ordered, when false, lets a parallel scan return each batch as soon
+	// as any task has one, in no set order; nil or true returns batches in
+	// task order, the order of a one-thread scan.
+	Ordered *bool `json:"ordered,omitempty"`
+	// BufferBytes bounds the decoded batches an ordered parallel scan holds
+	// for the tasks after the one being returned; default
+	// DefaultBufferBytes.
+	BufferBytes int64 `json:"buffer_bytes,omitempty"`
+	// FetchOptions tune how data files' bytes are requested (coalesce_gap,
+	// max_request, io_concurrency, prefetch_bytes).
+	parquet.FetchOptions
+}
+
+// ParseOptions reads scan options from JSON, refusing unknown keys so a
+// misspelt option is an error rather than silently ignored.
+func ParseOptions(data []byte) (Options, error) {
+	var o Options
+	if len(data) == 0 {
+		return o, nil
+	}
+	dec := json.NewDecoder(bytesReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		return o, fmt.Errorf("scan options: %w", err)
+	}
+	return o, o.validate()
+}
+
+func (o *Options) validate() error {
+	if o.Limit != nil && *o.Limit < 0 {
+		return fmt.Errorf("scan options: limit must not be negative")
+	}
+	if o.BatchSize < 0 {
+		return fmt.Errorf("scan options: batch_size must not be negative")
+	}
+	if o.Threads < 0 {
+		return fmt.Errorf("scan options: threads must not be negative")
+	}
+	if o.SplitSize < 0 {
+		return fmt.Errorf("scan options: split_size must not be negative")
+	}
+	return nil
+}
+
+// ordered reports whether batches must come in task order.
+func (o *Options) ordered() bool { return o.Ordered == nil || *o.Ordered }
+
+func (o *Options) batchSize() int {
+	if o.BatchSize > 0 {
+		return o.BatchSize
+	}
+	return parquet.DefaultBatchSize
+}
+
+func (o *Options) threads() int {
+	if o.Threads > 0 {
+		return o.Threads
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Scan is a planned read of one snapshot of a table: the projected schema
+// and its tasks, one per data file or byte range of a large one, packed
+// in order into task groups.
+type Scan struct {
+	Options    Options
+	Projection *Projection
+	schema     *arrow.Schema
+	tasks      []*Task
+	// groupStarts[g] is the index in tasks of group g's first task.
+	groupStarts []int
+	table       *table.Table
+	// deleteCache shares parsed delete files across the scan's tasks.
+	deleteCache *deleteCache
+	counters    scanCounters
+	runtime     runtimeFilters
+	// tableSchema is the snapshot's schema, which filters bind to.
+	tableSchema *iceberg.Schema
+	// files[i] is task i's manifest entry, whose metrics filters added
+	// later are checked against (the same entry for each split of a file).
+	files []*manifest.DataFile
+}
+
+func (s *Scan) schemaForFilters() *iceberg.Schema { return s.tableSchema }
+
+// New plans a scan of t. With a filter, planning skips the manifests
+// and data files it rules out, and each task carries only the residual its
+// partition does not already decide.
+func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	sel := table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref}
+	filter, err := parseFilter(opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	if filter != nil {
+		// Bind first, so that a bad filter is the caller's error, not a
+		// planning failure.
+		schema, err := t.SchemaFor(sel)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := filterFields(filter, schema, opts.CaseInsensitive); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := t.PlanFilesFiltered(ctx, sel, filter, !opts.CaseInsensitive)
+	if err != nil {
+		return nil, err
+	}
+	partitionType, err := t.UnifiedPartitionType()
+	if err != nil {
+		return nil, err
+	}
+	proj, err := ProjectColumns(plan.Schema, opts.Columns, opts.CaseInsensitive, partitionType)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := arrowschema.ArrowSchema(proj.Fields)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: plan.Schema}
+	s.runtime.schema, s.runtime.caseInsensitive = plan.Schema, opts.CaseInsensitive
+	nameMapping, err := t.Metadata.NameMapping()
+	if err != nil {
+		return nil, err
+	}
+	nameMapping = iceberg.EffectiveNameMapping(nameMapping, plan.Schema.Fields)
+	splitSize, openCost, err := splitSettings(&opts, t.Metadata.Properties)
+	if err != nil {
+		return nil, err
+	}
+	for i := range plan.Tasks {
+		dt := &plan.Tasks[i]
+		task, err := newTask(t, plan.Schema, dt, proj, nameMapping, opts)
+		if err != nil {
+			return nil, err
+		}
+		task.CaseInsensitive = opts.CaseInsensitive
+		if task.Filter, task.FilterFields, err = residualFilter(dt.Residual, plan.Schema); err != nil {
+			return nil, err
+		}
+		for _, split := range splitTask(task, dt.File.SplitOffsets, splitSize) {
+			s.tasks = append(s.tasks, split)
+			s.files = append(s.files, &dt.File)
+		}
+	}
+	s.groupStarts = packTasks(s.tasks, splitSize, openCost)
+	s.counters.filesPlanned.Store(int64(len(plan.Tasks)))
+	s.counters.manifestsSkipped.Store(int64(plan.ManifestsSkipped))
+	s.counters.filesSkipped.Store(int64(plan.DataFilesSkipped))
+	return s, nil
+}
+
+// residualFilter is a task's filter: its residual in the REST JSON form,
+// and the top-level columns it reads. A residual the partition already
+// satisfies is no filter at all.
+func residualFilter(residual expr.Expr, schema *iceberg.Schema) (json.RawMessage, []iceberg.NestedField, error) {
+	if residual == nil {
+		return nil, nil, nil
+	}
+	if _, all := residual.(expr.AlwaysTrue); all {
+		return nil, nil, nil
+	}
+	raw, err := expr.MarshalJSON(residual)
+	if err != nil {
+		return nil, nil, fmt.Errorf("residual filter: %w", err)
+	}
+	var fields []iceberg.NestedField
+	seen := map[int]bool{}
+	expr.WalkPredicates(residual, func(pe expr.Expr) {
+		p, ok := pe.(*expr.BoundPredicate)
+		if !ok {
+			return
+		}
+		if f, ok := schema.FindField(p.FieldID); ok {
+			if top := fieldPath(schema, f)[0]; !seen[top.ID] {
+				seen[top.ID] = true
+				fields = append(fields, top)
+			}
+		}
+	})
+	return raw, fields, nil
+}
+
+// Schema is the Arrow schema of every batch the scan returns.
+func (s *Scan) Schema() *arrow.Schema { return s.schema }
+
+// Tasks are the scan's tasks in plan order: one per data file, or per
+// byte range of a file larger than the split size. Each is readable on its
+// own, here or, serialised, elsewhere. Filters added with AddFilter are
+// carried in the tasks returned.
+func (s *Scan) Tasks() []*Task { return s.exported(0, len(s.tasks)) }
+
+// TaskGroups are the scan's tasks packed, in order, into groups of about
+// the split size: the units to hand to other threads, processes or
+// machines. Reading every group, in order, reads the scan.
+func (s *Scan) TaskGroups() []*TaskGroup {
+	out := make([]*TaskGroup, len(s.groupStarts))
+	for g := range out {
+		out[g] = s.TaskGroup(g)
+	}
+	return out
+}
+
+// NumTaskGroups is how many task groups the scan has.
+func (s *Scan) NumTaskGroups() int { return len(s.groupStarts) }
+
+// TaskGroup is group g (0 <= g < NumTaskGroups) of TaskGroups.
+func (s *Scan) TaskGroup(g int) *TaskGroup {
+	end := len(s.tasks)
+	if g+1 < len(s.groupStarts) {
+		end = s.groupStarts[g+1]
+	}
+	return &TaskGroup{Tasks: s.exported(s.groupStarts[g], end)}
+}
+
+// exported is tasks[from:to] as handed out: tightened by the filters
+// added so far.
+func (s *Scan) exported(from, to int) []*Task {
+	added, _ := s.runtime.current()
+	if len(added) == 0 {
+		return s.tasks[from:to:to]
+	}
+	out := make([]*Task, to-from)
+	for i, t := range s.tasks[from:to] {
+		c := *t
+		if err := s.runtime.tighten(&c, added); err != nil {
+			// AddFilter bound every added filter already; this cannot fail
+			// for a filter it accepted.
+			panic(err)
+		}
+		out[i] = &c
+	}
+	return out
+}
+
+// unifiedProjection is the projected schema as an Iceberg struct.
+func (p *Projection) asStruct() *iceberg.StructType { return &iceberg.StructType{Fields: p.Fields} }

@@ -1,0 +1,92 @@
+package scan
+
+import (
+	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/parquet/prune"
+)
+
+// Row-group and page pruning of a task's data file: before a row group is
+// decoded, its statistics, dictionaries, bloom filters and page index are
+// asked which of its rows the filter could accept.
+
+// pruneOptions consults everything the file offers: statistics cost
+// nothing (they are in the footer), the rest one read each and only when
+// the cheaper structures could not decide.
+var pruneOptions = prune.PruneOptions{Statistics: true, Dictionary: true, BloomFilter: true, PageIndex: true}
+
+// rowGroup asks the file which rows of the current row group the
+// filter may accept; skip means none.
+func (r *taskReader) pruneRowGroup() (skip bool, ranges []parquet.RowRange, err error) {
+	if r.filter == nil {
+		return false, nil, nil
+	}
+	columns := make(map[int]*parquet.Node, len(r.filter.column))
+	for id, idx := range r.filter.column {
+		p := r.plans[idx]
+		for _, c := range r.filter.path[id] {
+			if p.node == nil || c >= len(p.children) {
+				p = nil
+				break
+			}
+			p = p.children[c]
+		}
+		// A field inside a struct has the statistics of its leaf, which
+		// count the rows where a struct above it is null as nulls: what
+		// the filter sees there too.
+		if p == nil {
+			continue
+		}
+		if n := p.node; n != nil && n.Kind == parquet.KindPrimitive && len(n.Children) == 0 {
+			columns[id] = n
+		}
+	}
+	res, err := prune.RowGroup(r.file, r.rowGroup, r.filter.expr, columns, pruneOptions)
+	if err != nil {
+		return false, nil, err
+	}
+	if res.Skip {
+		r.counters.rowGroupsSkipped.Add(1)
+		r.counters.bytesSkipped.Add(r.requestedBytes())
+		r.counters.pagesSkipped.Add(res.PagesSkipped)
+		return true, nil, nil
+	}
+	r.counters.pagesSkipped.Add(res.PagesSkipped)
+	r.counters.bytesSkipped.Add(res.BytesSkipped)
+	return false, res.Ranges, nil
+}
+
+// requestedBytes is the compressed size of the current row group's chunks
+// that the task would have read.
+func (r *taskReader) requestedBytes() int64 {
+	rg := &r.file.RowGroups[r.rowGroup]
+	var total int64
+	var add func(n *parquet.Node)
+	add = func(n *parquet.Node) {
+		if len(n.Children) == 0 {
+			total += rg.Columns[n.Leaf].TotalCompressedSize
+			return
+		}
+		for _, c := range n.Children {
+			add(c)
+		}
+	}
+	for _, c := range r.request {
+		add(c.Node)
+	}
+	return total
+}
+
+// intersectRanges keeps the rows both range lists hold; nil stands for
+// every row of the row group, so nil with nil is nil.
+func intersectRanges(a, b []parquet.RowRange) []parquet.RowRange {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	if out := prune.IntersectRowRanges(a, b); out != nil {
+		return out
+	}
+	return []parquet.RowRange{} // no row at all, which nil would not say
+}
