@@ -96,7 +96,7 @@ func capiReplacePartitions(h C.uintptr_t, data *C.struct_ArrowArrayStream, commi
 }
 
 // commitFunc is a commit of added files: Append or ReplacePartitions.
-type commitFunc func(t *table.Table, ctx context.Context, files []manifest.DataFile, opts table.CommitOptions) (int64, error)
+type commitFunc func(t *table.Table, ctx context.Context, files []manifest.DataFile, opts table.CommitOptions) (table.CommitResult, error)
 
 // writeAndCommit writes the stream's batches as data files and commits
 // them with commit; when anything fails the files written are deleted.
@@ -128,40 +128,19 @@ func writeAndCommitWith(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStrea
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	id, err := commit(&base, ctx, files, opts)
+	res, err := commit(&base, ctx, files, opts)
 	if err != nil {
 		if !outcomeUnknown(err) {
 			_ = w.Abort()
 		}
 		return fail(fn, err, commitFailureStatus(err))
 	}
-	if !holdsFiles(ctx, &base, id, files) {
+	if res.TokenFound {
 		_ = w.Abort() // the token was committed by another attempt meanwhile
 	}
 	th.set(&base)
-	*snapshotID = C.int64_t(id)
+	*snapshotID = C.int64_t(res.SnapshotID)
 	return C.int(statusOK)
-}
-
-// holdsFiles says whether snapshot id, which a commit of files returned,
-// added them. A commit whose token another attempt committed first returns
-// that attempt's snapshot and commits nothing, and the files written for
-// it must go. When the snapshot's manifests cannot be read the answer is
-// yes: a stray file is harmless, a missing one is not.
-func holdsFiles(ctx context.Context, t *table.Table, id int64, files []manifest.DataFile) bool {
-	if len(files) == 0 {
-		return true
-	}
-	added, err := t.AddedFiles(ctx, id)
-	if err != nil {
-		return true
-	}
-	for i := range added {
-		if added[i].FilePath == files[0].FilePath {
-			return true
-		}
-	}
-	return false
 }
 
 // outcomeUnknown: the metadata file may have been published, so the data
@@ -262,7 +241,7 @@ func capiAppendFiles(h C.uintptr_t, files *C.uint8_t, n C.size_t, commitJSON *C.
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return commitOnHandle(fn, h, commitJSON, snapshotID, func(t *table.Table, ctx context.Context, opts table.CommitOptions) (int64, error) {
+	return commitOnHandle(fn, h, commitJSON, snapshotID, func(t *table.Table, ctx context.Context, opts table.CommitOptions) (table.CommitResult, error) {
 		return t.Append(ctx, added, opts)
 	})
 }
@@ -282,7 +261,7 @@ func capiCommit(h C.uintptr_t, files *C.uint8_t, n C.size_t, removedJSON, commit
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return commitOnHandle(fn, h, commitJSON, snapshotID, func(t *table.Table, ctx context.Context, opts table.CommitOptions) (int64, error) {
+	return commitOnHandle(fn, h, commitJSON, snapshotID, func(t *table.Table, ctx context.Context, opts table.CommitOptions) (table.CommitResult, error) {
 		return t.Commit(ctx, added, removed, opts)
 	})
 }
@@ -301,7 +280,7 @@ func decodeFiles(files *C.uint8_t, n C.size_t) ([]manifest.DataFile, error) {
 
 // commitOnHandle runs one commit on the handle's table version and keeps
 // the committed version on success.
-func commitOnHandle(fn string, h C.uintptr_t, commitJSON *C.char, snapshotID *C.int64_t, commit func(*table.Table, context.Context, table.CommitOptions) (int64, error)) C.int {
+func commitOnHandle(fn string, h C.uintptr_t, commitJSON *C.char, snapshotID *C.int64_t, commit func(*table.Table, context.Context, table.CommitOptions) (table.CommitResult, error)) C.int {
 	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
@@ -313,12 +292,12 @@ func commitOnHandle(fn string, h C.uintptr_t, commitJSON *C.char, snapshotID *C.
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	id, err := commit(&base, context.Background(), opts)
+	res, err := commit(&base, context.Background(), opts)
 	if err != nil {
 		return fail(fn, err, commitFailureStatus(err))
 	}
 	th.set(&base)
-	*snapshotID = C.int64_t(id)
+	*snapshotID = C.int64_t(res.SnapshotID)
 	return C.int(statusOK)
 }
 

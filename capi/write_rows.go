@@ -54,12 +54,12 @@ func capiDeleteRows(h C.uintptr_t, filter, commitJSON *C.char, snapshotID *C.int
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	id, err := writer.DeleteRows(context.Background(), &base, where, opts)
+	res, err := writer.DeleteRows(context.Background(), &base, where, opts)
 	if err != nil {
 		return fail(fn, err, commitFailureStatus(err))
 	}
 	th.set(&base)
-	*snapshotID = C.int64_t(id)
+	*snapshotID = C.int64_t(res.SnapshotID)
 	return C.int(statusOK)
 }
 
@@ -72,7 +72,7 @@ func capiOverwrite(h C.uintptr_t, filter *C.char, data *C.struct_ArrowArrayStrea
 		return fail(fn, err, statusInvalidArgument)
 	}
 	return writeAndCommitWith(fn, h, data, opts.Commit, snapshotID,
-		func(t *table.Table, ctx context.Context, files []manifest.DataFile, commit table.CommitOptions) (int64, error) {
+		func(t *table.Table, ctx context.Context, files []manifest.DataFile, commit table.CommitOptions) (table.CommitResult, error) {
 			opts.Commit = commit
 			return writer.OverwriteRows(ctx, t, where, files, opts)
 		})

@@ -67,7 +67,7 @@ type RowOptions struct {
 // The commit fails with table.ErrConflict, committing nothing and leaving
 // no file behind, when another writer changed what the filter selects
 // meanwhile (see table.CommitRows). On success tbl holds the new version.
-func DeleteRows(ctx context.Context, tbl *table.Table, filter expr.Expr, opts RowOptions) (int64, error) {
+func DeleteRows(ctx context.Context, tbl *table.Table, filter expr.Expr, opts RowOptions) (table.CommitResult, error) {
 	return changeRows(ctx, tbl, "delete rows", filter, nil, opts)
 }
 
@@ -77,81 +77,56 @@ func DeleteRows(ctx context.Context, tbl *table.Table, filter expr.Expr, opts Ro
 // selected in part are handled by the delete mode, so the filter need not
 // follow file or partition boundaries (table.Overwrite drops whole files
 // only). With nothing to delete and nothing added, nothing is committed.
-func OverwriteRows(ctx context.Context, tbl *table.Table, filter expr.Expr, added []manifest.DataFile, opts RowOptions) (int64, error) {
+func OverwriteRows(ctx context.Context, tbl *table.Table, filter expr.Expr, added []manifest.DataFile, opts RowOptions) (table.CommitResult, error) {
 	for i := range added {
 		if added[i].Content != manifest.ContentData {
-			return 0, fmt.Errorf("overwrite rows: %s is a %s file; overwrite adds data files only", added[i].FilePath, added[i].Content)
+			return table.CommitResult{}, fmt.Errorf("overwrite rows: %s is a %s file; overwrite adds data files only", added[i].FilePath, added[i].Content)
 		}
 	}
 	return changeRows(ctx, tbl, "overwrite rows", filter, added, opts)
 }
 
-func changeRows(ctx context.Context, tbl *table.Table, what string, filter expr.Expr, added []manifest.DataFile, opts RowOptions) (int64, error) {
+func changeRows(ctx context.Context, tbl *table.Table, what string, filter expr.Expr, added []manifest.DataFile, opts RowOptions) (table.CommitResult, error) {
 	if tbl == nil {
-		return 0, fmt.Errorf("%s: no table", what)
+		return table.CommitResult{}, fmt.Errorf("%s: no table", what)
 	}
 	if filter == nil {
-		return 0, fmt.Errorf("%s: no filter (use expr.AlwaysTrue{} to select every row)", what)
+		return table.CommitResult{}, fmt.Errorf("%s: no filter (use expr.AlwaysTrue{} to select every row)", what)
 	}
 	if id, ok := table.SnapshotWithToken(tbl.Metadata, opts.Commit.Token); ok {
-		return id, nil
+		return table.CommitResult{SnapshotID: id, TokenFound: true}, nil
 	}
 	c, err := newRowChange(ctx, tbl, opts)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
+		return table.CommitResult{}, fmt.Errorf("%s: %w", what, err)
 	}
 	plan, err := tbl.PlanRows(ctx, filter, opts.Commit.Branch)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
+		return table.CommitResult{}, fmt.Errorf("%s: %w", what, err)
 	}
 	c.plan = plan
 	changes, err := c.run()
 	if err != nil {
 		c.deleteWritten()
-		return 0, fmt.Errorf("%s: %w", what, err)
+		return table.CommitResult{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if len(plan.Whole) == 0 && len(changes.RemovedDataFiles) == 0 && len(changes.DeleteFiles) == 0 && len(changes.DataFiles) == 0 && len(added) == 0 {
-		return plan.SnapshotID(), nil
+		return table.CommitResult{SnapshotID: plan.SnapshotID()}, nil
 	}
 	changes.DataFiles = append(changes.DataFiles, added...)
-	id, err := tbl.CommitRows(ctx, plan, changes, opts.Commit)
+	res, err := tbl.CommitRows(ctx, plan, changes, opts.Commit)
 	if err != nil {
 		if !errors.Is(err, table.ErrCommitStateUnknown) {
 			c.deleteWritten()
 		}
-		return 0, fmt.Errorf("%s: %w", what, err)
+		return table.CommitResult{}, fmt.Errorf("%s: %w", what, err)
 	}
-	if opts.Commit.Token != "" && !c.committedIn(id) {
+	if res.TokenFound {
 		// An earlier attempt with the token committed while this one was
 		// writing: what this one wrote is not needed.
 		c.deleteWritten()
 	}
-	return id, nil
-}
-
-// committedIn reports whether snapshot id holds the files this change
-// wrote (true when it wrote none, or cannot tell: a stray file is
-// harmless, a missing one breaks the table).
-func (c *rowChange) committedIn(id int64) bool {
-	c.mu.Lock()
-	written := map[string]bool{}
-	for _, p := range c.written {
-		written[p] = true
-	}
-	c.mu.Unlock()
-	if len(written) == 0 {
-		return true
-	}
-	added, err := c.tbl.AddedFiles(c.ctx, id)
-	if err != nil {
-		return true
-	}
-	for i := range added {
-		if written[added[i].FilePath] {
-			return true
-		}
-	}
-	return false
+	return res, nil
 }
 
 // rowChange is one DeleteRows or OverwriteRows in progress: its plan, how

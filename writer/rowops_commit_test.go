@@ -131,7 +131,7 @@ func TestDeleteRowsRetryWithToken(t *testing.T) {
 				fresh[i][0] = int64(5_000 + i)
 			}
 			opts := RowOptions{Mode: mode, Commit: table.CommitOptions{Token: "step-7", Properties: map[string]string{"job": "nightly"}}}
-			id, err := OverwriteRows(ctx, tbl, filter, writeTableFiles(t, tbl, fresh), opts)
+			id, err := snapshotIDOf(OverwriteRows(ctx, tbl, filter, writeTableFiles(t, tbl, fresh), opts))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +142,7 @@ func TestDeleteRowsRetryWithToken(t *testing.T) {
 			snapshots := len(tbl.Metadata.Snapshots)
 			files := filesUnderDir(t, tbl.Metadata.Location)
 			for _, h := range []*table.Table{tbl, reopened(t, tbl), stale} {
-				again, err := OverwriteRows(ctx, h, filter, nil, opts)
+				again, err := snapshotIDOf(OverwriteRows(ctx, h, filter, nil, opts))
 				if err != nil || again != id {
 					t.Fatalf("retry: snapshot %d, %v; want %d", again, err, id)
 				}

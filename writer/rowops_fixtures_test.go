@@ -121,7 +121,7 @@ func TestDeleteRowsOnSparkV3DeletionVectors(t *testing.T) {
 			schema := tbl.Metadata.CurrentSchema()
 			want := [][]any{{int32(1)}, {int32(3)}, {int32(5)}}
 			checkRows(t, "the fixture as it is", tbl, want)
-			id, err := DeleteRows(ctx, tbl, pred(t, expr.OpGtEq, "i", int64(3)), RowOptions{Mode: mode})
+			id, err := snapshotIDOf(DeleteRows(ctx, tbl, pred(t, expr.OpGtEq, "i", int64(3)), RowOptions{Mode: mode}))
 			if err != nil {
 				t.Fatal(err)
 			}

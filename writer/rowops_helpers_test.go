@@ -219,3 +219,6 @@ func liveFiles(t testing.TB, tbl *table.Table) *table.Plan {
 	}
 	return plan
 }
+
+// snapshotIDOf is the snapshot a commit's result names.
+func snapshotIDOf(r table.CommitResult, err error) (int64, error) { return r.SnapshotID, err }

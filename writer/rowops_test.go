@@ -101,7 +101,7 @@ func TestDeleteRows(t *testing.T) {
 				if !keptSome(next, testtable.IDString-1, nil) {
 					t.Fatalf("step %d: no row with a null s survives", k)
 				}
-				id, err := DeleteRows(ctx, tbl, step.filter, RowOptions{Mode: tc.mode})
+				id, err := snapshotIDOf(DeleteRows(ctx, tbl, step.filter, RowOptions{Mode: tc.mode}))
 				if err != nil {
 					t.Fatalf("step %d: %v", k, err)
 				}
@@ -206,14 +206,14 @@ func TestDeleteRowsNothingAndWholeFiles(t *testing.T) {
 	rows := testtable.RandomRows(12, 300)
 	appendInChunks(t, tbl, rows, 100)
 	head := tbl.Metadata.CurrentSnapshot().SnapshotID
-	id, err := DeleteRows(ctx, tbl, pred(t, expr.OpLt, "id", int64(-5)), RowOptions{Mode: MergeOnRead})
+	id, err := snapshotIDOf(DeleteRows(ctx, tbl, pred(t, expr.OpLt, "id", int64(-5)), RowOptions{Mode: MergeOnRead}))
 	if err != nil || id != head || tbl.Metadata.CurrentSnapshot().SnapshotID != head {
 		t.Fatalf("deleting nothing: id %d, %v; head was %d", id, err, head)
 	}
 	dataDir := DataLocation(tbl.Metadata)
 	before := filesUnderDir(t, dataDir)
 	// The second file holds ids 100..199 exactly: its metrics prove it.
-	id, err = DeleteRows(ctx, tbl, expr.NewAnd(pred(t, expr.OpGtEq, "id", int64(100)), pred(t, expr.OpLtEq, "id", int64(199))), RowOptions{Mode: MergeOnRead})
+	id, err = snapshotIDOf(DeleteRows(ctx, tbl, expr.NewAnd(pred(t, expr.OpGtEq, "id", int64(100)), pred(t, expr.OpLtEq, "id", int64(199))), RowOptions{Mode: MergeOnRead}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestOverwriteRows(t *testing.T) {
 			added := writeTableFiles(t, tbl, fresh)
 			steps := deleteSteps(t, rows)
 			before := len(tbl.Metadata.Snapshots)
-			id, err := OverwriteRows(ctx, tbl, steps[1].filter, added, RowOptions{Mode: mode})
+			id, err := snapshotIDOf(OverwriteRows(ctx, tbl, steps[1].filter, added, RowOptions{Mode: mode}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,7 +307,7 @@ func TestDeleteRowsAcrossSplits(t *testing.T) {
 			checkRows(t, "after the delete", tbl, keepRows(schema, rows, step.deletes))
 			// The rows are gone: deleting them again commits nothing.
 			head := tbl.Metadata.CurrentSnapshot().SnapshotID
-			if id, err := DeleteRows(ctx, tbl, step.filter, RowOptions{Mode: tc.mode}); err != nil || id != head {
+			if id, err := snapshotIDOf(DeleteRows(ctx, tbl, step.filter, RowOptions{Mode: tc.mode})); err != nil || id != head {
 				t.Fatalf("deleting again: snapshot %d, %v; head %d", id, err, head)
 			}
 			if tc.version >= 3 {

@@ -33,11 +33,11 @@ func TestRowopsDeleteRowsReadByIcebergGo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			id, err := writer.DeleteRows(ctx, tbl, expr.NewOr(low, prefix), writer.RowOptions{Mode: mode})
+			res, err := writer.DeleteRows(ctx, tbl, expr.NewOr(low, prefix), writer.RowOptions{Mode: mode})
 			if err != nil {
 				t.Fatalf("DeleteRows: %v", err)
 			}
-			summary := tbl.Metadata.SnapshotByID(id).Summary
+			summary := tbl.Metadata.SnapshotByID(res.SnapshotID).Summary
 			if mode == writer.MergeOnRead && summary["added-position-deletes"] == "" {
 				t.Fatalf("merge-on-read wrote no position deletes (v2 files, v3 deletion vectors): %v", summary)
 			}

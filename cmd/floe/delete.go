@@ -42,13 +42,14 @@ func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
 		return err
 	}
 	before := t.Metadata.CurrentSnapshotID
-	id, err := writer.DeleteRows(ctx, t, filter, writer.RowOptions{
+	res, err := writer.DeleteRows(ctx, t, filter, writer.RowOptions{
 		Commit: table.CommitOptions{Token: token, Properties: props},
 		Mode:   writer.DeleteMode(mode),
 	})
 	if err != nil {
 		return err
 	}
+	id := res.SnapshotID
 	if before != nil && *before == id {
 		if token != "" {
 			fmt.Fprintf(out, "snapshot %d: no row matched, or token %q was already committed; nothing deleted\n", id, token)

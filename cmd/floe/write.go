@@ -284,19 +284,19 @@ func appendInput(ctx context.Context, t *table.Table, in input, opts table.Commi
 		_ = w.Abort()
 		return 0, nil, false, err
 	}
-	id, err = t.Append(ctx, files, opts)
+	res, err := t.Append(ctx, files, opts)
 	if err != nil {
 		if !errors.Is(err, table.ErrCommitStateUnknown) {
 			_ = w.Abort()
 		}
 		return 0, nil, false, err
 	}
-	if md.SnapshotByID(id) != nil {
+	if res.TokenFound {
 		// Another attempt with this token committed while this one wrote.
 		_ = w.Abort()
-		return id, nil, false, nil
+		return res.SnapshotID, nil, false, nil
 	}
-	return id, files, true, nil
+	return res.SnapshotID, files, true, nil
 }
 
 func writeAll(w *writer.Writer, rdr array.RecordReader) (files []manifest.DataFile, err error) {

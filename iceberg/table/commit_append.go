@@ -8,17 +8,17 @@ import (
 )
 
 // Append commits data files written elsewhere (by package writer, or by
-// another engine) as a new snapshot and returns its id. Appending nothing
+// another engine) as a new snapshot. Appending nothing
 // still commits an empty snapshot, so a caller's numbered commits keep
 // their numbers. Delete files are refused: they go through RowDelta.
 //
 // An append never conflicts: when another writer commits first, it is
 // rebuilt on the newer version and retried (commit.retry.num-retries).
 // On success t holds the committed version.
-func (t *Table) Append(ctx context.Context, files []manifest.DataFile, opts CommitOptions) (int64, error) {
+func (t *Table) Append(ctx context.Context, files []manifest.DataFile, opts CommitOptions) (CommitResult, error) {
 	for i := range files {
 		if files[i].Content != manifest.ContentData {
-			return 0, fmt.Errorf("append: %s is a %s file; append takes data files only (delete files go through RowDelta)",
+			return CommitResult{}, fmt.Errorf("append: %s is a %s file; append takes data files only (delete files go through RowDelta)",
 				files[i].FilePath, files[i].Content)
 		}
 	}
@@ -26,25 +26,25 @@ func (t *Table) Append(ctx context.Context, files []manifest.DataFile, opts Comm
 }
 
 // Commit adds files and removes others, named by their paths as the
-// table's manifests write them, in one snapshot, and returns its id. Added
+// table's manifests write them, in one snapshot. Added
 // files may be data or delete files. When a file it removes is not in the
 // current snapshot (another writer removed it, or it was never there) it
 // commits nothing and fails with ErrConflict; that is checked again on
 // every retry against the version the retry builds on.
-func (t *Table) Commit(ctx context.Context, added []manifest.DataFile, removed []string, opts CommitOptions) (int64, error) {
+func (t *Table) Commit(ctx context.Context, added []manifest.DataFile, removed []string, opts CommitOptions) (CommitResult, error) {
 	// Paths are compared as the table's map sends them: /p and file:///p
 	// are one file.
 	key := t.Locations.Apply
 	paths := make(map[string]bool, len(removed))
 	for _, p := range removed {
 		if p == "" {
-			return 0, fmt.Errorf("commit: an empty path to remove")
+			return CommitResult{}, fmt.Errorf("commit: an empty path to remove")
 		}
 		paths[key(p)] = true
 	}
 	for i := range added {
 		if paths[key(added[i].FilePath)] {
-			return 0, fmt.Errorf("commit: %s is both added and removed", added[i].FilePath)
+			return CommitResult{}, fmt.Errorf("commit: %s is both added and removed", added[i].FilePath)
 		}
 	}
 	u := &snapshotUpdate{what: "commit", opts: opts, added: added}

@@ -21,11 +21,11 @@ func TestAppendEveryFormatVersion(t *testing.T) {
 			first := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 300), 100)
 			second := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 300, 50), 100)
 
-			id1, err := tbl.Append(ctx, first, CommitOptions{})
+			id1, err := snapshotIDOf(tbl.Append(ctx, first, CommitOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			id2, err := tbl.Append(ctx, second, CommitOptions{})
+			id2, err := snapshotIDOf(tbl.Append(ctx, second, CommitOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +163,7 @@ func TestAppendNothingCommitsAnEmptySnapshot(t *testing.T) {
 	if _, err := tbl.Append(ctx, files, CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	id, err := tbl.Append(ctx, nil, CommitOptions{})
+	id, err := snapshotIDOf(tbl.Append(ctx, nil, CommitOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}

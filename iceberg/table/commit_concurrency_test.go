@@ -35,7 +35,7 @@ func TestConcurrentAppends(t *testing.T) {
 				return
 			}
 			for a := range appends {
-				id, err := h.Append(ctx, []manifest.DataFile{files[w*appends+a]}, CommitOptions{Token: fmt.Sprintf("w%d-a%d", w, a)})
+				id, err := snapshotIDOf(h.Append(ctx, []manifest.DataFile{files[w*appends+a]}, CommitOptions{Token: fmt.Sprintf("w%d-a%d", w, a)}))
 				if err != nil {
 					errs <- fmt.Errorf("writer %d append %d: %w", w, a, err)
 					return

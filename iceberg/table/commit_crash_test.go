@@ -59,10 +59,16 @@ func TestCrashAtEachCommitStep(t *testing.T) {
 
 			// The retry, with the files the killed process wrote.
 			added := filesIn(t, dataDir)
-			id, err := after.Append(ctx, added, CommitOptions{Token: crashToken})
+			res, err := after.Append(ctx, added, CommitOptions{Token: crashToken})
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A crash after publishing leaves the token committed: the
+			// retry finds it and commits nothing.
+			if res.TokenFound != committed {
+				t.Fatalf("crash at %s: retry found the token: %v, want %v", step, res.TokenFound, committed)
+			}
+			id := res.SnapshotID
 			final := reopen(t, tbl)
 			if n := len(final.Metadata.Snapshots); n != 2 {
 				t.Fatalf("crash at %s: %d snapshots after the retry, want 2", step, n)

@@ -110,3 +110,7 @@ func summaryInt(t testing.TB, summary map[string]string, key string) int64 {
 	}
 	return n
 }
+
+// snapshotIDOf is the snapshot a commit's result names, for tests that
+// need only the id.
+func snapshotIDOf(r CommitResult, err error) (int64, error) { return r.SnapshotID, err }

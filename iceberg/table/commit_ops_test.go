@@ -89,7 +89,7 @@ func TestCommitRemovesAndAdds(t *testing.T) {
 	if _, err := tbl.Append(ctx, a, CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	id, err := tbl.Commit(ctx, b, []string{a[0].FilePath}, CommitOptions{})
+	id, err := snapshotIDOf(tbl.Commit(ctx, b, []string{a[0].FilePath}, CommitOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestCommitRemovesAndAdds(t *testing.T) {
 	}
 
 	// Only removing gives a delete.
-	id, err = tbl.Commit(ctx, nil, []string{a[1].FilePath}, CommitOptions{})
+	id, err = snapshotIDOf(tbl.Commit(ctx, nil, []string{a[1].FilePath}, CommitOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +154,11 @@ func TestTokenMakesCommitsIdempotent(t *testing.T) {
 	stale := reopen(t, tbl)
 	files := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 20), 10)
 	opts := CommitOptions{Token: "run-7/step-3", Properties: map[string]string{"pipeline": "nightly", "step": "3"}}
-	id, err := tbl.Append(ctx, files, opts)
-	if err != nil {
-		t.Fatal(err)
+	first, err := tbl.Append(ctx, files, opts)
+	if err != nil || first.TokenFound {
+		t.Fatalf("first commit: %+v, %v", first, err)
 	}
+	id := first.SnapshotID
 	s := tbl.Metadata.CurrentSnapshot().Summary
 	if s[SummaryToken] != opts.Token || s["pipeline"] != "nightly" || s["step"] != "3" {
 		t.Fatalf("summary %v", s)
@@ -166,8 +167,8 @@ func TestTokenMakesCommitsIdempotent(t *testing.T) {
 	// step's retry that had opened the table earlier would be).
 	for name, h := range map[string]*Table{"same": tbl, "stale": stale, "fresh": reopen(t, tbl)} {
 		again, err := h.Append(ctx, files, opts)
-		if err != nil || again != id {
-			t.Fatalf("%s handle: retry gave %d, %v; want %d", name, again, err, id)
+		if err != nil || again != (CommitResult{SnapshotID: id, TokenFound: true}) {
+			t.Fatalf("%s handle: retry gave %+v, %v; want snapshot %d with its token found", name, again, err, id)
 		}
 	}
 	fresh := reopen(t, tbl)
@@ -196,7 +197,7 @@ func TestReplacePartitions(t *testing.T) {
 	}
 	before := partitionsOf(t, tbl)
 	repl := writeFiles(t, t.TempDir(), byInt, rowsIn(2, 1000, 7, 2), 100)
-	id, err := tbl.ReplacePartitions(ctx, repl, CommitOptions{})
+	id, err := snapshotIDOf(tbl.ReplacePartitions(ctx, repl, CommitOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +325,7 @@ func TestOverwriteByFilter(t *testing.T) {
 
 	// By partition: i = 1 selects whole files.
 	pred, _ := expr.NewPredicate(expr.OpEq, "i", int64(1))
-	id, err := tbl.Overwrite(ctx, pred, newRows, CommitOptions{})
+	id, err := snapshotIDOf(tbl.Overwrite(ctx, pred, newRows, CommitOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,11 +456,11 @@ func TestCommitToABranch(t *testing.T) {
 	tbl := createTable(t, 2, nil, nil)
 	a := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 10), 10)
 	b := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 10), 10)
-	mainID, err := tbl.Append(ctx, a, CommitOptions{})
+	mainID, err := snapshotIDOf(tbl.Append(ctx, a, CommitOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	devID, err := tbl.Append(ctx, b, CommitOptions{Branch: "dev"})
+	devID, err := snapshotIDOf(tbl.Append(ctx, b, CommitOptions{Branch: "dev"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +480,7 @@ func TestCommitToABranch(t *testing.T) {
 		t.Fatalf("dev plans %v, %v", plan, err)
 	}
 	// The next commit to dev builds on dev's head.
-	id, err := fresh.Commit(ctx, nil, []string{a[0].FilePath}, CommitOptions{Branch: "dev"})
+	id, err := snapshotIDOf(fresh.Commit(ctx, nil, []string{a[0].FilePath}, CommitOptions{Branch: "dev"}))
 	if err != nil || *fresh.Metadata.SnapshotByID(id).ParentSnapshotID != devID {
 		t.Fatalf("second dev commit: %v", err)
 	}

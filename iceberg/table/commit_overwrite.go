@@ -9,7 +9,7 @@ import (
 )
 
 // Overwrite replaces the rows a filter selects with the added data files,
-// in one snapshot, and returns its id. The filter (unbound, over the
+// in one snapshot. The filter (unbound, over the
 // current schema) must select whole files: a live data file of which some
 // rows pass and some may not is an error, since only files can be
 // dropped. Files are judged by partition first (the filter's residual for
@@ -20,18 +20,18 @@ import (
 // or removed a data file that may hold rows the filter selects after that
 // version, it fails with ErrConflict, committing nothing; other concurrent
 // commits are built upon and retried.
-func (t *Table) Overwrite(ctx context.Context, filter expr.Expr, added []manifest.DataFile, opts CommitOptions) (int64, error) {
+func (t *Table) Overwrite(ctx context.Context, filter expr.Expr, added []manifest.DataFile, opts CommitOptions) (CommitResult, error) {
 	if filter == nil {
-		return 0, fmt.Errorf("overwrite: no filter (use expr.AlwaysTrue{} to overwrite the whole table)")
+		return CommitResult{}, fmt.Errorf("overwrite: no filter (use expr.AlwaysTrue{} to overwrite the whole table)")
 	}
 	for i := range added {
 		if added[i].Content != manifest.ContentData {
-			return 0, fmt.Errorf("overwrite: %s is a %s file; overwrite adds data files only", added[i].FilePath, added[i].Content)
+			return CommitResult{}, fmt.Errorf("overwrite: %s is a %s file; overwrite adds data files only", added[i].FilePath, added[i].Content)
 		}
 	}
 	planned, err := t.plannedOn(opts)
 	if err != nil {
-		return 0, fmt.Errorf("overwrite: %w", err)
+		return CommitResult{}, fmt.Errorf("overwrite: %w", err)
 	}
 	u := &snapshotUpdate{what: "overwrite", opts: opts, added: added}
 	u.plan = func(ctx context.Context, b *commitBase) (*removal, error) {

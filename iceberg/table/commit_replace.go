@@ -9,8 +9,8 @@ import (
 )
 
 // ReplacePartitions commits data files so that the partitions they land in
-// lose the files earlier writers left there (dynamic partition overwrite)
-// and returns the snapshot's id. A partition is a partition spec and a
+// lose the files earlier writers left there (dynamic partition
+// overwrite). A partition is a partition spec and a
 // tuple: files written under another spec are left alone, and an
 // unpartitioned table is one partition. Delete files of a replaced
 // partition go with its data files. The summary says
@@ -28,15 +28,15 @@ import (
 // version), or, with a run id, after the run's first commit to the table,
 // two writers are replacing it at once: the commit fails with ErrConflict,
 // committing nothing, so only one keeps its rows.
-func (t *Table) ReplacePartitions(ctx context.Context, added []manifest.DataFile, opts CommitOptions) (int64, error) {
+func (t *Table) ReplacePartitions(ctx context.Context, added []manifest.DataFile, opts CommitOptions) (CommitResult, error) {
 	for i := range added {
 		if added[i].Content != manifest.ContentData {
-			return 0, fmt.Errorf("replace partitions: %s is a %s file; only data files replace partitions", added[i].FilePath, added[i].Content)
+			return CommitResult{}, fmt.Errorf("replace partitions: %s is a %s file; only data files replace partitions", added[i].FilePath, added[i].Content)
 		}
 	}
 	planned, err := t.plannedOn(opts)
 	if err != nil {
-		return 0, fmt.Errorf("replace partitions: %w", err)
+		return CommitResult{}, fmt.Errorf("replace partitions: %w", err)
 	}
 	targets := map[string]*manifest.DataFile{}
 	specs := map[int]bool{}

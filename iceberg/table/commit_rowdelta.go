@@ -19,13 +19,13 @@ import (
 // committing nothing, when a data file that a position delete file or
 // deletion vector names is no longer in the table, or when another writer
 // gave one of those data files a deletion vector after that version.
-func (t *Table) RowDelta(ctx context.Context, dataFiles, deleteFiles []manifest.DataFile, opts CommitOptions) (int64, error) {
+func (t *Table) RowDelta(ctx context.Context, dataFiles, deleteFiles []manifest.DataFile, opts CommitOptions) (CommitResult, error) {
 	if t.Metadata.FormatVersion < 2 {
-		return 0, fmt.Errorf("row delta: format version 1 tables have no row-level deletes")
+		return CommitResult{}, fmt.Errorf("row delta: format version 1 tables have no row-level deletes")
 	}
 	for i := range dataFiles {
 		if dataFiles[i].Content != manifest.ContentData {
-			return 0, fmt.Errorf("row delta: %s is a %s file among the data files", dataFiles[i].FilePath, dataFiles[i].Content)
+			return CommitResult{}, fmt.Errorf("row delta: %s is a %s file among the data files", dataFiles[i].FilePath, dataFiles[i].Content)
 		}
 	}
 	referenced := map[string]bool{}
@@ -33,13 +33,13 @@ func (t *Table) RowDelta(ctx context.Context, dataFiles, deleteFiles []manifest.
 	for i := range deleteFiles {
 		df := &deleteFiles[i]
 		if df.Content == manifest.ContentData {
-			return 0, fmt.Errorf("row delta: %s is a data file among the delete files", df.FilePath)
+			return CommitResult{}, fmt.Errorf("row delta: %s is a data file among the delete files", df.FilePath)
 		}
 		if target := referencedDataFile(df); target != "" {
 			referenced[target] = true
 			if df.ContentOffset != nil {
 				if dvTargets[target] {
-					return 0, fmt.Errorf("row delta: two deletion vectors for data file %s", target)
+					return CommitResult{}, fmt.Errorf("row delta: two deletion vectors for data file %s", target)
 				}
 				dvTargets[target] = true
 			}
@@ -47,7 +47,7 @@ func (t *Table) RowDelta(ctx context.Context, dataFiles, deleteFiles []manifest.
 	}
 	planned, err := t.plannedOn(opts)
 	if err != nil {
-		return 0, fmt.Errorf("row delta: %w", err)
+		return CommitResult{}, fmt.Errorf("row delta: %w", err)
 	}
 	added := append(slices.Clone(dataFiles), deleteFiles...)
 	u := &snapshotUpdate{what: "row delta", opts: opts, added: added}

@@ -30,7 +30,7 @@ func TestRowDeltaPositionAndEqualityDeletesV2(t *testing.T) {
 		t.Fatal(err)
 	}
 	more := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 5), 10)
-	id, err := tbl.RowDelta(ctx, more, []manifest.DataFile{pos, eq}, CommitOptions{})
+	id, err := snapshotIDOf(tbl.RowDelta(ctx, more, []manifest.DataFile{pos, eq}, CommitOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestRowDeltaDeletionVectorsV3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := tbl.RowDelta(ctx, nil, []manifest.DataFile{dv2}, CommitOptions{})
+	id, err := snapshotIDOf(tbl.RowDelta(ctx, nil, []manifest.DataFile{dv2}, CommitOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}

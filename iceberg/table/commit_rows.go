@@ -102,8 +102,7 @@ type RowChanges struct {
 	DeleteFiles []manifest.DataFile
 }
 
-// CommitRows commits a row-level change in one snapshot and returns its
-// id: the plan's Whole files and changes.RemovedDataFiles are removed,
+// CommitRows commits a row-level change in one snapshot: the plan's Whole files and changes.RemovedDataFiles are removed,
 // changes' files added, and deletion vectors replace their data files'
 // previous ones. Delete files of partitions the filter selects entirely
 // go too, as nothing is left for them to apply to. The operation is
@@ -116,17 +115,17 @@ type RowChanges struct {
 // deletes that may apply to a data file this commit removes in part (its
 // rewritten rows would not be deleted), or when a data file a delete file
 // names is gone. Other concurrent commits are built upon and retried.
-func (t *Table) CommitRows(ctx context.Context, plan *RowsPlan, changes RowChanges, opts CommitOptions) (int64, error) {
+func (t *Table) CommitRows(ctx context.Context, plan *RowsPlan, changes RowChanges, opts CommitOptions) (CommitResult, error) {
 	const what = "commit rows"
 	if plan == nil || plan.Filter == nil {
-		return 0, fmt.Errorf("%s: no plan", what)
+		return CommitResult{}, fmt.Errorf("%s: no plan", what)
 	}
 	if plan.Branch != opts.branch() {
-		return 0, fmt.Errorf("%s: the plan is for branch %q, the commit for %q", what, plan.Branch, opts.branch())
+		return CommitResult{}, fmt.Errorf("%s: the plan is for branch %q, the commit for %q", what, plan.Branch, opts.branch())
 	}
 	v, err := newRowsValidation(t, plan, &changes)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
+		return CommitResult{}, fmt.Errorf("%s: %w", what, err)
 	}
 	var planned *int64
 	if plan.Snapshot != nil {

@@ -37,13 +37,13 @@ func TestExpireSnapshotsDeletesWhatNoSnapshotReferences(t *testing.T) {
 	files := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 60), 10)
 	var ids []int64
 	for i := range 6 {
-		id, err := tbl.Append(ctx, []manifest.DataFile{files[i]}, CommitOptions{})
+		id, err := snapshotIDOf(tbl.Append(ctx, []manifest.DataFile{files[i]}, CommitOptions{}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, id)
 	}
-	removeID, err := tbl.Commit(ctx, nil, []string{files[0].FilePath}, CommitOptions{})
+	removeID, err := snapshotIDOf(tbl.Commit(ctx, nil, []string{files[0].FilePath}, CommitOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,13 +88,14 @@ type snapshotProducer struct {
 }
 
 // commitSnapshot runs a snapshot-producing change through the commit loop
-// and returns the id of the snapshot that holds it.
-func (t *Table) commitSnapshot(ctx context.Context, u *snapshotUpdate) (int64, error) {
+// and says which snapshot holds it, and whether this call committed it or
+// found its token already committed.
+func (t *Table) commitSnapshot(ctx context.Context, u *snapshotUpdate) (CommitResult, error) {
 	if err := u.opts.check(); err != nil {
-		return 0, fmt.Errorf("%s: %w", u.what, err)
+		return CommitResult{}, fmt.Errorf("%s: %w", u.what, err)
 	}
 	if t.Metadata.FormatVersion < 1 || t.Metadata.FormatVersion > metadata.MaxFormatVersion {
-		return 0, fmt.Errorf("%s: unsupported format version %d", u.what, t.Metadata.FormatVersion)
+		return CommitResult{}, fmt.Errorf("%s: unsupported format version %d", u.what, t.Metadata.FormatVersion)
 	}
 	p := &snapshotProducer{t: t, u: u, commitID: uuid.NewString(), writtenEntries: map[string][]manifest.Entry{}}
 	res, err := t.commitMetadata(ctx, p.build)
@@ -102,19 +103,20 @@ func (t *Table) commitSnapshot(ctx context.Context, u *snapshotUpdate) (int64, e
 		if !errors.Is(err, ErrCommitStateUnknown) {
 			p.deleteUnused(ctx, nil)
 		}
-		return 0, fmt.Errorf("%s: %w", u.what, err)
+		return CommitResult{}, fmt.Errorf("%s: %w", u.what, err)
 	}
 	*t = *res.Table
 	if !res.Committed {
+		// The build returns nothing to commit only when it found the token.
 		p.deleteUnused(ctx, nil)
-		return p.existingID, nil
+		return CommitResult{SnapshotID: p.existingID, TokenFound: true}, nil
 	}
 	keep := map[string]bool{p.listPath: true}
 	for _, path := range p.listed {
 		keep[path] = true
 	}
 	p.deleteUnused(ctx, keep)
-	return p.snapshotID, nil
+	return CommitResult{SnapshotID: p.snapshotID}, nil
 }
 
 // deleteUnused deletes, best effort, what the producer wrote and keep does

@@ -32,7 +32,7 @@ func testOperationsReadBack(t *testing.T, st store) {
 			c := st.writeData(t, byInt, rowsIn(3, 200, 12, 2), 5)
 			d := st.writeData(t, byInt, rowsIn(4, 300, 6, 3), 10)
 
-			idA, err := tbl.Append(ctx, a.files, table.CommitOptions{})
+			idA, err := snapshotIDOf(tbl.Append(ctx, a.files, table.CommitOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,7 +42,7 @@ func testOperationsReadBack(t *testing.T, st store) {
 			}
 			checkIDs(t, "after append b", st.scanIDs(t, loc, nil), union(a.allIDs(), b.allIDs()))
 
-			idC, err := tbl.ReplacePartitions(ctx, c.files, table.CommitOptions{})
+			idC, err := snapshotIDOf(tbl.ReplacePartitions(ctx, c.files, table.CommitOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}

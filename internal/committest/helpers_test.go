@@ -174,3 +174,7 @@ func checkIDs(t testing.TB, what string, got, want []int64) {
 		t.Fatalf("%s: read %d ids, want %d\n got %v\nwant %v", what, len(got), len(want), got, want)
 	}
 }
+
+// snapshotIDOf is the snapshot a commit's result names, for tests that
+// need only the id.
+func snapshotIDOf(r table.CommitResult, err error) (int64, error) { return r.SnapshotID, err }

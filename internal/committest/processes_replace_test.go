@@ -101,7 +101,7 @@ func TestReplaceWorkerProcess(t *testing.T) {
 	data := st.writeDataIn(t, parts[2], byInt, rows, replaceRows)
 	// Opening the metadata file pins the version every worker plans on.
 	tbl := st.open(t, parts[0])
-	id, err := tbl.ReplacePartitions(context.Background(), data.files, table.CommitOptions{})
+	id, err := snapshotIDOf(tbl.ReplacePartitions(context.Background(), data.files, table.CommitOptions{}))
 	switch {
 	case err == nil:
 		fmt.Printf("%s%d\n", replacedMark, id)
