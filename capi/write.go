@@ -13,10 +13,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/floedb/floe/iceberg"
-	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/writer"
+	"github.com/floedb/floe/writer/ops"
 )
 
 // The write and commit entry points. Each works on the table version its
@@ -87,68 +87,38 @@ func createFailureStatus(err error) status {
 
 //export capiAppend
 func capiAppend(h C.uintptr_t, data *C.struct_ArrowArrayStream, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
-	return writeAndCommit("floe_append", h, data, commitJSON, snapshotID, (*table.Table).Append)
+	return writeAndCommit("floe_append", h, data, commitJSON, snapshotID, ops.Append)
 }
 
 //export capiReplacePartitions
 func capiReplacePartitions(h C.uintptr_t, data *C.struct_ArrowArrayStream, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
-	return writeAndCommit("floe_replace_partitions", h, data, commitJSON, snapshotID, (*table.Table).ReplacePartitions)
+	return writeAndCommit("floe_replace_partitions", h, data, commitJSON, snapshotID, ops.ReplacePartitions)
 }
 
-// commitFunc is a commit of added files: Append or ReplacePartitions.
-type commitFunc func(t *table.Table, ctx context.Context, files []manifest.DataFile, opts table.CommitOptions) (table.CommitResult, error)
+// streamOp writes a stream's rows and commits them (package ops, which
+// removes the files it wrote unless they are in the table).
+type streamOp func(ctx context.Context, t *table.Table, data array.RecordReader, opts table.CommitOptions) (ops.Result, error)
 
-// writeAndCommit writes the stream's batches as data files and commits
-// them with commit; when anything fails the files written are deleted.
-func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, commitJSON *C.char, snapshotID *C.int64_t, commit commitFunc) (rc C.int) {
+// writeAndCommit runs op on the stream's batches with the commit options
+// commitJSON gives. The stream is released whatever happens.
+func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, commitJSON *C.char, snapshotID *C.int64_t, op streamOp) (rc C.int) {
 	defer recoverStatus(fn, &rc)
+	rdr, err := importStream(data)
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	defer rdr.Release()
 	opts, err := parseCommitOptions(cBytes(commitJSON))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return writeAndCommitWith(fn, h, data, opts, snapshotID, commit)
+	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+		return op(ctx, t, rdr, opts)
+	})
 }
 
-// writeAndCommitWith is writeAndCommit with the commit options parsed.
-func writeAndCommitWith(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, opts table.CommitOptions, snapshotID *C.int64_t, commit commitFunc) C.int {
-	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
-	th.commitMu.Lock()
-	defer th.commitMu.Unlock()
-	ctx := context.Background()
-	base := *th.current()
-	if id, ok := table.SnapshotWithToken(base.Metadata, opts.Token); ok {
-		// A retried step whose commit already happened: nothing to write.
-		*snapshotID = C.int64_t(id)
-		return C.int(statusOK)
-	}
-	w, files, err := writeStream(ctx, &base, data)
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
-	res, err := commit(&base, ctx, files, opts)
-	if err != nil {
-		if !outcomeUnknown(err) {
-			_ = w.Abort()
-		}
-		return fail(fn, err, commitFailureStatus(err))
-	}
-	if res.TokenFound {
-		_ = w.Abort() // the token was committed by another attempt meanwhile
-	}
-	th.set(&base)
-	*snapshotID = C.int64_t(res.SnapshotID)
-	return C.int(statusOK)
-}
-
-// outcomeUnknown: the metadata file may have been published, so the data
-// files may be in the table and must stay.
-func outcomeUnknown(err error) bool { return errors.Is(err, table.ErrCommitStateUnknown) }
-
-// commitFailureStatus: conflicts are FLOE_CONFLICT; the table package's
-// other refusals are about what the caller asked for.
+// commitFailureStatus: conflicts are FLOE_CONFLICT; the other refusals of
+// a write or commit are about what the caller asked for.
 func commitFailureStatus(err error) status {
 	if errors.Is(err, table.ErrConflict) {
 		return statusConflict
@@ -156,76 +126,55 @@ func commitFailureStatus(err error) status {
 	return classify(err, statusInvalidArgument)
 }
 
-// writeStream writes every batch of the stream as data files of t's
-// current schema and default spec and returns the writer (to Abort) and
-// the files. The stream is consumed and released.
-func writeStream(ctx context.Context, t *table.Table, data *C.struct_ArrowArrayStream) (*writer.Writer, []manifest.DataFile, error) {
+// importStream takes the caller's Arrow stream as a record reader, whose
+// read errors are FLOE_IO. Releasing it releases the caller's stream.
+func importStream(data *C.struct_ArrowArrayStream) (array.RecordReader, error) {
+	if data == nil {
+		return nil, invalidArgument("the Arrow stream is NULL")
+	}
 	imported, err := cdata.ImportCRecordReader((*cdata.CArrowArrayStream)(unsafe.Pointer(data)), nil)
 	if err != nil {
-		return nil, nil, invalidArgument("import the Arrow stream: %v", err)
+		return nil, invalidArgument("import the Arrow stream: %v", err)
 	}
 	rdr, ok := imported.(array.RecordReader)
 	if !ok {
-		return nil, nil, withStatus(statusInternal, fmt.Errorf("imported Arrow stream is a %T, not a record reader", imported))
+		return nil, withStatus(statusInternal, fmt.Errorf("imported Arrow stream is a %T, not a record reader", imported))
 	}
-	defer rdr.Release()
-	md := t.Metadata
-	schema := md.CurrentSchema()
-	if schema == nil {
-		return nil, nil, withStatus(statusFormat, fmt.Errorf("table %s has no current schema", md.Location))
-	}
-	wopts, err := writer.OptionsFromProperties(md.Properties, schema)
-	if err != nil {
-		return nil, nil, err
-	}
-	w, err := writer.New(ctx, t.IO, dataLocation(md.Location, md.Properties), schema, md.DefaultSpec(), wopts)
-	if err != nil {
-		return nil, nil, err
-	}
-	for rdr.Next() {
-		if err := w.Write(rdr.RecordBatch()); err != nil {
-			_ = w.Abort()
-			return nil, nil, err
-		}
-	}
-	if err := rdr.Err(); err != nil {
-		_ = w.Abort()
-		return nil, nil, withStatus(statusIO, fmt.Errorf("read the Arrow stream: %w", err))
-	}
-	files, err := w.Close()
-	if err != nil {
-		_ = w.Abort()
-		return nil, nil, err
-	}
-	return w, files, nil
+	return streamReader{rdr}, nil
 }
 
-// dataLocation is where a table's data files go: write.data.path, or the
-// legacy write.folder-storage.path, else <location>/data.
-func dataLocation(location string, props map[string]string) string {
-	for _, key := range []string{"write.data.path", "write.folder-storage.path"} {
-		if p := props[key]; p != "" {
-			return p
-		}
+// streamReader marks the errors of reading the caller's stream as I/O.
+type streamReader struct{ array.RecordReader }
+
+func (r streamReader) Err() error {
+	if err := r.RecordReader.Err(); err != nil {
+		return withStatus(statusIO, fmt.Errorf("read the Arrow stream: %w", err))
 	}
-	return fileio.JoinPath(location, "data")
+	return nil
 }
 
 //export capiWriteFiles
 func capiWriteFiles(h C.uintptr_t, data *C.struct_ArrowArrayStream, out **C.uint8_t, n *C.size_t) (rc C.int) {
 	const fn = "floe_write_files"
 	defer recoverStatus(fn, &rc)
+	rdr, err := importStream(data)
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	defer rdr.Release()
 	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	w, files, err := writeStream(context.Background(), th.current(), data)
+	ctx := context.Background()
+	t := th.current()
+	files, err := ops.WriteFiles(ctx, t, rdr)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
 	encoded, err := writer.EncodeDataFiles(files)
 	if err != nil {
-		_ = w.Abort()
+		ops.RemoveFiles(ctx, t, files)
 		return fail(fn, err, statusInternal)
 	}
 	*out = cByteBuffer(encoded)
@@ -241,8 +190,12 @@ func capiAppendFiles(h C.uintptr_t, files *C.uint8_t, n C.size_t, commitJSON *C.
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return commitOnHandle(fn, h, commitJSON, snapshotID, func(t *table.Table, ctx context.Context, opts table.CommitOptions) (table.CommitResult, error) {
-		return t.Append(ctx, added, opts)
+	opts, err := parseCommitOptions(cBytes(commitJSON))
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+		return ops.AppendFiles(ctx, t, added, opts)
 	})
 }
 
@@ -261,8 +214,12 @@ func capiCommit(h C.uintptr_t, files *C.uint8_t, n C.size_t, removedJSON, commit
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return commitOnHandle(fn, h, commitJSON, snapshotID, func(t *table.Table, ctx context.Context, opts table.CommitOptions) (table.CommitResult, error) {
-		return t.Commit(ctx, added, removed, opts)
+	opts, err := parseCommitOptions(cBytes(commitJSON))
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+		return ops.CommitFiles(ctx, t, added, removed, opts)
 	})
 }
 
@@ -278,21 +235,17 @@ func decodeFiles(files *C.uint8_t, n C.size_t) ([]manifest.DataFile, error) {
 	return added, nil
 }
 
-// commitOnHandle runs one commit on the handle's table version and keeps
-// the committed version on success.
-func commitOnHandle(fn string, h C.uintptr_t, commitJSON *C.char, snapshotID *C.int64_t, commit func(*table.Table, context.Context, table.CommitOptions) (table.CommitResult, error)) C.int {
+// runOnHandle runs one operation on the handle's table version, one at a
+// time per handle, and keeps the version it leaves on success.
+func runOnHandle(fn string, h C.uintptr_t, snapshotID *C.int64_t, op func(*table.Table, context.Context) (ops.Result, error)) C.int {
 	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
-	opts, err := parseCommitOptions(cBytes(commitJSON))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	res, err := commit(&base, context.Background(), opts)
+	res, err := op(&base, context.Background())
 	if err != nil {
 		return fail(fn, err, commitFailureStatus(err))
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/writer"
+	"github.com/floedb/floe/writer/ops"
 )
 
 // createOptions is the options_json of floe_table_create.
@@ -143,16 +143,16 @@ type rowCommitOptions struct {
 	DeleteMode string `json:"delete_mode"`
 }
 
-func parseRowCommitOptions(data []byte) (writer.RowOptions, error) {
+func parseRowCommitOptions(data []byte) (ops.RowOptions, error) {
 	var o rowCommitOptions
 	if err := decodeStrict(data, &o, "commit options"); err != nil {
-		return writer.RowOptions{}, err
+		return ops.RowOptions{}, err
 	}
-	mode := writer.DeleteMode(o.DeleteMode)
+	mode := ops.DeleteMode(o.DeleteMode)
 	if err := mode.Check(); err != nil {
-		return writer.RowOptions{}, invalidArgument("commit options: %v", err)
+		return ops.RowOptions{}, invalidArgument("commit options: %v", err)
 	}
-	return writer.RowOptions{Commit: o.table(), Mode: mode}, nil
+	return ops.RowOptions{Commit: o.table(), Mode: mode}, nil
 }
 
 // expireOptions is the options_json of floe_expire_snapshots.

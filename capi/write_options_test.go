@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/floedb/floe/writer"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/internal/fixtures"
+	"github.com/floedb/floe/writer/ops"
 )
 
 // fixtureSchema is the current schema of a real table (ids as its engine
@@ -86,7 +86,7 @@ func TestCommitAndExpireOptions(t *testing.T) {
 		t.Error("delete_mode was accepted by a commit that deletes no rows")
 	}
 	r, err := parseRowCommitOptions([]byte(`{"token": "t", "delete_mode": "merge-on-read"}`))
-	if err != nil || r.Commit.Token != "t" || r.Mode != writer.MergeOnRead {
+	if err != nil || r.Commit.Token != "t" || r.Mode != ops.MergeOnRead {
 		t.Errorf("row commit options: %+v, %v", r, err)
 	}
 	for _, bad := range []string{`{"delete_mode": "sideways"}`, `{"delete_mod": "copy-on-write"}`} {

@@ -7,10 +7,9 @@ import (
 	"context"
 
 	"github.com/floedb/floe/iceberg/expr"
-	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/scan"
-	"github.com/floedb/floe/writer"
+	"github.com/floedb/floe/writer/ops"
 )
 
 // parseFilterArg reads a filter given as a C string (see reader.FilterArg).
@@ -30,10 +29,10 @@ func parseFilterArg(filter *C.char) (expr.Expr, error) {
 
 // parseRowArgs reads the filter and the commit options of a row-level
 // delete or overwrite.
-func parseRowArgs(filter, commitJSON *C.char) (expr.Expr, writer.RowOptions, error) {
+func parseRowArgs(filter, commitJSON *C.char) (expr.Expr, ops.RowOptions, error) {
 	where, err := parseFilterArg(filter)
 	if err != nil {
-		return nil, writer.RowOptions{}, err
+		return nil, ops.RowOptions{}, err
 	}
 	opts, err := parseRowCommitOptions(cBytes(commitJSON))
 	return where, opts, err
@@ -43,37 +42,29 @@ func parseRowArgs(filter, commitJSON *C.char) (expr.Expr, writer.RowOptions, err
 func capiDeleteRows(h C.uintptr_t, filter, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
 	const fn = "floe_delete_rows"
 	defer recoverStatus(fn, &rc)
-	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
 	where, opts, err := parseRowArgs(filter, commitJSON)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	th.commitMu.Lock()
-	defer th.commitMu.Unlock()
-	base := *th.current()
-	res, err := writer.DeleteRows(context.Background(), &base, where, opts)
-	if err != nil {
-		return fail(fn, err, commitFailureStatus(err))
-	}
-	th.set(&base)
-	*snapshotID = C.int64_t(res.SnapshotID)
-	return C.int(statusOK)
+	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+		return ops.DeleteRows(ctx, t, where, opts)
+	})
 }
 
 //export capiOverwrite
 func capiOverwrite(h C.uintptr_t, filter *C.char, data *C.struct_ArrowArrayStream, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
 	const fn = "floe_overwrite"
 	defer recoverStatus(fn, &rc)
+	rdr, err := importStream(data)
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	defer rdr.Release()
 	where, opts, err := parseRowArgs(filter, commitJSON)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return writeAndCommitWith(fn, h, data, opts.Commit, snapshotID,
-		func(t *table.Table, ctx context.Context, files []manifest.DataFile, commit table.CommitOptions) (table.CommitResult, error) {
-			opts.Commit = commit
-			return writer.OverwriteRows(ctx, t, where, files, opts)
-		})
+	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+		return ops.OverwriteRows(ctx, t, where, rdr, opts)
+	})
 }

@@ -15,7 +15,7 @@
 // pass; column sizes and split offsets come from the written footer.
 //
 // It also writes delete files (WritePositionDeletes, WriteDeletionVectors,
-// EqualityDeleteWriter) and makes row-level changes by filter
-// (DeleteRows, OverwriteRows): copy-on-write rewrites or merge-on-read
-// deletes of the rows a filter selects, found by scanning with the reader.
+// EqualityDeleteWriter). DataLocation is where a table's files go.
+// Committing what it writes, and row-level changes by filter, are package
+// ops's (writer/ops): writer reads no table and commits nothing.
 package writer

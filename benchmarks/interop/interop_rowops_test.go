@@ -8,7 +8,7 @@ import (
 
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/writer"
+	"github.com/floedb/floe/writer/ops"
 )
 
 // TestRowopsDeleteRowsReadByIcebergGo deletes rows by a filter that
@@ -18,8 +18,8 @@ import (
 func TestRowopsDeleteRowsReadByIcebergGo(t *testing.T) {
 	cases := []struct {
 		version int
-		mode    writer.DeleteMode
-	}{{2, writer.MergeOnRead}, {2, writer.CopyOnWrite}, {3, writer.MergeOnRead}, {3, writer.CopyOnWrite}}
+		mode    ops.DeleteMode
+	}{{2, ops.MergeOnRead}, {2, ops.CopyOnWrite}, {3, ops.MergeOnRead}, {3, ops.CopyOnWrite}}
 	for _, c := range cases {
 		mode := c.mode
 		t.Run(fmt.Sprintf("v%d-%s", c.version, mode), func(t *testing.T) {
@@ -33,15 +33,15 @@ func TestRowopsDeleteRowsReadByIcebergGo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := writer.DeleteRows(ctx, tbl, expr.NewOr(low, prefix), writer.RowOptions{Mode: mode})
+			res, err := ops.DeleteRows(ctx, tbl, expr.NewOr(low, prefix), ops.RowOptions{Mode: mode})
 			if err != nil {
 				t.Fatalf("DeleteRows: %v", err)
 			}
 			summary := tbl.Metadata.SnapshotByID(res.SnapshotID).Summary
-			if mode == writer.MergeOnRead && summary["added-position-deletes"] == "" {
+			if mode == ops.MergeOnRead && summary["added-position-deletes"] == "" {
 				t.Fatalf("merge-on-read wrote no position deletes (v2 files, v3 deletion vectors): %v", summary)
 			}
-			if mode == writer.CopyOnWrite && summary["added-data-files"] == "" {
+			if mode == ops.CopyOnWrite && summary["added-data-files"] == "" {
 				t.Fatalf("copy-on-write rewrote no file: %v", summary)
 			}
 			var kept []row

@@ -9,7 +9,7 @@ import (
 
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/scan"
-	"github.com/floedb/floe/writer"
+	"github.com/floedb/floe/writer/ops"
 )
 
 const deleteUsage = "usage: floe delete TABLE EXPR [--mode copy-on-write|merge-on-read] [--token T] [--property K=V]…"
@@ -29,7 +29,7 @@ func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
 	}
 	a.positional = a.positional[:1]
 	mode, _ := a.last("mode")
-	if err := writer.DeleteMode(mode).Check(); err != nil {
+	if err := ops.DeleteMode(mode).Check(); err != nil {
 		return fmt.Errorf("--mode: %w", err)
 	}
 	props, err := keyValues(a.values["property"], "--property")
@@ -41,21 +41,20 @@ func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	before := t.Metadata.CurrentSnapshotID
-	res, err := writer.DeleteRows(ctx, t, filter, writer.RowOptions{
+	res, err := ops.DeleteRows(ctx, t, filter, ops.RowOptions{
 		Commit: table.CommitOptions{Token: token, Properties: props},
-		Mode:   writer.DeleteMode(mode),
+		Mode:   ops.DeleteMode(mode),
 	})
 	if err != nil {
 		return err
 	}
 	id := res.SnapshotID
-	if before != nil && *before == id {
-		if token != "" {
-			fmt.Fprintf(out, "snapshot %d: no row matched, or token %q was already committed; nothing deleted\n", id, token)
-		} else {
-			fmt.Fprintf(out, "snapshot %d: no row matched; nothing deleted\n", id)
-		}
+	switch {
+	case res.TokenFound:
+		fmt.Fprintf(out, "snapshot %d: token %q was already committed; nothing deleted\n", id, token)
+		return nil
+	case !res.Committed:
+		fmt.Fprintf(out, "snapshot %d: no row matched; nothing deleted\n", id)
 		return nil
 	}
 	if snap := t.Metadata.SnapshotByID(id); snap != nil {

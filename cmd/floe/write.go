@@ -14,10 +14,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/iceberg"
-	"github.com/floedb/floe/iceberg/fileio"
-	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/writer"
+	"github.com/floedb/floe/writer/ops"
 )
 
 const (
@@ -207,22 +205,22 @@ func runAppend(ctx context.Context, raw []string, out, _ io.Writer) error {
 		return err
 	}
 	token, _ := a.last("token")
-	id, files, fresh, err := appendInput(ctx, t, in, table.CommitOptions{Token: token, Properties: props})
+	res, err := appendInput(ctx, t, in, table.CommitOptions{Token: token, Properties: props})
 	if err != nil {
 		return err
 	}
 	if created {
 		fmt.Fprintf(out, "created %s\n", t.Metadata.Location)
 	}
-	var rows int64
-	for _, f := range files {
-		rows += f.RecordCount
-	}
-	if !fresh {
-		fmt.Fprintf(out, "snapshot %d: token %q was already committed; nothing appended\n", id, token)
+	if res.TokenFound {
+		fmt.Fprintf(out, "snapshot %d: token %q was already committed; nothing appended\n", res.SnapshotID, token)
 		return nil
 	}
-	fmt.Fprintf(out, "snapshot %d: %d rows in %d files\n", id, rows, len(files))
+	var rows int64
+	for _, f := range res.Files {
+		rows += f.RecordCount
+	}
+	fmt.Fprintf(out, "snapshot %d: %d rows in %d files\n", res.SnapshotID, rows, len(res.Files))
 	return nil
 }
 
@@ -254,69 +252,54 @@ func openOrCreate(ctx context.Context, a *args, in input) (*table.Table, bool, e
 }
 
 // appendInput writes the input's rows as data files of t and commits them
-// in one append; the files are deleted when the commit fails (unless it
-// may have happened). fresh is false when the token was committed before.
-func appendInput(ctx context.Context, t *table.Table, in input, opts table.CommitOptions) (id int64, files []manifest.DataFile, fresh bool, err error) {
-	md := t.Metadata
-	if id, ok := table.SnapshotWithToken(md, opts.Token); ok {
-		return id, nil, false, nil // committed by an earlier attempt
-	}
-	schema := md.CurrentSchema()
-	rdr, err := in.batches(ctx, schema)
+// in one append (ops.Append: the files go unless they are in the table).
+func appendInput(ctx context.Context, t *table.Table, in input, opts table.CommitOptions) (ops.Result, error) {
+	rdr, err := in.batches(ctx, t.Metadata.CurrentSchema())
 	if err != nil {
-		return 0, nil, false, err
+		return ops.Result{}, err
 	}
-	defer rdr.Release()
-	wopts, err := writer.OptionsFromProperties(md.Properties, schema)
-	if err != nil {
-		return 0, nil, false, err
-	}
-	dataPath := md.Properties["write.data.path"]
-	if dataPath == "" {
-		dataPath = fileio.JoinPath(md.Location, "data")
-	}
-	w, err := writer.New(ctx, t.IO, dataPath, schema, md.DefaultSpec(), wopts)
-	if err != nil {
-		return 0, nil, false, err
-	}
-	files, err = writeAll(w, rdr)
-	if err != nil {
-		_ = w.Abort()
-		return 0, nil, false, err
-	}
-	res, err := t.Append(ctx, files, opts)
-	if err != nil {
-		if !errors.Is(err, table.ErrCommitStateUnknown) {
-			_ = w.Abort()
-		}
-		return 0, nil, false, err
-	}
-	if res.TokenFound {
-		// Another attempt with this token committed while this one wrote.
-		_ = w.Abort()
-		return res.SnapshotID, nil, false, nil
-	}
-	return res.SnapshotID, files, true, nil
+	safe := &panicSafeReader{RecordReader: rdr}
+	defer safe.Release()
+	return ops.Append(ctx, t, safe, opts)
 }
 
-func writeAll(w *writer.Writer, rdr array.RecordReader) (files []manifest.DataFile, err error) {
-	// arrow-go's JSON reader can panic on rows that do not fit the table's
-	// schema (a number where a struct is): that is bad input, not a crash.
+// panicSafeReader turns a panic of the reader it wraps into its error:
+// arrow-go's JSON reader can panic on rows that do not fit the table's
+// schema (a number where a struct is), which is bad input, not a crash.
+type panicSafeReader struct {
+	array.RecordReader
+	err error
+}
+
+func (r *panicSafeReader) Next() (ok bool) {
+	if r.err != nil {
+		return false
+	}
 	defer func() {
-		if r := recover(); r != nil {
-			files, err = nil, fmt.Errorf("reading the input: %v", r)
+		if p := recover(); p != nil {
+			r.err, ok = fmt.Errorf("reading the input: %v", p), false
 		}
 	}()
-	for rdr.Next() {
-		if err := w.Write(rdr.RecordBatch()); err != nil {
-			return nil, err
-		}
+	if r.RecordReader.Next() {
+		return true
 	}
-	if err := rdr.Err(); err != nil {
-		return nil, err
+	if testHookInputRead != nil {
+		testHookInputRead()
 	}
-	return w.Close()
+	return false
 }
+
+func (r *panicSafeReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.RecordReader.Err()
+}
+
+// testHookInputRead, set only by this package's tests, runs when an
+// append has handed the writer its last row, before its files are
+// closed and committed.
+var testHookInputRead func()
 
 func runExpire(ctx context.Context, raw []string, out, _ io.Writer) error {
 	a, err := parseArgs(raw, []string{"warehouse", "map", "older-than", "retain-last"}, []string{"keep-files", "no-relocate"})

@@ -1,4 +1,4 @@
-package writer
+package ops
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/kernels"
 	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/writer"
 )
 
 // posField is the _pos metadata column, selected by its reserved id.
@@ -83,7 +84,7 @@ func (c *rowChange) rewrite(dt *table.DataFileTask, tasks []*scan.Task, matched 
 	if spec == nil {
 		return nil, fmt.Errorf("partition spec %d is not in the table", dt.File.SpecID)
 	}
-	w, err := New(c.ctx, c.tbl.IO, c.dataLoc, c.md.CurrentSchema(), spec, c.wopts)
+	w, err := writer.New(c.ctx, c.tbl.IO, c.dataLoc, c.md.CurrentSchema(), spec, c.wopts)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func (c *rowChange) rewrite(dt *table.DataFileTask, tasks []*scan.Task, matched 
 		return nil, err
 	}
 	for i := range files {
-		c.track(files[i].FilePath)
+		c.w.add(files[i].FilePath)
 	}
 	want := partitionText(dt.File.SpecID, dt.File.Partition)
 	for i := range files {
@@ -117,7 +118,7 @@ func (c *rowChange) rewrite(dt *table.DataFileTask, tasks []*scan.Task, matched 
 // copyRows writes the rows a task reads, less those whose _pos (the last
 // column) is in matched, to w. schema is the batches' schema less _pos,
 // kept across calls so the writer binds it once.
-func (c *rowChange) copyRows(w *Writer, task *scan.Task, matched *roaring64.Bitmap, schema **arrow.Schema) error {
+func (c *rowChange) copyRows(w *writer.Writer, task *scan.Task, matched *roaring64.Bitmap, schema **arrow.Schema) error {
 	rr, err := task.Reader(c.ctx, c.tbl.IO, memory.DefaultAllocator)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package writer
+package ops
 
 import (
 	"context"
@@ -11,15 +11,6 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
 )
-
-func reopened(t testing.TB, tbl *table.Table) *table.Table {
-	t.Helper()
-	fresh, err := table.Open(context.Background(), tbl.Metadata.Location, table.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fresh
-}
 
 // ids selects rows by id: an in predicate.
 func ids(t testing.TB, values ...int64) (expr.Expr, func([]any) bool) {
@@ -131,7 +122,7 @@ func TestDeleteRowsRetryWithToken(t *testing.T) {
 				fresh[i][0] = int64(5_000 + i)
 			}
 			opts := RowOptions{Mode: mode, Commit: table.CommitOptions{Token: "step-7", Properties: map[string]string{"job": "nightly"}}}
-			id, err := snapshotIDOf(OverwriteRows(ctx, tbl, filter, writeTableFiles(t, tbl, fresh), opts))
+			id, err := snapshotIDOf(OverwriteRows(ctx, tbl, filter, rowsReader(t, tbl, fresh), opts))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,9 +133,9 @@ func TestDeleteRowsRetryWithToken(t *testing.T) {
 			snapshots := len(tbl.Metadata.Snapshots)
 			files := filesUnderDir(t, tbl.Metadata.Location)
 			for _, h := range []*table.Table{tbl, reopened(t, tbl), stale} {
-				again, err := snapshotIDOf(OverwriteRows(ctx, h, filter, nil, opts))
-				if err != nil || again != id {
-					t.Fatalf("retry: snapshot %d, %v; want %d", again, err, id)
+				again, err := OverwriteRows(ctx, h, filter, rowsReader(t, tbl, fresh), opts)
+				if err != nil || again.SnapshotID != id || !again.TokenFound || again.Committed {
+					t.Fatalf("retry: %+v, %v; want snapshot %d with its token found", again, err, id)
 				}
 			}
 			if n := len(reopened(t, tbl).Metadata.Snapshots); n != snapshots {

@@ -1,4 +1,4 @@
-package writer
+package ops
 
 import (
 	"context"
@@ -7,18 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/writer"
+
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
-	"github.com/floedb/floe/scan"
 )
-
-var byBool = &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{
-	{SourceID: testtable.IDBool, FieldID: 1000, Name: "b", Transform: iceberg.IdentityTransform{}},
-}}
 
 // rowDelete is one filter and, independently, the same predicate in Go:
 // true only when the filter is true for the row (a comparison with a null
@@ -142,61 +137,6 @@ func keptSome(rows [][]any, c int, v any) bool {
 	return false
 }
 
-// checkVectors checks a v3 table's deletion vectors: at most one per
-// data file, and each holding every row of its file the reader no longer
-// returns (the vectors it replaced were merged in).
-func checkVectors(t testing.TB, tbl *table.Table) {
-	t.Helper()
-	plan := liveFiles(t, tbl)
-	alive := rowsPerFile(t, tbl)
-	seen := map[string]bool{}
-	for _, d := range plan.DeleteFiles {
-		if !d.IsDeletionVector() {
-			t.Fatalf("%s is a %s delete file, not a deletion vector", d.File.FilePath, d.File.Content)
-		}
-		target := d.File.ReferencedDataFile
-		if seen[target] {
-			t.Fatalf("two deletion vectors for %s", target)
-		}
-		seen[target] = true
-	}
-	for _, task := range plan.Tasks {
-		var vector int64
-		for _, d := range task.Deletes {
-			vector += d.File.RecordCount
-		}
-		if got := alive[task.Path] + vector; got != task.File.RecordCount {
-			t.Fatalf("%s: %d rows read and %d in its vector, of %d", task.Path, alive[task.Path], vector, task.File.RecordCount)
-		}
-	}
-}
-
-// rowsPerFile counts the rows the reader returns from each data file.
-func rowsPerFile(t testing.TB, tbl *table.Table) map[string]int64 {
-	t.Helper()
-	ctx := context.Background()
-	s, err := scan.New(ctx, tbl, scan.Options{Columns: []string{"_file"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rr, err := s.Reader(ctx, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rr.Release()
-	out := map[string]int64{}
-	for rr.Next() {
-		col := rr.RecordBatch().Column(0).(*array.String)
-		for i := 0; i < col.Len(); i++ {
-			out[col.Value(i)]++
-		}
-	}
-	if err := rr.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // A filter no row passes commits nothing; one that selects whole files
 // only removes them without reading or writing any file.
 func TestDeleteRowsNothingAndWholeFiles(t *testing.T) {
@@ -210,7 +150,7 @@ func TestDeleteRowsNothingAndWholeFiles(t *testing.T) {
 	if err != nil || id != head || tbl.Metadata.CurrentSnapshot().SnapshotID != head {
 		t.Fatalf("deleting nothing: id %d, %v; head was %d", id, err, head)
 	}
-	dataDir := DataLocation(tbl.Metadata)
+	dataDir := writer.DataLocation(tbl.Metadata)
 	before := filesUnderDir(t, dataDir)
 	// The second file holds ids 100..199 exactly: its metrics prove it.
 	id, err = snapshotIDOf(DeleteRows(ctx, tbl, expr.NewAnd(pred(t, expr.OpGtEq, "id", int64(100)), pred(t, expr.OpLtEq, "id", int64(199))), RowOptions{Mode: MergeOnRead}))
@@ -263,10 +203,9 @@ func TestOverwriteRows(t *testing.T) {
 			for i := range fresh {
 				fresh[i][0] = int64(1000 + i)
 			}
-			added := writeTableFiles(t, tbl, fresh)
 			steps := deleteSteps(t, rows)
 			before := len(tbl.Metadata.Snapshots)
-			id, err := snapshotIDOf(OverwriteRows(ctx, tbl, steps[1].filter, added, RowOptions{Mode: mode}))
+			id, err := snapshotIDOf(OverwriteRows(ctx, tbl, steps[1].filter, rowsReader(t, tbl, fresh), RowOptions{Mode: mode}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,7 +231,7 @@ func TestDeleteRowsAcrossSplits(t *testing.T) {
 		t.Run(fmt.Sprintf("v%d/%s", tc.version, tc.mode), func(t *testing.T) {
 			ctx := context.Background()
 			tbl := newTable(t, tc.version, nil, map[string]string{
-				"read.split.target-size": "1", PropRowGroupSize: "1",
+				"read.split.target-size": "1", writer.PropRowGroupSize: "1",
 			})
 			schema := tbl.Metadata.CurrentSchema()
 			rows := testtable.RandomRows(16, 10_000)

@@ -1,4 +1,4 @@
-package writer
+package ops
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/writer"
 	"github.com/google/uuid"
 )
 
@@ -69,7 +70,7 @@ func (c *rowChange) run() (table.RowChanges, error) {
 			return changes, err
 		}
 	}
-	var vectors []DeletionVector
+	var vectors []writer.DeletionVector
 	var fileDeletes []pendingDeletes
 	for i := range outcomes {
 		o := &outcomes[i]
@@ -80,15 +81,15 @@ func (c *rowChange) run() (table.RowChanges, error) {
 			changes.DataFiles = append(changes.DataFiles, o.added...)
 		case o.positions == nil:
 		case c.md.FormatVersion >= 3:
-			vectors = append(vectors, DeletionVector{DataFile: dt.File, Positions: o.positions, Previous: o.previous})
+			vectors = append(vectors, writer.DeletionVector{DataFile: dt.File, Positions: o.positions, Previous: o.previous})
 		default:
 			fileDeletes = append(fileDeletes, pendingDeletes{file: &dt.File, positions: o.positions})
 		}
 	}
 	if len(vectors) > 0 {
 		path := fileio.JoinPath(c.dataLoc, "00000-0-"+uuid.NewString()+"-deletes.puffin")
-		c.track(path)
-		dvs, err := WriteDeletionVectors(c.ctx, c.tbl.IO, path, vectors)
+		c.w.add(path)
+		dvs, err := writer.WriteDeletionVectors(c.ctx, c.tbl.IO, path, vectors)
 		if err != nil {
 			return changes, err
 		}
@@ -215,7 +216,7 @@ func (c *rowChange) writePositionDeletes(files []pendingDeletes) ([]manifest.Dat
 	type group struct {
 		spec      int
 		partition []any
-		deletes   []FilePositions
+		deletes   []writer.FilePositions
 	}
 	var groups []*group
 	byKey := map[string]*group{}
@@ -230,7 +231,7 @@ func (c *rowChange) writePositionDeletes(files []pendingDeletes) ([]manifest.Dat
 			byKey[key] = g
 			groups = append(groups, g)
 		}
-		g.deletes = append(g.deletes, FilePositions{FilePath: f.file.FilePath, Positions: f.positions})
+		g.deletes = append(g.deletes, writer.FilePositions{FilePath: f.file.FilePath, Positions: f.positions})
 	}
 	out := make([]manifest.DataFile, 0, len(groups))
 	for _, g := range groups {
@@ -239,8 +240,8 @@ func (c *rowChange) writePositionDeletes(files []pendingDeletes) ([]manifest.Dat
 			return nil, err
 		}
 		path := fileio.JoinPath(c.dataLoc, dir, "00000-0-"+uuid.NewString()+"-deletes.parquet")
-		c.track(path)
-		df, err := WritePositionDeletes(c.ctx, c.tbl.IO, path, g.spec, slices.Clone(g.partition), g.deletes, c.wopts)
+		c.w.add(path)
+		df, err := writer.WritePositionDeletes(c.ctx, c.tbl.IO, path, g.spec, slices.Clone(g.partition), g.deletes, c.wopts)
 		if err != nil {
 			return nil, err
 		}

@@ -1,18 +1,17 @@
-package writer
+package ops
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
-	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/iceberg/expr"
-	"github.com/floedb/floe/iceberg/fileio"
-	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/writer"
 )
 
 // Table properties that steer row-level changes, with Java's defaults.
@@ -50,81 +49,76 @@ type RowOptions struct {
 }
 
 // DeleteRows deletes the rows of tbl for which filter (unbound, over the
-// current schema) is true and returns the id of the snapshot that does
-// it; a row for which the filter is false or null stays. Data files the
-// filter selects whole, by partition or column metrics, are removed;
-// the others it may select are read with the filter (deletes already in
-// the table applied) to find the selected rows, which are then deleted
-// by the mode (RowOptions.Mode, else write.delete.mode): copy-on-write
-// rewrites the file with the rows that stay, merge-on-read writes
-// position delete files (v2) or deletion vectors (v3) merged with the
-// file's previous vector. A file left with no row is removed.
+// current schema) is true; a row for which the filter is false or null
+// stays. Data files the filter selects whole, by partition or column
+// metrics, are removed; the others it may select are read with the filter
+// (deletes already in the table applied) to find the selected rows, which
+// are then deleted by the mode (RowOptions.Mode, else write.delete.mode):
+// copy-on-write rewrites the file with the rows that stay, merge-on-read
+// writes position delete files (v2) or deletion vectors (v3) merged with
+// the file's previous vector. A file left with no row is removed.
 //
-// When no row is selected nothing is committed (as Java does) and the id
-// of the branch's head (0 for a table without snapshot) is returned. The
+// When no row is selected nothing is committed (as Java does) and the
+// result names the branch's head (0 for a table without snapshot). The
 // snapshot's operation is "delete", or "overwrite" when files were
 // rewritten. A token already committed returns that snapshot at once.
 // The commit fails with table.ErrConflict, committing nothing and leaving
 // no file behind, when another writer changed what the filter selects
 // meanwhile (see table.CommitRows). On success tbl holds the new version.
-func DeleteRows(ctx context.Context, tbl *table.Table, filter expr.Expr, opts RowOptions) (table.CommitResult, error) {
+func DeleteRows(ctx context.Context, tbl *table.Table, filter expr.Expr, opts RowOptions) (Result, error) {
 	return changeRows(ctx, tbl, "delete rows", filter, nil, opts)
 }
 
 // OverwriteRows deletes the rows filter selects, as DeleteRows does, and
-// adds the data files (written by Writer for tbl) in the same snapshot,
-// whose operation is "overwrite" ("delete" when added is empty). Files
+// writes data (nil for none) as data files added in the same snapshot,
+// whose operation is "overwrite" ("delete" when nothing is added). Files
 // selected in part are handled by the delete mode, so the filter need not
-// follow file or partition boundaries (table.Overwrite drops whole files
-// only). With nothing to delete and nothing added, nothing is committed.
-func OverwriteRows(ctx context.Context, tbl *table.Table, filter expr.Expr, added []manifest.DataFile, opts RowOptions) (table.CommitResult, error) {
-	for i := range added {
-		if added[i].Content != manifest.ContentData {
-			return table.CommitResult{}, fmt.Errorf("overwrite rows: %s is a %s file; overwrite adds data files only", added[i].FilePath, added[i].Content)
-		}
-	}
-	return changeRows(ctx, tbl, "overwrite rows", filter, added, opts)
+// follow file or partition boundaries (Overwrite drops whole files only).
+// With nothing to delete and nothing added, nothing is committed.
+func OverwriteRows(ctx context.Context, tbl *table.Table, filter expr.Expr, data array.RecordReader, opts RowOptions) (Result, error) {
+	return changeRows(ctx, tbl, "overwrite rows", filter, data, opts)
 }
 
-func changeRows(ctx context.Context, tbl *table.Table, what string, filter expr.Expr, added []manifest.DataFile, opts RowOptions) (table.CommitResult, error) {
+func changeRows(ctx context.Context, tbl *table.Table, what string, filter expr.Expr, data array.RecordReader, opts RowOptions) (Result, error) {
 	if tbl == nil {
-		return table.CommitResult{}, fmt.Errorf("%s: no table", what)
+		return Result{}, fmt.Errorf("%s: no table", what)
 	}
 	if filter == nil {
-		return table.CommitResult{}, fmt.Errorf("%s: no filter (use expr.AlwaysTrue{} to select every row)", what)
+		return Result{}, fmt.Errorf("%s: no filter (use expr.AlwaysTrue{} to select every row)", what)
 	}
-	if id, ok := table.SnapshotWithToken(tbl.Metadata, opts.Commit.Token); ok {
-		return table.CommitResult{SnapshotID: id, TokenFound: true}, nil
+	if res, ok := tokenFound(tbl, opts.Commit.Token); ok {
+		return res, nil
 	}
 	c, err := newRowChange(ctx, tbl, opts)
 	if err != nil {
-		return table.CommitResult{}, fmt.Errorf("%s: %w", what, err)
+		return Result{}, fmt.Errorf("%s: %w", what, err)
+	}
+	added, err := write(ctx, tbl, data, c.w)
+	if err != nil {
+		c.w.remove(ctx)
+		return Result{}, fmt.Errorf("%s: %w", what, err)
 	}
 	plan, err := tbl.PlanRows(ctx, filter, opts.Commit.Branch)
 	if err != nil {
-		return table.CommitResult{}, fmt.Errorf("%s: %w", what, err)
+		c.w.remove(ctx)
+		return Result{}, fmt.Errorf("%s: %w", what, err)
 	}
 	c.plan = plan
 	changes, err := c.run()
 	if err != nil {
-		c.deleteWritten()
-		return table.CommitResult{}, fmt.Errorf("%s: %w", what, err)
+		c.w.remove(ctx)
+		return Result{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if len(plan.Whole) == 0 && len(changes.RemovedDataFiles) == 0 && len(changes.DeleteFiles) == 0 && len(changes.DataFiles) == 0 && len(added) == 0 {
-		return table.CommitResult{SnapshotID: plan.SnapshotID()}, nil
+		return Result{SnapshotID: plan.SnapshotID()}, nil
 	}
 	changes.DataFiles = append(changes.DataFiles, added...)
-	res, err := tbl.CommitRows(ctx, plan, changes, opts.Commit)
+	files := append(slices.Clone(changes.DataFiles), changes.DeleteFiles...)
+	res, err := commit(ctx, c.w, files, func() (table.CommitResult, error) {
+		return tbl.CommitRows(ctx, plan, changes, opts.Commit)
+	})
 	if err != nil {
-		if !errors.Is(err, table.ErrCommitStateUnknown) {
-			c.deleteWritten()
-		}
-		return table.CommitResult{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if res.TokenFound {
-		// An earlier attempt with the token committed while this one was
-		// writing: what this one wrote is not needed.
-		c.deleteWritten()
+		return Result{}, fmt.Errorf("%s: %w", what, err)
 	}
 	return res, nil
 }
@@ -139,11 +133,10 @@ type rowChange struct {
 	mode         DeleteMode
 	perPartition bool
 	threads      int
-	wopts        Options
+	wopts        writer.Options
 	dataLoc      string
-
-	mu      sync.Mutex
-	written []string
+	// w are the files the change wrote, removed unless committed.
+	w *written
 }
 
 func newRowChange(ctx context.Context, tbl *table.Table, opts RowOptions) (*rowChange, error) {
@@ -164,7 +157,7 @@ func newRowChange(ctx context.Context, tbl *table.Table, opts RowOptions) (*rowC
 	if schema == nil {
 		return nil, fmt.Errorf("table %s has no current schema", md.Location)
 	}
-	wopts, err := OptionsFromProperties(md.Properties, schema)
+	wopts, err := writer.OptionsFromProperties(md.Properties, schema)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +168,7 @@ func newRowChange(ctx context.Context, tbl *table.Table, opts RowOptions) (*rowC
 	wopts.Parallelism = max(1, runtime.GOMAXPROCS(0)/threads)
 	return &rowChange{
 		ctx: ctx, tbl: tbl, md: md, mode: mode, perPartition: perPartition,
-		threads: threads, wopts: wopts, dataLoc: DataLocation(md),
+		threads: threads, wopts: wopts, dataLoc: writer.DataLocation(md), w: &written{io: tbl.IO},
 	}, nil
 }
 
@@ -208,33 +201,4 @@ func deleteMode(md *metadata.Metadata, requested DeleteMode) (DeleteMode, error)
 		mode = CopyOnWrite
 	}
 	return mode, nil
-}
-
-// DataLocation is where a table's data files go: write.data.path, or the
-// legacy write.folder-storage.path, else <location>/data.
-func DataLocation(md *metadata.Metadata) string {
-	for _, key := range []string{"write.data.path", "write.folder-storage.path"} {
-		if p := md.Properties[key]; p != "" {
-			return p
-		}
-	}
-	return fileio.JoinPath(md.Location, "data")
-}
-
-// track records files written, to delete if the change fails.
-func (c *rowChange) track(paths ...string) {
-	c.mu.Lock()
-	c.written = append(c.written, paths...)
-	c.mu.Unlock()
-}
-
-// deleteWritten deletes, best effort, every file the change wrote.
-func (c *rowChange) deleteWritten() {
-	ctx := context.WithoutCancel(c.ctx)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, p := range c.written {
-		_ = c.tbl.IO.Delete(ctx, p)
-	}
-	c.written = nil
 }

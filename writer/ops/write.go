@@ -1,0 +1,72 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/writer"
+)
+
+// WriteFiles writes every batch of data as data files of t's current
+// schema and default partition spec, under the table's data location
+// (writer.DataLocation) with the writer options its properties set, and
+// returns their entries without committing them (AppendFiles or
+// CommitFiles commit them, in this process or another). On failure
+// nothing it wrote is left. data is read to its end, not released.
+func WriteFiles(ctx context.Context, t *table.Table, data array.RecordReader) ([]manifest.DataFile, error) {
+	w := &written{io: t.IO}
+	files, err := write(ctx, t, data, w)
+	if err != nil {
+		w.remove(ctx)
+	}
+	return files, err
+}
+
+// RemoveFiles deletes, best effort, data files WriteFiles wrote that will
+// not be committed.
+func RemoveFiles(ctx context.Context, t *table.Table, files []manifest.DataFile) {
+	w := &written{io: t.IO}
+	w.addFiles(files)
+	w.remove(ctx)
+}
+
+// write writes data as data files of t, tracking them in w. A nil data
+// writes nothing.
+func write(ctx context.Context, t *table.Table, data array.RecordReader, w *written) ([]manifest.DataFile, error) {
+	if data == nil {
+		return nil, nil
+	}
+	md := t.Metadata
+	schema := md.CurrentSchema()
+	if schema == nil {
+		return nil, fmt.Errorf("table %s has no current schema", md.Location)
+	}
+	wopts, err := writer.OptionsFromProperties(md.Properties, schema)
+	if err != nil {
+		return nil, err
+	}
+	fw, err := writer.New(ctx, t.IO, writer.DataLocation(md), schema, md.DefaultSpec(), wopts)
+	if err != nil {
+		return nil, err
+	}
+	for data.Next() {
+		if err := fw.Write(data.RecordBatch()); err != nil {
+			_ = fw.Abort()
+			return nil, err
+		}
+	}
+	if err := data.Err(); err != nil {
+		_ = fw.Abort()
+		return nil, fmt.Errorf("read the rows to write: %w", err)
+	}
+	files, err := fw.Close()
+	if err != nil {
+		_ = fw.Abort()
+		return nil, err
+	}
+	w.addFiles(files)
+	return files, nil
+}
