@@ -153,11 +153,7 @@ func newRowChange(ctx context.Context, tbl *table.Table, opts RowOptions) (*rowC
 	default:
 		return nil, fmt.Errorf("table property %s=%q: want file or partition", PropDeleteGranularity, g)
 	}
-	schema := md.CurrentSchema()
-	if schema == nil {
-		return nil, fmt.Errorf("table %s has no current schema", md.Location)
-	}
-	wopts, err := writer.OptionsFromProperties(md.Properties, schema)
+	_, wopts, err := writerOptions(md)
 	if err != nil {
 		return nil, err
 	}

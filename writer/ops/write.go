@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/writer"
 )
@@ -40,11 +42,7 @@ func write(ctx context.Context, t *table.Table, data array.RecordReader, w *writ
 		return nil, nil
 	}
 	md := t.Metadata
-	schema := md.CurrentSchema()
-	if schema == nil {
-		return nil, fmt.Errorf("table %s has no current schema", md.Location)
-	}
-	wopts, err := writer.OptionsFromProperties(md.Properties, schema)
+	schema, wopts, err := writerOptions(md)
 	if err != nil {
 		return nil, err
 	}
@@ -69,4 +67,15 @@ func write(ctx context.Context, t *table.Table, data array.RecordReader, w *writ
 	}
 	w.addFiles(files)
 	return files, nil
+}
+
+// writerOptions are the schema data files of md are written with and the
+// writer options its properties set.
+func writerOptions(md *metadata.Metadata) (*iceberg.Schema, writer.Options, error) {
+	schema := md.CurrentSchema()
+	if schema == nil {
+		return nil, writer.Options{}, fmt.Errorf("table %s has no current schema", md.Location)
+	}
+	wopts, err := writer.OptionsFromProperties(md.Properties, schema)
+	return schema, wopts, err
 }
