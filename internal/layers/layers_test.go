@@ -20,6 +20,7 @@ const module = "github.com/floedb/floe/"
 // manifests or storage; the table format knows no file format; writer
 // writes files, and reading tables and committing are writer/ops's.
 var forbidden = map[string][]string{
+	"errkind":       {"iceberg", "parquet", "scan", "writer", "kernels", "capi", "cmd", "internal"},
 	"kernels":       {"iceberg", "parquet", "scan", "writer", "capi", "cmd", "internal"},
 	"parquet":       {"iceberg", "parquet/prune", "scan", "writer", "capi", "cmd", "internal"},
 	"parquet/prune": {"iceberg/table", "iceberg/manifest", "iceberg/metadata", "iceberg/fileio", "scan", "writer", "capi", "cmd", "internal"},
