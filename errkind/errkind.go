@@ -65,7 +65,8 @@ var names = [...]string{
 	IO:                 "I/O error",
 }
 
-// Error names the kind, so that a Kind can be the target of errors.Is.
+// Error names the kind: a Kind is an error so that it can sit in an
+// error's chain and be the target of errors.Is.
 func (k Kind) Error() string {
 	if int(k) < len(names) {
 		return names[k]
@@ -76,20 +77,16 @@ func (k Kind) Error() string {
 // String is Error.
 func (k Kind) String() string { return k.Error() }
 
-// kinded is an error with a kind. Its message is its wrapped error's.
+// kinded is an error with a kind. Its message is its wrapped error's; its
+// chain holds the kind first, then the wrapped error, so that errors.Is
+// finds the kind by equality and Of finds the outermost kind first.
 type kinded struct {
 	kind Kind
 	err  error
 }
 
-func (e *kinded) Error() string { return e.err.Error() }
-func (e *kinded) Unwrap() error { return e.err }
-
-// Is makes errors.Is(err, kind) true for the kind this error carries.
-func (e *kinded) Is(target error) bool {
-	k, ok := target.(Kind)
-	return ok && k == e.kind
-}
+func (e *kinded) Error() string   { return e.err.Error() }
+func (e *kinded) Unwrap() []error { return []error{e.kind, e.err} }
 
 // Wrap returns err with kind attached and the same message; nil stays nil
 // and None attaches nothing. errors.Is and errors.As see through it to err.
@@ -120,11 +117,12 @@ func New(kind Kind, text string) error {
 }
 
 // Of returns the first kind found in err's chain (the outermost, in the
-// order errors.As searches), or None.
+// order errors.As searches), or None. A typed error gives itself a kind by
+// having it in its chain: func (e *MyError) Unwrap() error { return errkind.NotFound }.
 func Of(err error) Kind {
-	var k *kinded
+	var k Kind
 	if errors.As(err, &k) {
-		return k.kind
+		return k
 	}
 	return None
 }

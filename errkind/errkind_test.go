@@ -93,6 +93,20 @@ func TestSentinelsStayComparable(t *testing.T) {
 	}
 }
 
+// typed is a typed error that gives itself a kind.
+type typed struct{ what string }
+
+func (e *typed) Error() string { return "bad " + e.what }
+func (e *typed) Unwrap() error { return errkind.InvalidArgument }
+
+func TestTypedErrorsCarryAKind(t *testing.T) {
+	err := fmt.Errorf("filter: %w", &typed{"token"})
+	var te *typed
+	if !errors.Is(err, errkind.InvalidArgument) || errkind.Of(err) != errkind.InvalidArgument || !errors.As(err, &te) {
+		t.Fatal("a typed error's kind or type is not found")
+	}
+}
+
 func TestKindNames(t *testing.T) {
 	seen := map[string]bool{}
 	for k := errkind.None; k <= errkind.IO; k++ {
