@@ -2,9 +2,10 @@ package iceberg
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // Geometry and geography values are WKB (OGC simple features, ISO
@@ -60,7 +61,7 @@ func (g *Geom) Dims() int {
 const maxGeomDepth = 64
 
 // ErrInvalidWKB is wrapped by every WKB decoding error.
-var ErrInvalidWKB = errors.New("invalid WKB")
+var ErrInvalidWKB = errkind.New(errkind.InvalidArgument, "invalid WKB")
 
 type wkbReader struct {
 	b     []byte

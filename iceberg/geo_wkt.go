@@ -1,11 +1,12 @@
 package iceberg
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // WKT is the JSON single-value form of geometry and geography (spec
@@ -13,7 +14,7 @@ import (
 // features text: every kind, EMPTY, and Z, M and ZM coordinates.
 
 // ErrInvalidWKT is wrapped by every WKT parsing error.
-var ErrInvalidWKT = errors.New("invalid WKT")
+var ErrInvalidWKT = errkind.New(errkind.InvalidArgument, "invalid WKT")
 
 // WKBToWKT is the WKT text of a WKB value.
 func WKBToWKT(wkb []byte) (string, error) {

@@ -3,6 +3,8 @@ package iceberg
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // PartitionFieldIDStart is where partition field ids begin: v1 metadata may
@@ -97,7 +99,7 @@ func partitionFieldsFromJSON(jfs []jsonPartitionField) ([]PartitionField, error)
 		case len(jf.SourceIDs) == 1:
 			f.SourceID = jf.SourceIDs[0]
 		case len(jf.SourceIDs) > 1:
-			return nil, fmt.Errorf("partition field %q: multi-argument transforms are not supported", jf.Name)
+			return nil, errkind.Errorf(errkind.Unsupported, "partition field %q: multi-argument transforms are not supported", jf.Name)
 		default:
 			return nil, fmt.Errorf("partition field %q has no source-id", jf.Name)
 		}

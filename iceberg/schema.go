@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // Schema is a numbered struct type: the table's columns at one point of its
@@ -101,12 +103,22 @@ func (s *Schema) FindFieldByNameCaseInsensitive(name string) (NestedField, error
 	}
 	switch len(found) {
 	case 0:
-		return NestedField{}, fmt.Errorf("no column named %q", name)
+		return NestedField{}, errkind.Errorf(errkind.InvalidArgument, "no column named %q", name)
 	case 1:
 		return s.byID[found[0]], nil
 	}
-	return NestedField{}, fmt.Errorf("column name %q is ambiguous when case is ignored", name)
+	return NestedField{}, &AmbiguousNameError{Name: name}
 }
+
+// AmbiguousNameError: a name matches several columns when case is ignored.
+type AmbiguousNameError struct{ Name string }
+
+func (e *AmbiguousNameError) Error() string {
+	return fmt.Sprintf("column name %q is ambiguous when case is ignored", e.Name)
+}
+
+// Unwrap gives the error its kind: the caller must spell the name exactly.
+func (e *AmbiguousNameError) Unwrap() error { return errkind.InvalidArgument }
 
 // FullName gives the dotted name of the field with the given id.
 func (s *Schema) FullName(id int) (string, bool) {

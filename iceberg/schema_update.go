@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // highestAssignableFieldID is the largest id a new column may get: the spec
@@ -23,6 +25,10 @@ type SchemaUpdateError struct {
 func (e *SchemaUpdateError) Error() string {
 	return fmt.Sprintf("table %q: column %q: %s", e.Table, e.Column, e.Reason)
 }
+
+// Unwrap gives the error its kind: the wanted schema does not fit the
+// table's.
+func (e *SchemaUpdateError) Unwrap() error { return errkind.InvalidArgument }
 
 // UnionByName brings current up to wanted by column name: what ensure_table
 // does to an existing table before writing data of the wanted schema.

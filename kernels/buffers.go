@@ -1,13 +1,13 @@
 package kernels
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 )
 
 // newBuffer returns a buffer of size bytes from alloc. Its contents are
@@ -122,5 +122,5 @@ func sliceChild(child arrow.ArrayData, offset, length int) arrow.ArrayData {
 }
 
 func unsupported(dt arrow.DataType) error {
-	return fmt.Errorf("kernels: arrays of type %s are not supported", dt)
+	return errkind.Errorf(errkind.Unsupported, "kernels: arrays of type %s are not supported", dt)
 }

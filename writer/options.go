@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -268,5 +269,5 @@ func (o Options) codec() (compress.Codec, error) {
 	case "uncompressed", "none":
 		return &parquet.Uncompressed, nil
 	}
-	return nil, fmt.Errorf("parquet compression codec %q is not supported: use zstd, snappy, gzip, brotli, lz4 or uncompressed", o.Codec)
+	return nil, errkind.Errorf(errkind.Unsupported, "parquet compression codec %q is not supported: use zstd, snappy, gzip, brotli, lz4 or uncompressed", o.Codec)
 }

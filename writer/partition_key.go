@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 )
 
@@ -212,7 +213,7 @@ func (s *partitionSource) computeOne(c *partitionColumn, k int, d *leafData, r i
 	case iceberg.YearTransform, iceberg.MonthTransform, iceberg.DayTransform, iceberg.HourTransform:
 		return s.computeTemporal(c, k, d, r)
 	default:
-		return fmt.Errorf("transform %s is not supported", t)
+		return errkind.Errorf(errkind.Unsupported, "transform %s is not supported", t)
 	}
 	return nil
 }

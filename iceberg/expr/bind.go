@@ -2,10 +2,12 @@ package expr
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 )
 
@@ -164,7 +166,8 @@ func (b binder) findField(name string) (iceberg.NestedField, error) {
 		if err == nil {
 			return f, nil
 		}
-		if strings.Contains(err.Error(), "ambiguous") {
+		var ambiguous *iceberg.AmbiguousNameError
+		if errors.As(err, &ambiguous) {
 			return f, err
 		}
 	}
@@ -172,7 +175,7 @@ func (b binder) findField(name string) (iceberg.NestedField, error) {
 	if close := closeNames(b.schema, name); len(close) > 0 {
 		msg += "; did you mean " + strings.Join(close, ", ") + "?"
 	}
-	return iceberg.NestedField{}, fmt.Errorf("%s", msg)
+	return iceberg.NestedField{}, errkind.Errorf(errkind.InvalidArgument, "%s", msg)
 }
 
 func (b binder) bindPredicate(p *Predicate) (Expr, error) {
@@ -189,12 +192,12 @@ func (b binder) bindPredicate(p *Predicate) (Expr, error) {
 	if iceberg.IsVariant(field.Type) {
 		// A variant's values have no order or equality of one Iceberg type
 		// (and no bounds to prune by); filter on the rows after reading.
-		return nil, fmt.Errorf("column %q is a variant; filters on variant columns are not supported", p.Column)
+		return nil, errkind.Errorf(errkind.Unsupported, "column %q is a variant; filters on variant columns are not supported", p.Column)
 	}
 	for parent := b.schema.ParentID(field.ID); parent != 0; parent = b.schema.ParentID(parent) {
 		pf, _ := b.schema.FindField(parent)
 		if _, isStruct := pf.Type.(*iceberg.StructType); !isStruct {
-			return nil, fmt.Errorf("column %q is inside the %s %q; predicates on list and map contents are not supported", p.Column, pf.Type, pf.Name)
+			return nil, errkind.Errorf(errkind.Unsupported, "column %q is inside the %s %q; predicates on list and map contents are not supported", p.Column, pf.Type, pf.Name)
 		}
 	}
 	if err := checkGeoPredicate(p, field); err != nil {

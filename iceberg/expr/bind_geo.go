@@ -1,16 +1,16 @@
 package expr
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 )
 
 // ErrGeoPredicate is the error of a comparison on a geometry or geography
 // column. WKB values have no order to compare by; bounding-box predicates
 // (and pruning by the geo bounds in manifests) are not implemented yet.
-var ErrGeoPredicate = errors.New("only is null and is not null apply to geometry and geography columns")
+var ErrGeoPredicate = errkind.New(errkind.InvalidArgument, "only is null and is not null apply to geometry and geography columns")
 
 // checkGeoPredicate refuses every predicate on a geo column but the null
 // checks, which need no value.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // Expr is a boolean expression over a row. Unbound trees have *Predicate
@@ -139,7 +141,7 @@ func NewPredicate(op Op, column string, values ...any) (*Predicate, error) {
 		case nil:
 			return nil, fmt.Errorf("%s %s: a null literal never matches; use is null", column, op)
 		default:
-			return nil, fmt.Errorf("%s %s: unsupported literal %v (%T)", column, op, v, v)
+			return nil, errkind.Errorf(errkind.Unsupported, "%s %s: unsupported literal %v (%T)", column, op, v, v)
 		}
 		if _, ok := v.(string); !ok && (op == OpStartsWith || op == OpNotStartsWith) {
 			return nil, fmt.Errorf("%s %s: the pattern must be a string, got %v", column, op, v)

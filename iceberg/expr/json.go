@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // ParseJSON reads the REST catalog's JSON expression form (the Predicate
@@ -142,7 +144,7 @@ func parseJSONTerm(raw json.RawMessage) (string, error) {
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(raw, &ref); err != nil || ref.Type != "reference" || ref.Name == "" {
-		return "", fmt.Errorf("term must be a column name or {\"type\":\"reference\",\"name\":…}; got %s (transforms, id references and functions are not supported)", abbreviate(raw))
+		return "", errkind.Errorf(errkind.Unsupported, "term must be a column name or {\"type\":\"reference\",\"name\":…}; got %s (transforms, id references and functions are not supported)", abbreviate(raw))
 	}
 	return ref.Name, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/floedb/floe/errkind"
 )
 
 type tokenKind uint8
@@ -59,6 +61,9 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("row filter: at position %d: %s", e.Pos, e.Msg)
 }
+
+// Unwrap gives a syntax error its kind: the caller's filter is wrong.
+func (e *SyntaxError) Unwrap() error { return errkind.InvalidArgument }
 
 func lex(src string) ([]token, error) {
 	// Names and strings must survive the JSON form, which is UTF-8.

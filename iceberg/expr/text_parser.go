@@ -3,6 +3,8 @@ package expr
 import (
 	"fmt"
 	"strings"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
@@ -314,7 +316,7 @@ func (p *textParser) parseLike(col string, negated bool) (Expr, error) {
 		case c == '%' && i == len(t.text)-1:
 			wildcard = true
 		case c == '%':
-			return nil, &SyntaxError{t.pos, fmt.Sprintf("LIKE pattern '%s' is not supported: only a single trailing %% (starts with) is; write \\%% for a literal %%", t.text)}
+			return nil, errkind.Wrap(errkind.Unsupported, &SyntaxError{t.pos, fmt.Sprintf("LIKE pattern '%s' is not supported: only a single trailing %% (starts with) is; write \\%% for a literal %%", t.text)})
 		default:
 			lit.WriteByte(c)
 		}

@@ -3,10 +3,11 @@ package fileio
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"time"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // FileIO reads and writes whole files named by paths or URIs.
@@ -81,11 +82,11 @@ type FileInfo struct {
 
 // ErrExists is returned (wrapped) by WriteFileIfAbsent when the path is
 // taken. It also matches fs.ErrExist.
-var ErrExists = fmt.Errorf("file already exists: %w", fs.ErrExist)
+var ErrExists = errkind.Errorf(errkind.Conflict, "file already exists: %w", fs.ErrExist)
 
 // ErrUnsupportedScheme is returned (wrapped) for a location whose scheme no
 // FileIO handles.
-var ErrUnsupportedScheme = errors.New("unsupported location scheme")
+var ErrUnsupportedScheme = errkind.New(errkind.Unsupported, "unsupported location scheme")
 
 // errIsDir is the reason Open and Stat refuse a directory.
 var errIsDir = errors.New("is a directory")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/twmb/avro"
 )
 
@@ -212,7 +213,7 @@ func compileSkip(n *avro.SchemaNode, depth int) (skipFn, error) {
 			return branches[i](r)
 		}, nil
 	}
-	return nil, fmt.Errorf("unsupported Avro type %q (recursive types are not supported)", n.Type)
+	return nil, errkind.Errorf(errkind.Unsupported, "unsupported Avro type %q (recursive types are not supported)", n.Type)
 }
 
 // compileValue builds a decoder of an optional primitive at path into its

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/twmb/avro/ocf"
 )
 
@@ -155,7 +156,7 @@ func codecNamed(name string) (ocf.BoundedDecompressor, error) {
 		}
 		c = zstdCodec
 	default:
-		return nil, fmt.Errorf("unsupported Avro codec %q", name)
+		return nil, errkind.Errorf(errkind.Unsupported, "unsupported Avro codec %q", name)
 	}
 	b, ok := c.(ocf.BoundedDecompressor)
 	if !ok {

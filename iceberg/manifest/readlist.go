@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // ReadManifestList decodes a manifest list (a snap-*.avro file) of a table
@@ -115,7 +117,7 @@ func (raw *rawManifestFile) toManifestFile() (ManifestFile, error) {
 
 func checkFormatVersion(v int) error {
 	if v < 1 || v > 3 {
-		return fmt.Errorf("unsupported table format version %d (floe reads versions 1 to 3)", v)
+		return errkind.Errorf(errkind.Unsupported, "unsupported table format version %d (floe reads versions 1 to 3)", v)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 )
 
@@ -20,7 +21,7 @@ func Parse(data []byte) (*Metadata, error) {
 		return nil, top.err
 	}
 	if m.FormatVersion < 1 || m.FormatVersion > MaxFormatVersion {
-		return nil, fmt.Errorf("table metadata: unsupported format-version %d (floe reads 1 to %d)", m.FormatVersion, MaxFormatVersion)
+		return nil, errkind.Errorf(errkind.Unsupported, "table metadata: unsupported format-version %d (floe reads 1 to %d)", m.FormatVersion, MaxFormatVersion)
 	}
 	v := m.FormatVersion
 

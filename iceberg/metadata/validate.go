@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // Validate checks what a well-formed table needs beyond each field's own
@@ -22,7 +24,7 @@ func (m *Metadata) Validate() error {
 func (m *Metadata) validate() error {
 	v := m.FormatVersion
 	if v < 1 || v > MaxFormatVersion {
-		return fmt.Errorf("unsupported format-version %d (floe reads 1 to %d)", v, MaxFormatVersion)
+		return errkind.Errorf(errkind.Unsupported, "unsupported format-version %d (floe reads 1 to %d)", v, MaxFormatVersion)
 	}
 	if v >= 2 && m.TableUUID == "" {
 		return fmt.Errorf("table-uuid is empty, but format version %d requires it", v)

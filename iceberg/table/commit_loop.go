@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/metadata"
 )
@@ -32,7 +33,7 @@ var errLostRace = errors.New("another writer committed first")
 // ErrCommitStateUnknown means a metadata file may or may not have been
 // published; the files the commit wrote must then be left alone (a stray
 // file is harmless, a missing one breaks the table).
-var ErrCommitStateUnknown = errors.New("the commit may or may not have happened")
+var ErrCommitStateUnknown = errkind.New(errkind.CommitStateUnknown, "the commit may or may not have happened")
 
 // testHookCommitStep, when set by a test, is called as a commit passes
 // each step: "manifests" (added files' manifests written), "manifest-list",

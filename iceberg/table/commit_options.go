@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/metadata"
 )
 
@@ -40,9 +41,9 @@ var (
 	// cannot be applied on top of (files it removes are gone, partitions it
 	// replaces were written to), or commits kept winning every retry.
 	// Nothing was committed; the caller may plan again and retry.
-	ErrConflict = errors.New("commit conflict")
+	ErrConflict = errkind.New(errkind.Conflict, "commit conflict")
 	// ErrTableExists: Create found a table at the location.
-	ErrTableExists = errors.New("table already exists")
+	ErrTableExists = errkind.New(errkind.Conflict, "table already exists")
 )
 
 // Table properties that steer commits, and their defaults (those of the

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/metadata"
@@ -95,7 +96,7 @@ func (t *Table) commitSnapshot(ctx context.Context, u *snapshotUpdate) (CommitRe
 		return CommitResult{}, fmt.Errorf("%s: %w", u.what, err)
 	}
 	if t.Metadata.FormatVersion < 1 || t.Metadata.FormatVersion > metadata.MaxFormatVersion {
-		return CommitResult{}, fmt.Errorf("%s: unsupported format version %d", u.what, t.Metadata.FormatVersion)
+		return CommitResult{}, errkind.Errorf(errkind.Unsupported, "%s: unsupported format version %d", u.what, t.Metadata.FormatVersion)
 	}
 	p := &snapshotProducer{t: t, u: u, commitID: uuid.NewString(), writtenEntries: map[string][]manifest.Entry{}}
 	res, err := t.commitMetadata(ctx, p.build)
