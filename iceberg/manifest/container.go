@@ -180,6 +180,13 @@ var errPanic = errors.New("internal error while decoding Avro")
 // guard turns a panic (say inside the Avro library's schema parser) into an
 // error, so hostile input can never crash the host. The decoders check
 // their input on their own; this is the last line.
+// corruptUnlessKinded marks a decoding failure as errkind.Corrupt, unless
+// it already has a kind (an unsupported codec or format version). The
+// readers take bytes, so no storage error reaches here.
+func corruptUnlessKinded(err *error) {
+	*err = errkind.Default(errkind.Corrupt, *err)
+}
+
 func guard(err *error) {
 	if p := recover(); p != nil {
 		*err = fmt.Errorf("%w: %v", errPanic, p)

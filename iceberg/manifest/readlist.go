@@ -13,6 +13,7 @@ import (
 // defaults: content data, sequence numbers 0, and UnknownCount for null
 // counts.
 func ReadManifestList(data []byte, formatVersion int) (_ []ManifestFile, err error) {
+	defer corruptUnlessKinded(&err)
 	defer guard(&err)
 	if err := checkFormatVersion(formatVersion); err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 // sequence number is 0, as for v1); in v3, data files with a null
 // first_row_id in a manifest with a first_row_id get consecutive ids.
 func ReadManifest(data []byte, mf ManifestFile, spec iceberg.PartitionSpec, partType *iceberg.StructType, formatVersion int) (_ []Entry, err error) {
+	defer corruptUnlessKinded(&err)
 	defer guard(&err)
 	if err := checkFormatVersion(formatVersion); err != nil {
 		return nil, err

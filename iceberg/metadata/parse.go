@@ -12,8 +12,18 @@ import (
 const noSnapshot = -1
 
 // Parse reads a table metadata file of format version 1, 2 or 3, normalises
-// it (see Metadata) and checks it (see Validate).
+// it (see Metadata) and checks it (see Validate). Its errors are
+// errkind.Corrupt unless they say otherwise (an unsupported format-version
+// is errkind.Unsupported).
 func Parse(data []byte) (*Metadata, error) {
+	m, err := parse(data)
+	if err != nil {
+		return nil, errkind.Default(errkind.Corrupt, err)
+	}
+	return m, nil
+}
+
+func parse(data []byte) (*Metadata, error) {
 	top := parseObject(data, "table metadata")
 	m := &Metadata{}
 	top.required("format-version", &m.FormatVersion)

@@ -11,7 +11,7 @@ func ReadBlob(r io.ReaderAt, meta BlobMetadata) ([]byte, error) {
 		return nil, errNegative
 	}
 	if meta.Length > maxBlobLength {
-		return nil, fmt.Errorf("puffin: blob %s of %d bytes is too large", meta.Type, meta.Length)
+		return nil, corruptf("puffin: blob %s of %d bytes is too large", meta.Type, meta.Length)
 	}
 	if err := checkCodec(meta.CompressionCodec); err != nil {
 		return nil, err

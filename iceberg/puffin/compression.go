@@ -2,7 +2,6 @@ package puffin
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"sync"
 
@@ -38,10 +37,10 @@ func decompress(codec string, data []byte, limit int) ([]byte, error) {
 		}
 		out, err := dec.DecodeAll(data, nil)
 		if err != nil {
-			return nil, fmt.Errorf("puffin: zstd: %w", err)
+			return nil, corruptf("puffin: zstd: %w", err)
 		}
 		if len(out) > limit {
-			return nil, fmt.Errorf("puffin: zstd output exceeds %d bytes", limit)
+			return nil, corruptf("puffin: zstd output exceeds %d bytes", limit)
 		}
 		return out, nil
 	case CodecLZ4:
@@ -55,10 +54,10 @@ func decompressLZ4Frame(data []byte, limit int) ([]byte, error) {
 	var out bytes.Buffer
 	n, err := io.Copy(&out, io.LimitReader(zr, int64(limit)+1))
 	if err != nil {
-		return nil, fmt.Errorf("puffin: lz4: %w", err)
+		return nil, corruptf("puffin: lz4: %w", err)
 	}
 	if n > int64(limit) {
-		return nil, fmt.Errorf("puffin: lz4 output exceeds %d bytes", limit)
+		return nil, corruptf("puffin: lz4 output exceeds %d bytes", limit)
 	}
 	return out.Bytes(), nil
 }

@@ -40,31 +40,31 @@ const (
 func DecodeDeletionVector(blob []byte) (bm *roaring64.Bitmap, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			bm, err = nil, fmt.Errorf("puffin: deletion vector: roaring panicked reading checked bytes: %v", r)
+			bm, err = nil, corruptf("puffin: deletion vector: roaring panicked reading checked bytes: %v", r)
 		}
 	}()
 	if len(blob) < dvFramingLength {
-		return nil, fmt.Errorf("puffin: deletion vector of %d bytes is shorter than its framing (%d)", len(blob), dvFramingLength)
+		return nil, corruptf("puffin: deletion vector of %d bytes is shorter than its framing (%d)", len(blob), dvFramingLength)
 	}
 	dataLength := binary.BigEndian.Uint32(blob)
 	if int64(dataLength) != int64(len(blob))-8 {
-		return nil, fmt.Errorf("puffin: deletion vector length field says %d bytes of magic and bitmap, the blob holds %d", dataLength, len(blob)-8)
+		return nil, corruptf("puffin: deletion vector length field says %d bytes of magic and bitmap, the blob holds %d", dataLength, len(blob)-8)
 	}
 	data := blob[4 : len(blob)-4]
 	if [4]byte(data) != dvMagic {
-		return nil, fmt.Errorf("puffin: deletion vector magic is % x, want % x", data[:4], dvMagic[:])
+		return nil, corruptf("puffin: deletion vector magic is % x, want % x", data[:4], dvMagic[:])
 	}
 	stored := binary.BigEndian.Uint32(blob[len(blob)-4:])
 	if computed := crc32.ChecksumIEEE(data); computed != stored {
-		return nil, fmt.Errorf("puffin: deletion vector CRC is 0x%08x, stored 0x%08x", computed, stored)
+		return nil, corruptf("puffin: deletion vector CRC is 0x%08x, stored 0x%08x", computed, stored)
 	}
 	vector := data[4:]
 	if _, _, err := splitPortable(vector); err != nil {
-		return nil, fmt.Errorf("puffin: deletion vector bitmap: %w", err)
+		return nil, corruptf("puffin: deletion vector bitmap: %w", err)
 	}
 	bm = roaring64.New()
 	if _, err := bm.ReadPortableFrom(bytes.NewReader(vector)); err != nil {
-		return nil, fmt.Errorf("puffin: deletion vector bitmap: %w", err)
+		return nil, corruptf("puffin: deletion vector bitmap: %w", err)
 	}
 	return bm, nil
 }
@@ -77,7 +77,7 @@ func ReadDeletionVector(r io.ReaderAt, offset, length int64) (*roaring64.Bitmap,
 		return nil, errNegative
 	}
 	if length < dvFramingLength || length > maxBlobLength {
-		return nil, fmt.Errorf("puffin: deletion vector length %d is out of range [%d, %d]", length, dvFramingLength, maxBlobLength)
+		return nil, corruptf("puffin: deletion vector length %d is out of range [%d, %d]", length, dvFramingLength, maxBlobLength)
 	}
 	blob := make([]byte, length)
 	if err := readFullAt(r, blob, offset); err != nil {

@@ -38,14 +38,14 @@ const tailReadLength = 8 << 10
 // ReadFooter reads and checks the footer of the Puffin file r of size bytes.
 func ReadFooter(r io.ReaderAt, size int64) (*Footer, error) {
 	if size < minFileLength {
-		return nil, fmt.Errorf("puffin: file of %d bytes is shorter than the smallest Puffin file (%d)", size, minFileLength)
+		return nil, corruptf("puffin: file of %d bytes is shorter than the smallest Puffin file (%d)", size, minFileLength)
 	}
 	var head [magicLength]byte
 	if err := readFullAt(r, head[:], 0); err != nil {
 		return nil, err
 	}
 	if head != Magic {
-		return nil, fmt.Errorf("puffin: no magic at the start of the file (got % x)", head[:])
+		return nil, corruptf("puffin: no magic at the start of the file (got % x)", head[:])
 	}
 
 	tailLength := min(size, tailReadLength)
@@ -55,16 +55,16 @@ func ReadFooter(r io.ReaderAt, size int64) (*Footer, error) {
 	}
 	footerStruct := tail[len(tail)-footerStructLength:]
 	if [4]byte(footerStruct[8:]) != Magic {
-		return nil, fmt.Errorf("puffin: no magic at the end of the file (got % x)", footerStruct[8:])
+		return nil, corruptf("puffin: no magic at the end of the file (got % x)", footerStruct[8:])
 	}
 	payloadSize := int64(int32(binary.LittleEndian.Uint32(footerStruct)))
 	footerSize := magicLength + payloadSize + footerStructLength
 	if payloadSize < 0 || footerSize > size-magicLength {
-		return nil, fmt.Errorf("puffin: footer payload size %d does not fit a file of %d bytes", payloadSize, size)
+		return nil, corruptf("puffin: footer payload size %d does not fit a file of %d bytes", payloadSize, size)
 	}
 	flags := footerStruct[4:8]
 	if flags[0]&^flagFooterCompressed != 0 || flags[1] != 0 || flags[2] != 0 || flags[3] != 0 {
-		return nil, fmt.Errorf("puffin: unknown footer flags % x", flags)
+		return nil, corruptf("puffin: unknown footer flags % x", flags)
 	}
 
 	var footer []byte
@@ -77,13 +77,13 @@ func ReadFooter(r io.ReaderAt, size int64) (*Footer, error) {
 		}
 	}
 	if [4]byte(footer[:magicLength]) != Magic {
-		return nil, fmt.Errorf("puffin: no magic at the footer start, offset %d (got % x)", size-footerSize, footer[:magicLength])
+		return nil, corruptf("puffin: no magic at the footer start, offset %d (got % x)", size-footerSize, footer[:magicLength])
 	}
 	payload := footer[magicLength : magicLength+payloadSize]
 	if flags[0]&flagFooterCompressed != 0 {
 		var err error
 		if payload, err = decompressLZ4Frame(payload, maxFooterPayload); err != nil {
-			return nil, fmt.Errorf("puffin: footer payload: %w", err)
+			return nil, corruptf("puffin: footer payload: %w", err)
 		}
 	}
 	f, err := parseFooterPayload(payload)
@@ -95,7 +95,7 @@ func ReadFooter(r io.ReaderAt, size int64) (*Footer, error) {
 	for i := range f.Blobs {
 		b := &f.Blobs[i]
 		if b.Offset < magicLength || b.Length < 0 || b.Length > blobsEnd-b.Offset {
-			return nil, fmt.Errorf("puffin: blob %d (%s) at [%d, +%d) lies outside the blob area [%d, %d)",
+			return nil, corruptf("puffin: blob %d (%s) at [%d, +%d) lies outside the blob area [%d, %d)",
 				i, b.Type, b.Offset, b.Length, magicLength, blobsEnd)
 		}
 	}
@@ -123,10 +123,10 @@ type blobJSON struct {
 func parseFooterPayload(payload []byte) (*Footer, error) {
 	var fj footerJSON
 	if err := json.Unmarshal(payload, &fj); err != nil {
-		return nil, fmt.Errorf("puffin: footer JSON: %w", err)
+		return nil, corruptf("puffin: footer JSON: %w", err)
 	}
 	if fj.Blobs == nil {
-		return nil, fmt.Errorf("puffin: footer JSON has no blobs list")
+		return nil, corruptf("puffin: footer JSON has no blobs list")
 	}
 	f := &Footer{Properties: fj.Properties, Blobs: make([]BlobMetadata, len(*fj.Blobs))}
 	for i, bj := range *fj.Blobs {
@@ -146,7 +146,7 @@ func parseFooterPayload(payload []byte) (*Footer, error) {
 			missing = "length"
 		}
 		if missing != "" {
-			return nil, fmt.Errorf("puffin: footer blob %d has no %s", i, missing)
+			return nil, corruptf("puffin: footer blob %d has no %s", i, missing)
 		}
 		b := BlobMetadata{
 			Type:           *bj.Type,
@@ -161,7 +161,7 @@ func parseFooterPayload(payload []byte) (*Footer, error) {
 			b.CompressionCodec = *bj.CompressionCodec
 		}
 		if err := checkCodec(b.CompressionCodec); err != nil {
-			return nil, fmt.Errorf("footer blob %d: %w", i, err)
+			return nil, corruptf("footer blob %d: %w", i, err)
 		}
 		f.Blobs[i] = b
 	}

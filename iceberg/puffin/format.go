@@ -1,9 +1,6 @@
 package puffin
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/floedb/floe/errkind"
 
 // Magic opens every Puffin file and closes its footer.
 var Magic = [4]byte{'P', 'F', 'A', '1'}
@@ -53,7 +50,13 @@ func checkCodec(codec string) error {
 	case CodecNone, CodecLZ4, CodecZstd:
 		return nil
 	}
-	return fmt.Errorf("puffin: unknown compression codec %q", codec)
+	return errkind.Errorf(errkind.Unsupported, "puffin: unknown compression codec %q", codec)
 }
 
-var errNegative = errors.New("puffin: negative offset or length")
+var errNegative = errkind.New(errkind.Corrupt, "puffin: negative offset or length")
+
+// corruptf is the error of bytes that are not what the Puffin format or
+// the deletion-vector blob says they must be.
+func corruptf(format string, args ...any) error {
+	return errkind.Errorf(errkind.Corrupt, format, args...)
+}

@@ -1,0 +1,24 @@
+package metadata
+
+import (
+	"testing"
+
+	"github.com/floedb/floe/errkind"
+)
+
+func TestParseErrorsAreCorruptUnlessUnsupported(t *testing.T) {
+	for _, c := range []struct {
+		data string
+		kind errkind.Kind
+	}{
+		{`{"format-version": 2`, errkind.Corrupt},
+		{`{"format-version": 2}`, errkind.Corrupt},
+		{`[]`, errkind.Corrupt},
+		{`{"format-version": 9}`, errkind.Unsupported},
+	} {
+		_, err := Parse([]byte(c.data))
+		if got := errkind.Of(err); got != c.kind {
+			t.Errorf("Parse(%s): kind %v (%v), want %v", c.data, got, err, c.kind)
+		}
+	}
+}
