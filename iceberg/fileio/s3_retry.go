@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/smithy-go"
+	"github.com/floedb/floe/errkind"
 )
 
 // The SDK client is built without retries; every operation runs its tries
@@ -111,16 +112,18 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // s3Error names the location and makes a missing object match
-// fs.ErrNotExist.
+// fs.ErrNotExist (kind NotFound); any other failure is kind IO unless what
+// failed said otherwise (a conditional put that found the object is a
+// Conflict).
 func s3Error(location string, err error) error {
 	if httpStatus(err) == http.StatusNotFound {
 		code := apiCode(err)
 		if code == "" {
 			code = "NotFound"
 		}
-		return fmt.Errorf("fileio: %s: %w (%s)", location, fs.ErrNotExist, code)
+		return errkind.Errorf(errkind.NotFound, "fileio: %s: %w (%s)", location, fs.ErrNotExist, code)
 	}
-	return fmt.Errorf("fileio: %s: %w", location, err)
+	return errkind.Default(errkind.IO, fmt.Errorf("fileio: %s: %w", location, err))
 }
 
 func httpStatus(err error) int {

@@ -13,6 +13,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/floedb/floe/errkind"
 )
 
 // apiErr builds the error the SDK returns for an S3 error response.
@@ -55,6 +56,15 @@ func TestS3RetryClassification(t *testing.T) {
 	}
 	if err := s3Error("s3://b/k", apiErr(404, "NoSuchKey")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("404 → %v, want fs.ErrNotExist", err)
+	}
+	if err := s3Error("s3://b/k", apiErr(404, "NoSuchKey")); errkind.Of(err) != errkind.NotFound {
+		t.Errorf("404 → kind %v, want NotFound", errkind.Of(err))
+	}
+	if err := s3Error("s3://b/k", apiErr(403, "AccessDenied")); errkind.Of(err) != errkind.IO {
+		t.Errorf("403 → kind %v, want IO", errkind.Of(err))
+	}
+	if err := s3Error("s3://b/k", fmt.Errorf("put: %w", ErrExists)); errkind.Of(err) != errkind.Conflict {
+		t.Errorf("a taken path → kind %v, want Conflict", errkind.Of(err))
 	}
 }
 
