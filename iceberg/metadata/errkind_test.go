@@ -22,3 +22,13 @@ func TestParseErrorsAreCorruptUnlessUnsupported(t *testing.T) {
 		}
 	}
 }
+
+func TestMissingSnapshotsAreNotFound(t *testing.T) {
+	m := &Metadata{FormatVersion: 2}
+	if _, err := m.SnapshotByRef("nope"); errkind.Of(err) != errkind.NotFound {
+		t.Errorf("unknown ref: kind %v (%v)", errkind.Of(err), err)
+	}
+	if _, err := m.SnapshotAsOf(1); errkind.Of(err) != errkind.NotFound {
+		t.Errorf("as of a time before any snapshot: kind %v (%v)", errkind.Of(err), err)
+	}
+}

@@ -3,6 +3,8 @@ package metadata
 import (
 	"fmt"
 	"time"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // CurrentSnapshot is the snapshot current-snapshot-id names, or nil when the
@@ -29,13 +31,13 @@ func (m *Metadata) SnapshotByRef(name string) (*Snapshot, error) {
 	r, ok := m.Refs[name]
 	if !ok {
 		if name == MainBranch && m.CurrentSnapshotID == nil {
-			return nil, fmt.Errorf("branch %q has no snapshot: the table has never been written to", name)
+			return nil, errkind.Errorf(errkind.NotFound, "branch %q has no snapshot: the table has never been written to", name)
 		}
-		return nil, fmt.Errorf("the table has no branch or tag named %q", name)
+		return nil, errkind.Errorf(errkind.NotFound, "the table has no branch or tag named %q", name)
 	}
 	s := m.SnapshotByID(r.SnapshotID)
 	if s == nil {
-		return nil, fmt.Errorf("%s %q points at snapshot %d, which is not in the table metadata", r.Type, name, r.SnapshotID)
+		return nil, errkind.Errorf(errkind.NotFound, "%s %q points at snapshot %d, which is not in the table metadata", r.Type, name, r.SnapshotID)
 	}
 	return s, nil
 }
@@ -55,17 +57,17 @@ func (m *Metadata) SnapshotAsOf(ms int64) (*Snapshot, error) {
 			}
 		}
 		if found == nil {
-			return nil, fmt.Errorf("no snapshot was current at %s: the snapshot log starts at %s", formatMs(ms), formatMs(m.SnapshotLog[0].TimestampMs))
+			return nil, errkind.Errorf(errkind.NotFound, "no snapshot was current at %s: the snapshot log starts at %s", formatMs(ms), formatMs(m.SnapshotLog[0].TimestampMs))
 		}
 		s := m.SnapshotByID(found.SnapshotID)
 		if s == nil {
-			return nil, fmt.Errorf("snapshot %d, current at %s, has expired", found.SnapshotID, formatMs(ms))
+			return nil, errkind.Errorf(errkind.NotFound, "snapshot %d, current at %s, has expired", found.SnapshotID, formatMs(ms))
 		}
 		return s, nil
 	}
 	current := m.CurrentSnapshot()
 	if current == nil {
-		return nil, fmt.Errorf("no snapshot was current at %s: the table has no snapshots", formatMs(ms))
+		return nil, errkind.Errorf(errkind.NotFound, "no snapshot was current at %s: the table has no snapshots", formatMs(ms))
 	}
 	ancestors := m.Ancestors(current)
 	for _, s := range ancestors {
@@ -74,7 +76,7 @@ func (m *Metadata) SnapshotAsOf(ms int64) (*Snapshot, error) {
 		}
 	}
 	oldest := ancestors[len(ancestors)-1]
-	return nil, fmt.Errorf("no snapshot was current at %s: the oldest known snapshot %d was committed at %s", formatMs(ms), oldest.SnapshotID, formatMs(oldest.TimestampMs))
+	return nil, errkind.Errorf(errkind.NotFound, "no snapshot was current at %s: the oldest known snapshot %d was committed at %s", formatMs(ms), oldest.SnapshotID, formatMs(oldest.TimestampMs))
 }
 
 // Ancestors lists snap and then its parents, newest first, as far back as

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/metadata"
@@ -155,7 +156,7 @@ func (t *Table) Snapshot(sel SnapshotSelector) (*metadata.Snapshot, error) {
 		set++
 	}
 	if set > 1 {
-		return nil, fmt.Errorf("choose a snapshot by one of snapshot id, timestamp or ref, not several")
+		return nil, errkind.Errorf(errkind.InvalidArgument, "choose a snapshot by one of snapshot id, timestamp or ref, not several")
 	}
 	md := t.Metadata
 	switch {
@@ -164,7 +165,7 @@ func (t *Table) Snapshot(sel SnapshotSelector) (*metadata.Snapshot, error) {
 	case sel.SnapshotID != nil:
 		s := md.SnapshotByID(*sel.SnapshotID)
 		if s == nil {
-			return nil, fmt.Errorf("table has no snapshot %d", *sel.SnapshotID)
+			return nil, errkind.Errorf(errkind.NotFound, "table has no snapshot %d", *sel.SnapshotID)
 		}
 		return s, nil
 	case sel.AsOfMs != nil:
