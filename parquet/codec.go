@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/andybalholm/brotli"
+	"github.com/floedb/floe/errkind"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
@@ -35,9 +36,9 @@ func CheckCodec(c Codec) error {
 	case CodecUncompressed, CodecSnappy, CodecGzip, CodecZstd, CodecLZ4Raw, CodecBrotli:
 		return nil
 	case CodecLZ4:
-		return fmt.Errorf("codec LZ4 (Hadoop framing) is not supported; LZ4_RAW is")
+		return errkind.Errorf(errkind.Unsupported, "codec LZ4 (Hadoop framing) is not supported; LZ4_RAW is")
 	}
-	return fmt.Errorf("codec %s is not supported", c)
+	return errkind.Errorf(errkind.Unsupported, "codec %s is not supported", c)
 }
 
 // Decompress fills dst, whose length is the uncompressed size the page

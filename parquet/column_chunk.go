@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // chunkReader walks the pages of one column chunk. The whole chunk is
@@ -45,7 +47,7 @@ func (c *chunkReader) ensureLoaded() error {
 
 func (c *chunkReader) load() error {
 	if c.meta.FilePath != "" {
-		return fmt.Errorf("column %s lives in another file (%q); external column chunks are not supported", c.leaf.DottedPath(), c.meta.FilePath)
+		return errkind.Errorf(errkind.Unsupported, "column %s lives in another file (%q); external column chunks are not supported", c.leaf.DottedPath(), c.meta.FilePath)
 	}
 	if err := CheckCodec(c.meta.Codec); err != nil {
 		return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)

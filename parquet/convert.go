@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/floedb/floe/errkind"
 )
 
 // targetKind is the Arrow buffer layout a leaf decodes into.
@@ -242,7 +243,7 @@ func planDecimalFromInt(n *Node, c *conversion, t *arrow.Decimal128Type, width i
 	}
 	mul := int64(1)
 	if scale > 18 {
-		return nil, fmt.Errorf("column %s: rescaling by 10^%d is not supported", n.DottedPath(), scale)
+		return nil, errkind.Errorf(errkind.Unsupported, "column %s: rescaling by 10^%d is not supported", n.DottedPath(), scale)
 	}
 	for range scale {
 		mul *= 10

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/floedb/floe/errkind"
 )
 
 // pageValues is the cursor over one data page's values section. Simple
@@ -126,7 +127,7 @@ func (l *LeafReader) setupValues(enc Encoding, data []byte, count int) error {
 		pv.kind, pv.n = formStreamSplit, len(data)/w
 		return nil
 	}
-	return fmt.Errorf("unsupported value encoding %s", enc)
+	return errkind.Errorf(errkind.Unsupported, "unsupported value encoding %s", enc)
 }
 
 func (l *LeafReader) idxBuf(n int) []int32 {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // OpenOptions tune OpenFile.
@@ -78,7 +80,7 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 	}
 	end := tail[len(tail)-4:]
 	if bytes.Equal(end, magicEncrypted) {
-		return nil, fmt.Errorf("parquet: files with an encrypted footer are not supported")
+		return nil, errkind.Errorf(errkind.Unsupported, "parquet: files with an encrypted footer are not supported")
 	}
 	if !bytes.Equal(end, magic) {
 		return nil, fmt.Errorf("parquet: missing PAR1 magic at end of file")

@@ -2,6 +2,8 @@ package parquet
 
 import (
 	"fmt"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // KeyValue is one entry of the footer's key/value metadata.
@@ -448,7 +450,7 @@ func parseColumnChunk(r *ThriftReader, c *ColumnChunk) error {
 		case id == 7 && expect(typ, thriftI32):
 			c.ColumnIndexLength, err = r.i32()
 		case id == 8 || id == 9:
-			return fmt.Errorf("encrypted column chunks are not supported")
+			return errkind.Errorf(errkind.Unsupported, "encrypted column chunks are not supported")
 		default:
 			err = r.skip(typ)
 		}

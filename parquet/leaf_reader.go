@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 )
 
 // LeafReader decodes one leaf column of one row group into Arrow buffers,
@@ -253,7 +254,7 @@ func v1Levels(buf []byte, pos int, enc Encoding, n, maxLevel int) ([]byte, int, 
 		}
 		return buf[pos : pos+size], pos + size, nil
 	}
-	return nil, 0, fmt.Errorf("unsupported level encoding %s", enc)
+	return nil, 0, errkind.Errorf(errkind.Unsupported, "unsupported level encoding %s", enc)
 }
 
 func decodeLevels(dst []uint8, src []byte, enc Encoding, maxLevel int) error {

@@ -1,9 +1,9 @@
 package scan
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 )
 
@@ -14,7 +14,7 @@ func findColumn(schema *iceberg.Schema, name string, caseInsensitive bool) (iceb
 	if f, ok := schema.FindFieldByName(name); ok {
 		return f, nil
 	}
-	return iceberg.NestedField{}, fmt.Errorf("no column named %q in the table schema (columns: %s)", name, topLevelNames(schema))
+	return iceberg.NestedField{}, errkind.Errorf(errkind.InvalidArgument, "no column named %q in the table schema (columns: %s)", name, topLevelNames(schema))
 }
 
 func topLevelNames(schema *iceberg.Schema) string {

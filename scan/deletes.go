@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/fileio"
@@ -185,7 +186,7 @@ func (t *Task) equalityFields(ids []int) ([]iceberg.NestedField, error) {
 // each (the batch is released after fn returns).
 func readFile(ctx context.Context, files fileio.FileIO, path, format string, size int64, fields []iceberg.NestedField, fn func(arrow.RecordBatch) error) error {
 	if !strings.EqualFold(format, "parquet") {
-		return fmt.Errorf("delete file format %q is not supported (only Parquet and Puffin deletion vectors)", format)
+		return errkind.Errorf(errkind.Unsupported, "delete file format %q is not supported (only Parquet and Puffin deletion vectors)", format)
 	}
 	sub := &Task{Version: taskFormatVersion, Path: path, FileFormat: format, FileSize: size, Fields: fields, BatchSize: parquet.DefaultBatchSize}
 	schema, err := arrowschema.ArrowSchema(fields)

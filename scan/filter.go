@@ -2,13 +2,13 @@ package scan
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/kernels"
@@ -16,7 +16,7 @@ import (
 
 // ErrInvalidFilter marks a filter that does not parse or does not bind to
 // the table's schema: the caller's mistake, not the table's.
-var ErrInvalidFilter = errors.New("invalid filter")
+var ErrInvalidFilter = errkind.New(errkind.InvalidArgument, "invalid filter")
 
 // The cause stays reachable (errors.Is) beside ErrInvalidFilter.
 func invalidFilter(err error) error { return fmt.Errorf("%w: %w", ErrInvalidFilter, err) }
@@ -166,7 +166,7 @@ func (f *rowFilter) eval(e expr.Expr, cols []arrow.Array, n int) ([]byte, error)
 		out := make([]byte, words)
 		op, ok := cmpOps[e.Op]
 		if !ok {
-			return nil, fmt.Errorf("filter operator %s is not supported", e.Op)
+			return nil, errkind.Errorf(errkind.Unsupported, "filter operator %s is not supported", e.Op)
 		}
 		col := cols[f.column[e.FieldID]]
 		if path := f.path[e.FieldID]; path != nil {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/expr"
@@ -60,23 +61,23 @@ func ParseOptions(data []byte) (Options, error) {
 	dec := json.NewDecoder(bytesReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
-		return o, fmt.Errorf("scan options: %w", err)
+		return o, errkind.Errorf(errkind.InvalidArgument, "scan options: %w", err)
 	}
 	return o, o.validate()
 }
 
 func (o *Options) validate() error {
 	if o.Limit != nil && *o.Limit < 0 {
-		return fmt.Errorf("scan options: limit must not be negative")
+		return errkind.Errorf(errkind.InvalidArgument, "scan options: limit must not be negative")
 	}
 	if o.BatchSize < 0 {
-		return fmt.Errorf("scan options: batch_size must not be negative")
+		return errkind.Errorf(errkind.InvalidArgument, "scan options: batch_size must not be negative")
 	}
 	if o.Threads < 0 {
-		return fmt.Errorf("scan options: threads must not be negative")
+		return errkind.Errorf(errkind.InvalidArgument, "scan options: threads must not be negative")
 	}
 	if o.SplitSize < 0 {
-		return fmt.Errorf("scan options: split_size must not be negative")
+		return errkind.Errorf(errkind.InvalidArgument, "scan options: split_size must not be negative")
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/expr"
@@ -109,7 +110,7 @@ func (t *Task) open(ctx context.Context, env readEnv) (*taskReader, error) {
 		return nil, err
 	}
 	if !strings.EqualFold(t.FileFormat, "parquet") {
-		return fail(fmt.Errorf("%s: data file format %q is not supported (only Parquet)", t.Path, t.FileFormat))
+		return fail(errkind.Errorf(errkind.Unsupported, "%s: data file format %q is not supported (only Parquet)", t.Path, t.FileFormat))
 	}
 	base, baseFields, version := t.Filter, t.FilterFields, 0
 	if env.filters != nil {
