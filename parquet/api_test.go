@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -212,8 +213,13 @@ func TestOpenFileErrors(t *testing.T) {
 		"long footer": append(append(bytes.Clone(good[:len(good)-8]), 0xff, 0xff, 0xff, 0x7f), 'P', 'A', 'R', '1'),
 	}
 	for name, data := range cases {
-		if _, err := OpenFile(bytes.NewReader(data), int64(len(data)), nil); err == nil {
-			t.Errorf("%s: opened", name)
+		_, err := OpenFile(bytes.NewReader(data), int64(len(data)), nil)
+		want := errkind.Corrupt
+		if name == "encrypted" {
+			want = errkind.Unsupported
+		}
+		if err == nil || errkind.Of(err) != want {
+			t.Errorf("%s: error %v of kind %v, want kind %v", name, err, errkind.Of(err), want)
 		}
 	}
 	// A footer bigger than the first tail read costs a second read.

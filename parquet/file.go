@@ -64,7 +64,7 @@ var (
 func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error) {
 	defer RecoverAsError(&err, "parquet: opening file")
 	if size < int64(2*len(magic)+4) {
-		return nil, fmt.Errorf("parquet: file of %d bytes is too small", size)
+		return nil, errkind.Errorf(errkind.Corrupt, "parquet: file of %d bytes is too small", size)
 	}
 	tailSize := int64(DefaultFooterReadSize)
 	if opts != nil && opts.FooterReadSize > 0 {
@@ -83,11 +83,11 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 		return nil, errkind.Errorf(errkind.Unsupported, "parquet: files with an encrypted footer are not supported")
 	}
 	if !bytes.Equal(end, magic) {
-		return nil, fmt.Errorf("parquet: missing PAR1 magic at end of file")
+		return nil, errkind.Errorf(errkind.Corrupt, "parquet: missing PAR1 magic at end of file")
 	}
 	footerLen := int64(binary.LittleEndian.Uint32(tail[len(tail)-8:]))
 	if footerLen > size-int64(2*len(magic)+4) {
-		return nil, fmt.Errorf("parquet: footer length %d does not fit in a file of %d bytes", footerLen, size)
+		return nil, errkind.Errorf(errkind.Corrupt, "parquet: footer length %d does not fit in a file of %d bytes", footerLen, size)
 	}
 	var footer []byte
 	if footerLen+8 <= tailSize {
@@ -104,11 +104,11 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 	}
 	md, err := parseFileMetaData(footer)
 	if err != nil {
-		return nil, err
+		return nil, errkind.Default(errkind.Corrupt, err)
 	}
 	root, leaves, nodes, err := buildSchema(md.schema)
 	if err != nil {
-		return nil, err
+		return nil, errkind.Default(errkind.Corrupt, err)
 	}
 	f = &File{
 		r:          r,
@@ -126,7 +126,7 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 		FooterSize: int(footerLen),
 	}
 	if err := f.checkRowGroups(); err != nil {
-		return nil, err
+		return nil, errkind.Default(errkind.Corrupt, err)
 	}
 	var fetch FetchOptions
 	if opts != nil {
