@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
@@ -129,8 +131,18 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("x: %w", fileio.ErrUnsupportedScheme), statusUnsupported},
 		{fmt.Errorf("commit: %w", fileio.ErrExists), statusConflict},
 		{&fs.PathError{Op: "read", Path: "/x", Err: errors.New("input/output error")}, statusIO},
-		{errors.New("codec LZO is not supported"), statusUnsupported},
+		{errkind.Errorf(errkind.Unsupported, "codec LZO is not supported"), statusUnsupported},
+		// The wording decides nothing: without a kind it is the fallback.
+		{errors.New("codec LZO is not supported"), statusFormat},
 		{errors.New("manifest is garbage"), statusFormat},
+		{fmt.Errorf("read: %w", errkind.Errorf(errkind.Corrupt, "bad magic")), statusFormat},
+		{fmt.Errorf("plan: %w", errkind.Errorf(errkind.NotFound, "no snapshot 3")), statusNotFound},
+		{errkind.Errorf(errkind.InvalidArgument, "no column named %q", "x"), statusInvalidArgument},
+		{fmt.Errorf("append: %w", table.ErrConflict), statusConflict},
+		{fmt.Errorf("create: %w", table.ErrTableExists), statusConflict},
+		{errkind.Errorf(errkind.IO, "s3: reset"), statusIO},
+		{fmt.Errorf("commit: write v3: %w (%w: gone)", errors.New("timeout"), table.ErrCommitStateUnknown), statusIO},
+		{fmt.Errorf("cast: %w", arrow.ErrNotImplemented), statusUnsupported},
 		{withStatus(statusInvalidArgument, fmt.Errorf("wrapped: %w", fs.ErrNotExist)), statusInvalidArgument},
 	}
 	for _, c := range cases {

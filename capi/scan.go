@@ -5,11 +5,9 @@ import "C"
 
 import (
 	"context"
-	"fmt"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/cdata"
-	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/scan"
 )
 
@@ -30,11 +28,10 @@ func capiScanOpen(th C.uintptr_t, scanJSON *C.char, out *C.uintptr_t) (rc C.int)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	tbl := t.current()
-	if err := checkScanTarget(tbl, opts); err != nil {
+	if err := checkScanTarget(opts); err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	s, err := scan.New(context.Background(), tbl, opts)
+	s, err := scan.New(context.Background(), t.current(), opts)
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}
@@ -56,33 +53,18 @@ func parseScanOptions(data []byte) (scan.Options, error) {
 	return opts, nil
 }
 
-// checkScanTarget resolves the snapshot and the columns before planning, so
-// that a missing snapshot is FLOE_NOT_FOUND and a missing column
-// FLOE_INVALID_ARGUMENT rather than whatever planning would make of them.
-func checkScanTarget(t *table.Table, opts scan.Options) error {
-	sel := table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref}
-	if (sel.SnapshotID != nil && sel.AsOfMs != nil) || (sel.SnapshotID != nil && sel.Ref != "") || (sel.AsOfMs != nil && sel.Ref != "") {
-		return invalidArgument("scan options: give at most one of snapshot_id, as_of_timestamp and ref")
-	}
-	snap, err := t.Snapshot(sel)
-	if err != nil {
-		return withStatus(statusNotFound, err)
-	}
-	schema := t.Metadata.CurrentSchema()
-	if snap != nil {
-		if schema, err = t.Metadata.SchemaForSnapshot(snap); err != nil {
-			return withStatus(statusFormat, err)
+// checkScanTarget refuses scan options that choose a snapshot in several
+// ways. What the options name (snapshot, ref, columns) is resolved once,
+// by scan.New, whose errors carry their kinds.
+func checkScanTarget(opts scan.Options) error {
+	set := 0
+	for _, given := range []bool{opts.SnapshotID != nil, opts.AsOfTimestamp != nil, opts.Ref != ""} {
+		if given {
+			set++
 		}
 	}
-	if schema == nil {
-		return withStatus(statusFormat, fmt.Errorf("the table metadata has no current schema"))
-	}
-	partitionType, err := t.UnifiedPartitionType()
-	if err != nil {
-		return withStatus(statusFormat, err)
-	}
-	if _, err := scan.ProjectColumns(schema, opts.Columns, opts.CaseInsensitive, partitionType); err != nil {
-		return invalidArgument("scan options: %v", err)
+	if set > 1 {
+		return invalidArgument("scan options: give at most one of snapshot_id, as_of_timestamp and ref")
 	}
 	return nil
 }

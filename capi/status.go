@@ -10,12 +10,11 @@ import (
 	"io"
 	"io/fs"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"unsafe"
 
-	"github.com/floedb/floe/iceberg/fileio"
-	"github.com/floedb/floe/scan"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/floedb/floe/errkind"
 )
 
 // status mirrors enum floe_status in include/floe.h.
@@ -53,36 +52,48 @@ func invalidArgument(format string, args ...any) error {
 	return withStatus(statusInvalidArgument, fmt.Errorf(format, args...))
 }
 
-// classify picks the status for an error from the Go packages. Sentinels
-// decide first; the packages have no sentinel for "unsupported" or
-// "corrupt", so the wording decides between those, and what remains takes
-// the caller's fallback (FORMAT where files were being parsed).
+// classify picks the status for an error from the Go packages by its
+// kind (errkind), which the code that made the error decided; errors of
+// the standard library and arrow-go are recognised by their sentinels and
+// types. What carries neither takes the caller's fallback (FORMAT where
+// files were being parsed). Messages are never read.
 func classify(err error, fallback status) status {
 	var fe *floeError
-	switch {
-	case errors.As(err, &fe):
+	if errors.As(err, &fe) {
 		return fe.code
-	case errors.Is(err, scan.ErrInvalidFilter):
+	}
+	// A commit whose outcome is unknown failed in storage; its files stay.
+	if errors.Is(err, errkind.CommitStateUnknown) {
+		return statusIO
+	}
+	switch errkind.Of(err) {
+	case errkind.InvalidArgument:
 		return statusInvalidArgument
-	case errors.Is(err, fileio.ErrUnsupportedScheme):
+	case errkind.NotFound:
+		return statusNotFound
+	case errkind.Conflict:
+		return statusConflict
+	case errkind.Unsupported:
 		return statusUnsupported
+	case errkind.Corrupt:
+		return statusFormat
+	case errkind.IO:
+		return statusIO
+	}
+	var errno syscall.Errno
+	var pathErr *fs.PathError
+	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return statusNotFound
 	case errors.Is(err, fs.ErrExist):
 		return statusConflict
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return statusIO
-	}
-	var errno syscall.Errno
-	var pathErr *fs.PathError
-	if errors.As(err, &errno) || errors.As(err, &pathErr) {
+	case errors.As(err, &errno), errors.As(err, &pathErr):
 		return statusIO
-	}
-	msg := err.Error()
-	if strings.Contains(msg, "not supported") || strings.Contains(msg, "unsupported") || strings.Contains(msg, "not implemented") {
+	case errors.Is(err, arrow.ErrNotImplemented):
 		return statusUnsupported
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return statusFormat
 	}
 	return fallback

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
+	"github.com/floedb/floe/errkind"
 )
 
 var testSchema = arrow.NewSchema([]arrow.Field{
@@ -161,7 +162,8 @@ func TestStreamErrorsKeepTheirKind(t *testing.T) {
 	}{
 		{fmt.Errorf("open data file: %w", fs.ErrNotExist), syscall.ENOENT},
 		{errors.New("parquet: page header is corrupt"), syscall.EIO},
-		{errors.New("codec LZO is not supported"), syscall.ENOSYS},
+		{errkind.Errorf(errkind.Unsupported, "codec LZO is not supported"), syscall.ENOSYS},
+		{errors.New("codec LZO is not supported"), syscall.EIO}, // no kind: the wording decides nothing
 	}
 	for _, c := range cases {
 		alloc := mallocator.NewMallocator()

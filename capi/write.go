@@ -117,14 +117,10 @@ func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, c
 	})
 }
 
-// commitFailureStatus: conflicts are FLOE_CONFLICT; the other refusals of
-// a write or commit are about what the caller asked for.
-func commitFailureStatus(err error) status {
-	if errors.Is(err, table.ErrConflict) {
-		return statusConflict
-	}
-	return classify(err, statusInvalidArgument)
-}
+// commitFailureStatus: a commit's errors have their kinds (a conflict, an
+// unknown outcome); the table package's other refusals are about what the
+// caller asked for.
+func commitFailureStatus(err error) status { return classify(err, statusInvalidArgument) }
 
 // importStream takes the caller's Arrow stream as a record reader, whose
 // read errors are FLOE_IO. Releasing it releases the caller's stream.
