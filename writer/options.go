@@ -112,7 +112,7 @@ func OptionsFromProperties(props map[string]string, schema *iceberg.Schema) (Opt
 		if v, ok := props[p.key]; ok {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err != nil || n <= 0 {
-				return Options{}, fmt.Errorf("table property %s=%q: want a positive number of bytes", p.key, v)
+				return Options{}, errkind.Errorf(errkind.InvalidArgument, "table property %s=%q: want a positive number of bytes", p.key, v)
 			}
 			*p.dst = n
 		}
@@ -125,7 +125,7 @@ func OptionsFromProperties(props map[string]string, schema *iceberg.Schema) (Opt
 		if v, ok := props[p.key]; ok {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 0 || (n == 0 && p.key != PropCompressionLevel) || n > 1<<30 {
-				return Options{}, fmt.Errorf("table property %s=%q: want a positive integer", p.key, v)
+				return Options{}, errkind.Errorf(errkind.InvalidArgument, "table property %s=%q: want a positive integer", p.key, v)
 			}
 			*p.dst = n
 		}
@@ -218,7 +218,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	check := func(m MetricsMode, what string) error {
 		if m.Kind > MetricsFull || (m.Kind == MetricsTruncate && m.Length <= 0) {
-			return fmt.Errorf("%s metrics mode %v is not valid", what, m)
+			return errkind.Errorf(errkind.InvalidArgument, "%s metrics mode %v is not valid", what, m)
 		}
 		return nil
 	}
@@ -251,7 +251,7 @@ func (o Options) codec() (compress.Codec, error) {
 	case "gzip":
 		if o.CompressionLevel != 0 {
 			if o.CompressionLevel < 1 || o.CompressionLevel > 9 {
-				return nil, fmt.Errorf("gzip compression level %d: want 1 to 9", o.CompressionLevel)
+				return nil, errkind.Errorf(errkind.InvalidArgument, "gzip compression level %d: want 1 to 9", o.CompressionLevel)
 			}
 			return &pqgzip.Codec{Level: o.CompressionLevel}, nil
 		}
@@ -259,7 +259,7 @@ func (o Options) codec() (compress.Codec, error) {
 	case "brotli":
 		if o.CompressionLevel != 0 {
 			if o.CompressionLevel > 11 {
-				return nil, fmt.Errorf("brotli compression level %d: want 0 to 11", o.CompressionLevel)
+				return nil, errkind.Errorf(errkind.InvalidArgument, "brotli compression level %d: want 0 to 11", o.CompressionLevel)
 			}
 			return &pqbrotli.Codec{Quality: o.CompressionLevel, LGWin: pqbrotli.DefaultLGWin}, nil
 		}

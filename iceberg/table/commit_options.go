@@ -1,8 +1,6 @@
 package table
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/floedb/floe/errkind"
@@ -84,14 +82,14 @@ var reservedSummaryKeys = map[string]bool{
 func (o *CommitOptions) check() error {
 	for k := range o.Properties {
 		if k == "" {
-			return errors.New("commit properties: empty key")
+			return errkind.New(errkind.InvalidArgument, "commit properties: empty key")
 		}
 		if reservedSummaryKeys[k] || isStandardSummaryKey(k) {
-			return fmt.Errorf("commit properties: %q is a summary entry floe writes itself", k)
+			return errkind.Errorf(errkind.InvalidArgument, "commit properties: %q is a summary entry floe writes itself", k)
 		}
 	}
 	if strings.TrimSpace(o.Branch) != o.Branch {
-		return fmt.Errorf("branch %q has surrounding spaces", o.Branch)
+		return errkind.Errorf(errkind.InvalidArgument, "branch %q has surrounding spaces", o.Branch)
 	}
 	return nil
 }
