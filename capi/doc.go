@@ -8,7 +8,8 @@
 // written by hand; floe.c implements it by checking arguments and calling
 // the Go functions exported here, which turn Go values into opaque handles
 // (runtime/cgo.Handle ids, never Go pointers), Go errors into floe_status
-// codes and thread-local messages, and Go panics into FLOE_INTERNAL. Arrow
+// codes by their kind (package errkind, status.go; never by their message)
+// and thread-local messages, and Go panics into FLOE_INTERNAL. Arrow
 // batches leave through the Arrow C stream interface, their buffers
 // allocated in C memory so that no Go pointer is ever held by C; batches to
 // write come in the same way (write*.go: package writer makes the data
