@@ -579,7 +579,7 @@ func (u *schemaUnion) freshType(name string, f *NestedField, oldRowsSeeChildren 
 	case nil:
 		return u.refuse(name, "the wanted schema gives no type")
 	default:
-		return u.refuse(name, "unsupported type %v", t)
+		return errkind.Wrap(errkind.Unsupported, u.refuse(name, "unsupported type %v", t))
 	}
 	return nil
 }

@@ -32,3 +32,15 @@ func TestMissingSnapshotsAreNotFound(t *testing.T) {
 		t.Errorf("as of a time before any snapshot: kind %v (%v)", errkind.Of(err), err)
 	}
 }
+
+func TestAnUnsupportedPartitionSpecStaysUnsupported(t *testing.T) {
+	data := `{"format-version": 2, "table-uuid": "78e22bda-dd51-4c0d-bfa8-22d2f4fdf714", "location": "/t",
+		"last-sequence-number": 0, "last-updated-ms": 1, "last-column-id": 1, "current-schema-id": 0,
+		"schemas": [{"type": "struct", "schema-id": 0, "fields": [{"id": 1, "name": "a", "required": false, "type": "int"}]}],
+		"default-spec-id": 0, "partition-specs": [{"spec-id": 0, "fields": [{"name": "p", "transform": "bucket[2]", "source-ids": [1, 1], "field-id": 1000}]}],
+		"last-partition-id": 1000, "default-sort-order-id": 0, "sort-orders": [{"order-id": 0, "fields": []}]}`
+	_, err := Parse([]byte(data))
+	if got := errkind.Of(err); got != errkind.Unsupported {
+		t.Errorf("multi-argument transform: kind %v (%v), want Unsupported", got, err)
+	}
+}

@@ -90,7 +90,8 @@ func (o *object) list(key string) []json.RawMessage {
 // already recorded.
 func (o *object) fail(format string, args ...any) {
 	if o.err == nil {
-		o.err = fmt.Errorf("%s: %s", o.what, fmt.Sprintf(format, args...))
+		// %w in format keeps the cause's kind (an unsupported transform).
+		o.err = fmt.Errorf("%s: %w", o.what, fmt.Errorf(format, args...))
 	}
 }
 

@@ -101,7 +101,7 @@ func parseSchemas(top *object, m *Metadata) {
 		}
 		s, err := parseSchema(top.members["schema"])
 		if err != nil {
-			top.fail("schema: %v", err)
+			top.fail("schema: %w", err)
 			return
 		}
 		m.Schemas = []*iceberg.Schema{s}
@@ -112,7 +112,7 @@ func parseSchemas(top *object, m *Metadata) {
 	for i, raw := range top.list("schemas") {
 		s, err := parseSchema(raw)
 		if err != nil {
-			top.fail("schemas[%d]: %v", i, err)
+			top.fail("schemas[%d]: %w", i, err)
 			return
 		}
 		m.Schemas = append(m.Schemas, s)
@@ -144,7 +144,7 @@ func parseSpecs(top *object, m *Metadata) {
 		}
 		fields, err := iceberg.ParsePartitionFields(top.members["partition-spec"])
 		if err != nil {
-			top.fail("partition-spec: %v", err)
+			top.fail("partition-spec: %w", err)
 			return
 		}
 		m.PartitionSpecs = []iceberg.PartitionSpec{{ID: 0, Fields: fields}}
@@ -155,7 +155,7 @@ func parseSpecs(top *object, m *Metadata) {
 	for i, raw := range top.list("partition-specs") {
 		var spec iceberg.PartitionSpec
 		if err := spec.UnmarshalJSON(raw); err != nil {
-			top.fail("partition-specs[%d]: %v", i, err)
+			top.fail("partition-specs[%d]: %w", i, err)
 			return
 		}
 		m.PartitionSpecs = append(m.PartitionSpecs, spec)
@@ -190,7 +190,7 @@ func parseSortOrders(top *object, m *Metadata) {
 	for i, raw := range top.list("sort-orders") {
 		var o iceberg.SortOrder
 		if err := o.UnmarshalJSON(raw); err != nil {
-			top.fail("sort-orders[%d]: %v", i, err)
+			top.fail("sort-orders[%d]: %w", i, err)
 			return
 		}
 		m.SortOrders = append(m.SortOrders, o)
