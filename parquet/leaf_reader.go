@@ -76,7 +76,7 @@ func newLeafReader(f *File, rg *RowGroup, n *Node, conv *conversion, mem memory.
 }
 
 func (l *LeafReader) errorf(format string, args ...any) error {
-	return fmt.Errorf("column %s: %s", l.Node.DottedPath(), fmt.Sprintf(format, args...))
+	return fmt.Errorf("column %s: %w", l.Node.DottedPath(), fmt.Errorf(format, args...))
 }
 
 func (l *LeafReader) wrap(err error) error {
@@ -183,23 +183,23 @@ func (l *LeafReader) preparePage(h *PageHeader, body []byte) error {
 		values = buf[pos:]
 	}
 	if err := checkLevelCount(repSrc, repEnc, l.maxRep, n); err != nil {
-		return l.errorf("repetition levels: %v", err)
+		return l.errorf("repetition levels: %w", err)
 	}
 	if err := checkLevelCount(defSrc, defEnc, l.maxDef, n); err != nil {
-		return l.errorf("definition levels: %v", err)
+		return l.errorf("definition levels: %w", err)
 	}
 	lv := l.levelBuf.take(2 * n)
 	if l.maxRep > 0 {
 		pg.reps = lv[:n]
 		if err := decodeLevels(pg.reps, repSrc, repEnc, l.maxRep); err != nil {
-			return l.errorf("repetition levels: %v", err)
+			return l.errorf("repetition levels: %w", err)
 		}
 	}
 	count := n
 	if l.maxDef > 0 && !(defEnc == EncRLE && hybridAllEqual(defSrc, bitWidthOf(l.maxDef), n, uint32(l.maxDef))) {
 		pg.defs = lv[n : 2*n]
 		if err := decodeLevels(pg.defs, defSrc, defEnc, l.maxDef); err != nil {
-			return l.errorf("definition levels: %v", err)
+			return l.errorf("definition levels: %w", err)
 		}
 		count = 0
 		for _, d := range pg.defs {
