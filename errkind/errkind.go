@@ -6,7 +6,7 @@
 //
 // Policy: the kind is decided where the error is made, by the code that
 // knows what failed (a parser that meets an unknown codec says Unsupported;
-// a binder that meets an unknown column says NotFound or InvalidArgument).
+// a binder that meets an unknown column says InvalidArgument).
 // Every layer above wraps with fmt.Errorf("...: %w", err), which keeps the
 // kind. Attaching a kind never changes the message: Errorf, New and Wrap
 // give exactly the text fmt.Errorf, errors.New and err would.
@@ -32,8 +32,9 @@ type Kind uint8
 const (
 	// None is the kind of an error that carries none (and of nil).
 	None Kind = iota
-	// NotFound: the table, a file, a snapshot, a ref or a column asked for
-	// does not exist.
+	// NotFound: the table, a file, a snapshot, a ref or a time asked for
+	// does not exist. (An unknown column name is InvalidArgument: the
+	// caller misspelt it, as include/floe.h says.)
 	NotFound
 	// InvalidArgument: the caller asked for something that does not make
 	// sense: a malformed filter, option, value or schema.
