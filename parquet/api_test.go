@@ -54,7 +54,7 @@ func TestPageChecksums(t *testing.T) {
 		bad[(start+end)/2] ^= 0x55
 		f := openBytes(t, bad)
 		read := func(verify bool) error {
-			br, err := f.NewBatchReader(ReadRequest{Columns: []Column{{Node: f.Lookup("id")}}, VerifyChecksums: verify})
+			br, err := f.NewBatchReader(ReadRequest{Columns: []Column{{Node: f.Lookup("id")}}, VerifyCRC: verify})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func readAllColumns(t *testing.T, f *File, verify bool) error {
 		cols = append(cols, Column{Node: n})
 	}
 	for rg := range f.RowGroups {
-		b, err := f.ReadAll(ReadRequest{Columns: cols, RowGroup: rg, VerifyChecksums: verify})
+		b, err := f.ReadAll(ReadRequest{Columns: cols, RowGroup: rg, VerifyCRC: verify})
 		if err != nil {
 			return err
 		}

@@ -41,9 +41,9 @@ type ReadRequest struct {
 	// the arrays leave Go through the C Data Interface. Default:
 	// memory.DefaultAllocator (Go heap).
 	Allocator memory.Allocator
-	// VerifyChecksums checks each page's CRC where the writer stored one
+	// VerifyCRC checks each page's CRC where the writer stored one
 	// and fails the read on a mismatch.
-	VerifyChecksums bool
+	VerifyCRC bool
 	// Parallelism decodes up to this many leaf columns of a batch at once
 	// (default 1: the caller parallelises across files and row groups).
 	Parallelism int
@@ -119,7 +119,7 @@ func (f *File) NewBatchReader(req ReadRequest) (br *BatchReader, err error) {
 		br.batchSize = DefaultBatchSize
 	}
 	newLeaf := func(n *Node, c *conversion, slotDef int) *LeafReader {
-		l := newLeafReader(f, rg, n, c, br.mem, req.VerifyChecksums, readStart, readEnd)
+		l := newLeafReader(f, rg, n, c, br.mem, req.VerifyCRC, readStart, readEnd)
 		l.slotDef = slotDef
 		br.Leaves = append(br.Leaves, l)
 		return l

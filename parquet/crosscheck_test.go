@@ -106,7 +106,7 @@ func floeColumns(t testing.TB, f *File, types []arrow.DataType, mem memory.Alloc
 	}
 	parts := make([][]arrow.Array, len(cols))
 	for rg := range f.RowGroups {
-		br, err := f.NewBatchReader(ReadRequest{Columns: cols, RowGroup: rg, Allocator: mem, BatchSize: batchSize, VerifyChecksums: true})
+		br, err := f.NewBatchReader(ReadRequest{Columns: cols, RowGroup: rg, Allocator: mem, BatchSize: batchSize, VerifyCRC: true})
 		if err != nil {
 			t.Fatalf("NewBatchReader: %v", err)
 		}

@@ -103,7 +103,7 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		for rg := range file.RowGroups {
-			br, err := file.NewBatchReader(ReadRequest{Columns: cols, RowGroup: rg, Allocator: mem, BatchSize: 16, VerifyChecksums: rg%2 == 0})
+			br, err := file.NewBatchReader(ReadRequest{Columns: cols, RowGroup: rg, Allocator: mem, BatchSize: 16, VerifyCRC: rg%2 == 0})
 			failOnRecoveredPanic(t, err)
 			if err != nil {
 				continue

@@ -301,10 +301,3 @@ func readEqualityDeletes(ctx context.Context, files fileio.FileIO, d *TaskDelete
 	eq.index()
 	return eq, nil
 }
-
-// sortedFieldIDs is used to name equality key sets in errors and caches.
-func sortedFieldIDs(ids []int) []int {
-	out := append([]int(nil), ids...)
-	sort.Ints(out)
-	return out
-}

@@ -67,7 +67,7 @@ func parseFilter(raw json.RawMessage) (expr.Expr, error) {
 // top-level columns it reads (a struct for a field inside it); the task
 // carries them so it can bind again wherever it runs.
 func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]iceberg.NestedField, error) {
-	if _, err := expr.Bind(e, schema, !caseInsensitive); err != nil {
+	if _, err := expr.Bind(e, schema, caseInsensitive); err != nil {
 		return nil, invalidFilter(err)
 	}
 	// Columns come from the filter as written, not as bound: binding may

@@ -52,7 +52,7 @@ func (r *taskReader) bindFilter(resolver *fileResolver) error {
 	if planErr != nil {
 		return planErr
 	}
-	bound, err := expr.BindNullable(e, schema, !r.task.CaseInsensitive, func(id int) bool {
+	bound, err := expr.BindNullable(e, schema, r.task.CaseInsensitive, func(id int) bool {
 		_, ok := constants[id]
 		return ok
 	})

@@ -146,7 +146,7 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 			return nil, err
 		}
 	}
-	plan, err := t.PlanFilesFiltered(ctx, sel, filter, !opts.CaseInsensitive)
+	plan, err := t.PlanFilesFiltered(ctx, sel, filter, opts.CaseInsensitive)
 	if err != nil {
 		return nil, err
 	}
@@ -277,6 +277,3 @@ func (s *Scan) exported(from, to int) []*Task {
 	}
 	return out
 }
-
-// unifiedProjection is the projected schema as an Iceberg struct.
-func (p *Projection) asStruct() *iceberg.StructType { return &iceberg.StructType{Fields: p.Fields} }

@@ -54,7 +54,7 @@ func (s *Scan) AddFilter(filter json.RawMessage) error {
 			return err
 		}
 	}
-	pf, err := s.table.BindPruningFilter(e, s.tableSchema, !s.Options.CaseInsensitive)
+	pf, err := s.table.BindPruningFilter(e, s.tableSchema, s.Options.CaseInsensitive)
 	if err != nil {
 		return invalidFilter(err)
 	}

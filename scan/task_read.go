@@ -425,11 +425,11 @@ func (r *taskReader) planRowGroup() (req parquet.ReadRequest, read bool, err err
 		return req, false, nil
 	}
 	req = parquet.ReadRequest{
-		Columns:         r.request,
-		RowGroup:        r.rowGroup,
-		BatchSize:       r.task.BatchSize,
-		Allocator:       r.mem,
-		VerifyChecksums: r.task.VerifyCRC,
+		Columns:   r.request,
+		RowGroup:  r.rowGroup,
+		BatchSize: r.task.BatchSize,
+		Allocator: r.mem,
+		VerifyCRC: r.task.VerifyCRC,
 	}
 	skip, pruned, err := r.pruneRowGroup()
 	if err != nil || skip {

@@ -196,7 +196,7 @@ func TestNanosecondTimestampTransforms(t *testing.T) {
 					if unpart := scanIDs(t, plain, f.text); !slices.Equal(got, unpart) {
 						t.Errorf("%s: %d rows, the unpartitioned table %d", f.text, len(got), len(unpart))
 					}
-					fp, err := tbl.PlanFilesFiltered(ctx, table.SnapshotSelector{}, mustParse(t, f.text), true)
+					fp, err := tbl.PlanFilesFiltered(ctx, table.SnapshotSelector{}, mustParse(t, f.text), false)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -71,19 +71,19 @@ func writeBoundLiteral(b *strings.Builder, t iceberg.Type, v any) {
 // dec_2 <= 1.00, dec_2 > 1.005 is dec_2 >= 1.01); so does a finite number
 // beyond a float's or double's range, between its largest finite value
 // and infinity.
-func Bind(e Expr, schema *iceberg.Schema, caseSensitive bool) (Bound, error) {
-	return BindNullable(e, schema, caseSensitive, nil)
+func Bind(e Expr, schema *iceberg.Schema, caseInsensitive bool) (Bound, error) {
+	return BindNullable(e, schema, caseInsensitive, nil)
 }
 
 // BindNullable is Bind for a schema some of whose required fields may
 // read null: nullable reports them (nil: none). "is null" and "is not
 // null" on such a field stay predicates, to be decided by the value the
 // field reads as (see FoldConstants).
-func BindNullable(e Expr, schema *iceberg.Schema, caseSensitive bool, nullable func(fieldID int) bool) (Bound, error) {
+func BindNullable(e Expr, schema *iceberg.Schema, caseInsensitive bool, nullable func(fieldID int) bool) (Bound, error) {
 	if schema == nil {
 		return nil, fmt.Errorf("bind: no schema")
 	}
-	b := binder{schema: schema, caseSensitive: caseSensitive, nullable: nullable}
+	b := binder{schema: schema, caseInsensitive: caseInsensitive, nullable: nullable}
 	// Negations go down to the predicates before binding: binding folds a
 	// predicate whose literal lies outside the column's range, and the
 	// fold is right only for the predicate as it will be evaluated (not
@@ -92,9 +92,9 @@ func BindNullable(e Expr, schema *iceberg.Schema, caseSensitive bool, nullable f
 }
 
 type binder struct {
-	schema        *iceberg.Schema
-	caseSensitive bool
-	nullable      func(fieldID int) bool
+	schema          *iceberg.Schema
+	caseInsensitive bool
+	nullable        func(fieldID int) bool
 }
 
 // neverNull reports whether a field can never read null: it and every
@@ -157,7 +157,7 @@ func (b binder) bindPair(left, right Expr) (Expr, Expr, error) {
 }
 
 func (b binder) findField(name string) (iceberg.NestedField, error) {
-	if b.caseSensitive {
+	if !b.caseInsensitive {
 		if f, ok := b.schema.FindFieldByName(name); ok {
 			return f, nil
 		}

@@ -59,7 +59,7 @@ func TestBindNumberDecimalExact(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		b, err := Bind(e, schema, true)
+		b, err := Bind(e, schema, false)
 		if err != nil {
 			t.Fatalf("%s: Bind(%s): %v", name, e, err)
 		}
@@ -77,7 +77,7 @@ func TestBindNumberDecimalExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rebound, err := Bind(again, schema, true)
+		rebound, err := Bind(again, schema, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,7 @@ func bindText(t *testing.T, schema *iceberg.Schema, filter string, caseSensitive
 	if err != nil {
 		t.Fatalf("ParseText(%q): %v", filter, err)
 	}
-	return Bind(e, schema, caseSensitive)
+	return Bind(e, schema, !caseSensitive)
 }
 
 func mustBindPredicate(t *testing.T, schema *iceberg.Schema, filter string) *BoundPredicate {

@@ -35,7 +35,7 @@ func mustBind(t *testing.T, schema *iceberg.Schema, filter string) Expr {
 	if err != nil {
 		t.Fatalf("ParseText(%q): %v", filter, err)
 	}
-	b, err := Bind(e, schema, true)
+	b, err := Bind(e, schema, false)
 	if err != nil {
 		t.Fatalf("Bind(%q): %v", filter, err)
 	}

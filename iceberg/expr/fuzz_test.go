@@ -98,7 +98,7 @@ func FuzzParseJSON(f *testing.F) {
 // residual must.
 func checkBoundRoundTrip(t *testing.T, e Expr) {
 	schema := numberSchema()
-	b, err := Bind(e, schema, false)
+	b, err := Bind(e, schema, true)
 	if err != nil {
 		return
 	}
@@ -110,7 +110,7 @@ func checkBoundRoundTrip(t *testing.T, e Expr) {
 	if err != nil {
 		t.Fatalf("bound %s wrote %s, which does not parse: %v", b, js, err)
 	}
-	again, err := Bind(back, schema, false)
+	again, err := Bind(back, schema, true)
 	if err != nil || again.String() != b.String() {
 		t.Fatalf("bound %s wrote %s, which binds back as %v, %v", b, js, again, err)
 	}

@@ -167,7 +167,7 @@ func TestResidualJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseJSON(%s): %v", data, err)
 		}
-		back, err := Bind(parsed, schema, true)
+		back, err := Bind(parsed, schema, false)
 		if err != nil {
 			t.Fatalf("Bind(%s): %v", data, err)
 		}
@@ -180,7 +180,7 @@ func TestResidualJSONRoundTrip(t *testing.T) {
 	p := mustBind(t, schema, "f = -0.0").(*BoundPredicate)
 	data, _ := MarshalJSON(p)
 	back, _ := ParseJSON(data)
-	rebound, _ := Bind(back, schema, true)
+	rebound, _ := Bind(back, schema, false)
 	if v := rebound.(*BoundPredicate).Values[0].(float32); !math.Signbit(float64(v)) {
 		t.Errorf("-0.0 came back as %v through %s", v, data)
 	}

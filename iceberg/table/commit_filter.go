@@ -33,7 +33,7 @@ type specFilter struct {
 }
 
 func newFileFilter(t *Table, filter expr.Expr) (*fileFilter, error) {
-	pf, err := t.BindPruningFilter(filter, t.Metadata.CurrentSchema(), true)
+	pf, err := t.BindPruningFilter(filter, t.Metadata.CurrentSchema(), false)
 	if err != nil {
 		return nil, err
 	}

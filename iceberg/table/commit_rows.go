@@ -67,7 +67,7 @@ func (t *Table) PlanRows(ctx context.Context, filter expr.Expr, branch string) (
 		return plan, nil
 	}
 	id := b.head.SnapshotID
-	files, err := t.PlanFilesFiltered(ctx, SnapshotSelector{SnapshotID: &id}, filter, true)
+	files, err := t.PlanFilesFiltered(ctx, SnapshotSelector{SnapshotID: &id}, filter, false)
 	if err != nil {
 		return nil, fmt.Errorf("plan rows: %w", err)
 	}

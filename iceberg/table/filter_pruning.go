@@ -29,7 +29,7 @@ type PruningFilter struct {
 
 // BindPruningFilter binds filter to schema, one of t's. An error from
 // binding wraps the binder's.
-func (t *Table) BindPruningFilter(filter expr.Expr, schema *iceberg.Schema, caseSensitive bool) (*PruningFilter, error) {
+func (t *Table) BindPruningFilter(filter expr.Expr, schema *iceberg.Schema, caseInsensitive bool) (*PruningFilter, error) {
 	unmapped, err := t.UnmappedFields(schema)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func (t *Table) BindPruningFilter(filter expr.Expr, schema *iceberg.Schema, case
 	if len(unmapped) > 0 {
 		untrusted = func(id int) bool { return unmapped[id] }
 	}
-	bound, err := expr.BindNullable(filter, schema, caseSensitive, untrusted)
+	bound, err := expr.BindNullable(filter, schema, caseInsensitive, untrusted)
 	if err != nil {
 		return nil, fmt.Errorf("filter: %w", err)
 	}

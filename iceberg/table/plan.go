@@ -75,7 +75,7 @@ func (p *Plan) RecordCount() int64 {
 
 // PlanFiles lists the live data and delete files of the selected snapshot.
 func (t *Table) PlanFiles(ctx context.Context, sel SnapshotSelector) (*Plan, error) {
-	return t.PlanFilesFiltered(ctx, sel, nil, true)
+	return t.PlanFilesFiltered(ctx, sel, nil, false)
 }
 
 // manifestsOf reads the snapshot's manifest list; old v1 snapshots that

@@ -22,7 +22,7 @@ import (
 // are dropped only by partition: a delete file applies within its own
 // partition (or everywhere, under an unpartitioned spec), and its metrics
 // describe deleted rows, not the rows a scan returns.
-func (t *Table) PlanFilesFiltered(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseSensitive bool) (*Plan, error) {
+func (t *Table) PlanFilesFiltered(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseInsensitive bool) (*Plan, error) {
 	snap, err := t.Snapshot(sel)
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func (t *Table) PlanFilesFiltered(ctx context.Context, sel SnapshotSelector, fil
 	}
 	var pruner *filePruner
 	if filter != nil {
-		pf, err := t.BindPruningFilter(filter, schema, caseSensitive)
+		pf, err := t.BindPruningFilter(filter, schema, caseInsensitive)
 		if err != nil {
 			return nil, err
 		}

@@ -90,7 +90,7 @@ func planFiltered(t *testing.T, tbl *Table, sel SnapshotSelector, filter string)
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}
-	plan, err := tbl.PlanFilesFiltered(context.Background(), sel, e, true)
+	plan, err := tbl.PlanFilesFiltered(context.Background(), sel, e, false)
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}
@@ -431,7 +431,7 @@ func TestPlanFilteredWithoutFilterIsPlanFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := tbl.PlanFilesFiltered(ctx, SnapshotSelector{}, nil, true)
+		b, err := tbl.PlanFilesFiltered(ctx, SnapshotSelector{}, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -465,17 +465,17 @@ func TestPlanFilteredBadFilter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = tbl.PlanFilesFiltered(context.Background(), SnapshotSelector{}, e, true)
+		_, err = tbl.PlanFilesFiltered(context.Background(), SnapshotSelector{}, e, false)
 		if err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: error %v, want one saying %q", filter, err, msg)
 		}
 	}
 	// Case-insensitive binding, when asked for.
 	e, _ := expr.ParseText("ACTION = 'click'")
-	if _, err := tbl.PlanFilesFiltered(context.Background(), SnapshotSelector{}, e, true); err == nil {
+	if _, err := tbl.PlanFilesFiltered(context.Background(), SnapshotSelector{}, e, false); err == nil {
 		t.Error("ACTION must not bind case-sensitively")
 	}
-	plan, err := tbl.PlanFilesFiltered(context.Background(), SnapshotSelector{}, e, false)
+	plan, err := tbl.PlanFilesFiltered(context.Background(), SnapshotSelector{}, e, true)
 	if err != nil || len(plan.Tasks) != 6 {
 		t.Errorf("ACTION = 'click' without case: %v, %v", plan, err)
 	}

@@ -29,7 +29,7 @@ func bindFilter(t *testing.T, schema *iceberg.Schema, filter string) expr.Expr {
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}
-	b, err := expr.Bind(e, schema, true)
+	b, err := expr.Bind(e, schema, false)
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}

@@ -161,7 +161,7 @@ func TestPruneBoundTextFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound, err := expr.Bind(e, tbl.schema, true)
+	bound, err := expr.Bind(e, tbl.schema, false)
 	if err != nil {
 		t.Fatal(err)
 	}
