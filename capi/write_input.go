@@ -5,7 +5,6 @@ import "C"
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"unsafe"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/floedb/floe/iceberg/arrowschema"
+	"github.com/floedb/floe/internal/jsonlines"
 )
 
 // Producers of Arrow streams for hosts that have no Arrow library: JSON
@@ -109,22 +109,8 @@ func capiArrayStream(schema *C.struct_ArrowSchema, arr *C.struct_ArrowArray, out
 
 // checkJSONLines makes sure every non-blank line is one JSON object.
 func checkJSONLines(data []byte) error {
-	line := 0
-	for len(data) > 0 {
-		line++
-		text := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			text, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		text = bytes.TrimSpace(text)
-		if len(text) == 0 {
-			continue
-		}
-		if text[0] != '{' || !json.Valid(text) {
-			return invalidArgument("JSON rows: line %d is not one JSON object", line)
-		}
+	if line := jsonlines.FirstBad(data); line > 0 {
+		return invalidArgument("JSON rows: line %d is not one JSON object", line)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
+	"github.com/floedb/floe/internal/jsonlines"
 )
 
 // input is a file to append: its rows as Arrow batches, and the Iceberg
@@ -193,22 +194,8 @@ func (j *jsonlInput) batches(_ context.Context, tableSchema *iceberg.Schema) (ar
 
 // checkJSONLines makes sure every non-blank line is one JSON object.
 func checkJSONLines(data []byte, path string) error {
-	line := 0
-	for len(data) > 0 {
-		line++
-		text := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			text, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		text = bytes.TrimSpace(text)
-		if len(text) == 0 {
-			continue
-		}
-		if text[0] != '{' || !json.Valid(text) {
-			return fmt.Errorf("%s:%d: not one JSON object", path, line)
-		}
+	if line := jsonlines.FirstBad(data); line > 0 {
+		return fmt.Errorf("%s:%d: not one JSON object", path, line)
 	}
 	return nil
 }
