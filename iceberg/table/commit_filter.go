@@ -114,78 +114,10 @@ func (f *fileFilter) mightMatch(df *manifest.DataFile) (bool, error) {
 }
 
 // allRowsMatch reports whether a file's metrics prove every row passes a
-// bound filter (negations pushed down). Nulls fail every comparison and
-// NaNs every comparison but != and not in, as in the reader's filters, so
-// a column must be known to hold neither.
+// bound filter.
 func allRowsMatch(filter expr.Expr, df *manifest.DataFile) bool {
-	root, err := compileBound(expr.RewriteNot(filter))
-	if err != nil {
-		return false
-	}
-	return mightMatch(root, df, metricsAllMatch)
-}
-
-func metricsAllMatch(p *boundPredicate, f *manifest.DataFile) bool {
-	c := countsOf(f, p.id)
-	switch p.op {
-	case expr.OpIsNull:
-		return c.nullsOnly()
-	case expr.OpNotNull:
-		return c.noNulls()
-	case expr.OpIsNaN:
-		return c.nansOnly()
-	case expr.OpNotNaN:
-		return c.noNulls() && (p.kind != kindFloat || c.noNaNs())
-	}
-	if !c.noNulls() || p.kind == kindUnsupported || p.literals() == 0 {
-		return false
-	}
-	if p.kind == kindFloat && !c.noNaNs() {
-		return false
-	}
-	lowerRaw, upperRaw := f.LowerBounds[p.id], f.UpperBounds[p.id]
-	if lowerRaw == nil || upperRaw == nil {
-		return false
-	}
-	if p.op == expr.OpStartsWith {
-		return p.allStartWithPrefix(lowerRaw, upperRaw)
-	}
-	lo, okLo := p.decodeBound(lowerRaw)
-	hi, okHi := p.decodeBound(upperRaw)
-	if !okLo || !okHi {
-		return false
-	}
-	outside := func(i int) bool { return p.compare(lo, i) > 0 || p.compare(hi, i) < 0 }
-	switch p.op {
-	case expr.OpLt:
-		return p.compare(hi, 0) < 0
-	case expr.OpLtEq:
-		return p.compare(hi, 0) <= 0
-	case expr.OpGt:
-		return p.compare(lo, 0) > 0
-	case expr.OpGtEq:
-		return p.compare(lo, 0) >= 0
-	case expr.OpEq, expr.OpIn:
-		// Equal bounds pin every value, truncated strings aside: a
-		// truncated upper bound is rounded up, so it never equals the lower.
-		if p.compare(lo, 0) != 0 && p.op == expr.OpEq {
-			return false
-		}
-		for i := range p.literals() {
-			if p.compare(lo, i) == 0 && p.compare(hi, i) == 0 {
-				return true
-			}
-		}
-		return false
-	case expr.OpNotEq, expr.OpNotIn:
-		for i := range p.literals() {
-			if !outside(i) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+	m, err := NewMetricsEvaluator(filter)
+	return err == nil && m.AllMatch(df)
 }
 
 // describePartition renders a file's partition for messages.
