@@ -58,45 +58,39 @@ func NewTupleEvaluator(e Expr, st *iceberg.StructType) (*TupleEvaluator, error) 
 	return &TupleEvaluator{root: *root}, nil
 }
 
-func compileTuple(e Expr, st *iceberg.StructType) (*tupleNode, error) {
-	switch e := e.(type) {
-	case AlwaysTrue:
-		return &tupleNode{kind: tupleTrue}, nil
-	case AlwaysFalse:
-		return &tupleNode{kind: tupleFalse}, nil
-	case *And, *Or:
-		var l, r Expr
-		kind := tupleAnd
-		if a, ok := e.(*And); ok {
-			l, r = a.Left, a.Right
-		} else {
-			o := e.(*Or)
-			l, r, kind = o.Left, o.Right, tupleOr
-		}
-		left, err := compileTuple(l, st)
-		if err != nil {
-			return nil, err
-		}
-		right, err := compileTuple(r, st)
-		if err != nil {
-			return nil, err
-		}
-		return &tupleNode{kind: kind, left: left, right: right}, nil
-	case *BoundPredicate:
-		path, ok := fieldPath(st, e.FieldID)
-		if !ok {
-			return nil, fmt.Errorf("evaluate %s: field %d is not in %s", e, e.FieldID, st)
-		}
-		if e.Op >= opCount {
-			return nil, fmt.Errorf("evaluate: invalid operator %d", e.Op)
-		}
-		return &tupleNode{kind: tuplePredicate, pred: tuplePred{op: e.Op, path: path, values: e.Values}}, nil
-	case *Predicate:
-		return nil, fmt.Errorf("evaluate %s: the expression is not bound", e)
-	case nil:
-		return nil, fmt.Errorf("evaluate: nil expression")
+// tupleCompiler compiles a tree whose negations are pushed down (so Not
+// never comes: RewriteNot leaves none).
+type tupleCompiler struct{ st *iceberg.StructType }
+
+func (tupleCompiler) True() *tupleNode  { return &tupleNode{kind: tupleTrue} }
+func (tupleCompiler) False() *tupleNode { return &tupleNode{kind: tupleFalse} }
+func (tupleCompiler) And(l, r *tupleNode) *tupleNode {
+	return &tupleNode{kind: tupleAnd, left: l, right: r}
+}
+func (tupleCompiler) Or(l, r *tupleNode) *tupleNode {
+	return &tupleNode{kind: tupleOr, left: l, right: r}
+}
+func (tupleCompiler) Not(*tupleNode) (*tupleNode, error) {
+	return nil, fmt.Errorf("a negation is left after RewriteNot")
+}
+
+func (c tupleCompiler) Predicate(e *BoundPredicate) (*tupleNode, error) {
+	path, ok := fieldPath(c.st, e.FieldID)
+	if !ok {
+		return nil, fmt.Errorf("evaluate %s: field %d is not in %s", e, e.FieldID, c.st)
 	}
-	return nil, fmt.Errorf("evaluate: unexpected expression %T", e)
+	if e.Op >= opCount {
+		return nil, fmt.Errorf("evaluate: invalid operator %d", e.Op)
+	}
+	return &tupleNode{kind: tuplePredicate, pred: tuplePred{op: e.Op, path: path, values: e.Values}}, nil
+}
+
+func compileTuple(e Expr, st *iceberg.StructType) (*tupleNode, error) {
+	n, err := Visit[*tupleNode](e, tupleCompiler{st})
+	if err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	return n, nil
 }
 
 // fieldPath finds the positions leading to field id through nested structs.

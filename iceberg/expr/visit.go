@@ -12,7 +12,9 @@ type Visitor[T any] interface {
 	False() T
 	And(left, right T) T
 	Or(left, right T) T
-	Not(child T) T
+	// Not may refuse, for compilers that need negations pushed down
+	// (RewriteNot) and so never expect one.
+	Not(child T) (T, error)
 	// Predicate compiles one leaf; an error stops the walk.
 	Predicate(p *BoundPredicate) (T, error)
 }
@@ -43,7 +45,7 @@ func Visit[T any](e Expr, v Visitor[T]) (T, error) {
 		if err != nil {
 			return zero, err
 		}
-		return v.Not(c), nil
+		return v.Not(c)
 	case *BoundPredicate:
 		return v.Predicate(e)
 	case *Predicate:

@@ -14,7 +14,7 @@ func (printer) True() string                                { return "true" }
 func (printer) False() string                               { return "false" }
 func (printer) And(l, r string) string                      { return "(" + l + " and " + r + ")" }
 func (printer) Or(l, r string) string                       { return "(" + l + " or " + r + ")" }
-func (printer) Not(c string) string                         { return "not " + parenthesize(c) }
+func (printer) Not(c string) (string, error)                { return "not " + parenthesize(c), nil }
 func (printer) Predicate(p *BoundPredicate) (string, error) { return p.String(), nil }
 
 func TestVisitWalksEveryNode(t *testing.T) {

@@ -59,11 +59,11 @@ func (e *Evaluator) Leaves() []*Leaf { return e.leaves }
 
 type compiler struct{ leaves []*Leaf }
 
-func (*compiler) True() *node           { return &node{kind: nodeTrue} }
-func (*compiler) False() *node          { return &node{kind: nodeFalse} }
-func (*compiler) And(l, r *node) *node  { return &node{kind: nodeAnd, left: l, right: r} }
-func (*compiler) Or(l, r *node) *node   { return &node{kind: nodeOr, left: l, right: r} }
-func (*compiler) Not(child *node) *node { return &node{kind: nodeNot, left: child} }
+func (*compiler) True() *node                    { return &node{kind: nodeTrue} }
+func (*compiler) False() *node                   { return &node{kind: nodeFalse} }
+func (*compiler) And(l, r *node) *node           { return &node{kind: nodeAnd, left: l, right: r} }
+func (*compiler) Or(l, r *node) *node            { return &node{kind: nodeOr, left: l, right: r} }
+func (*compiler) Not(child *node) (*node, error) { return &node{kind: nodeNot, left: child}, nil }
 func (c *compiler) Predicate(p *expr.BoundPredicate) (*node, error) {
 	l := NewLeaf(p)
 	l.Index = len(c.leaves)
