@@ -211,3 +211,32 @@ func TestMetricsEvaluatorDoesNotAllocate(t *testing.T) {
 		t.Errorf("MightMatch allocates %v times per file", allocs)
 	}
 }
+
+// Whether a file's metrics prove every row passes, as delete and
+// overwrite by filter ask to drop whole files.
+func TestMetricsAllRowsMatch(t *testing.T) {
+	schema := metricsSchema()
+	f := dataFile(5,
+		column{id: 1, values: n(5), nulls: n(0), lower: encode(t, iceberg.IntType{}, int32(10))},
+		column{id: 2, values: n(5), nulls: n(0), lower: encode(t, iceberg.IntType{}, int32(-5)), upper: encode(t, iceberg.IntType{}, int32(20))},
+		column{id: 3, values: n(5), nulls: n(0), lower: []byte("abc"), upper: []byte("abd")},
+		column{id: 5, values: n(5), nulls: n(0), lower: encode(t, iceberg.DoubleType{}, 1.0), upper: encode(t, iceberg.DoubleType{}, 2.0)},
+		column{id: 9, values: n(5), nulls: n(1), lower: []byte{1}, upper: []byte{1}},
+	)
+	for filter, want := range map[string]bool{
+		// one bound is enough for != on its side
+		"i != 5": true, "i != 15": false, "i > 9": true, "i < 100": false,
+		// bounds of a column promoted from int
+		"l >= -5": true, "l < 21": true, "l > -5": false,
+		// every value between the bounds starts with "ab", none with "x"
+		"s like 'ab%'": true, "s not like 'x%'": true, "s not like 'abc%'": false,
+		// a float column must be known to hold no NaN
+		"d < 3": false,
+		// a null fails every comparison
+		"flag = true": false, "flag is not null": false,
+	} {
+		if got := allRowsMatch(bindFilter(t, schema, filter), f); got != want {
+			t.Errorf("%s: all rows match %v, want %v", filter, got, want)
+		}
+	}
+}
