@@ -43,10 +43,12 @@ func NewLeaf(p *expr.BoundPredicate) *Leaf {
 		l.judged = false
 	}
 	slices.SortFunc(l.lits, func(a, b Value) int { return l.Domain.Compare(&a, &b) })
+	l.lits = slices.CompactFunc(l.lits, func(a, b Value) bool { return l.Domain.Compare(&a, &b) == 0 })
 	return l
 }
 
-// Literals are the leaf's literals in domain order.
+// Literals are the leaf's literals in domain order, distinct (for bloom
+// filters, which probe each).
 func (l *Leaf) Literals() []Value { return l.lits }
 
 // MightMatch reports whether a value s describes may satisfy the
