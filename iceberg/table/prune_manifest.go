@@ -67,9 +67,6 @@ func (in summarySource) Summary(l *bounds.Leaf) bounds.Summary {
 		return s
 	}
 	fs := &in.mf.Partitions[in.m.position[l.FieldID]]
-	// Bounds cover the values that are neither null nor NaN: a summary
-	// without them has only nulls and NaNs.
-	s.BoundsComplete = true
 	s.HasNulls = !fs.ContainsNull // a count of zero, or unknown
 	s.HasNaNs = fs.ContainsNaN != nil && !*fs.ContainsNaN
 	if fs.LowerBound != nil {
@@ -78,6 +75,10 @@ func (in summarySource) Summary(l *bounds.Leaf) bounds.Summary {
 	if fs.UpperBound != nil {
 		s.Upper, s.HasUpper = bounds.DecodeBinary(l.Type, fs.UpperBound)
 	}
+	// Bounds cover the values that are neither null nor NaN: a summary
+	// without them has only nulls and NaNs. A bound that is there but does
+	// not decode says nothing, and is not its absence.
+	s.BoundsComplete = s.HasLower == (fs.LowerBound != nil) && s.HasUpper == (fs.UpperBound != nil)
 	s.Exact = l.Domain != bounds.DomainBytes
 	return s
 }

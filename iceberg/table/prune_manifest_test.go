@@ -90,6 +90,13 @@ func TestManifestEvaluatorNullsAndNaNs(t *testing.T) {
 	checkSummaries(t, unknownNaN, map[string]bool{"d != 2": true, "d is nan": true})
 }
 
+// A bound that is there but does not decode (a width no promotion gives)
+// says nothing; it must not read as "no value but nulls and NaNs".
+func TestManifestEvaluatorUndecodableBound(t *testing.T) {
+	odd := []manifest.FieldSummary{{LowerBound: []byte{1, 2, 3}, UpperBound: []byte{1, 2, 3}}, {}, {ContainsNaN: boolp(false), LowerBound: []byte{1}}}
+	checkSummaries(t, odd, map[string]bool{"i = 1": true, "i > 100": true, "i != 1": true, "d < 0": true, "d is not null": true})
+}
+
 // A manifest without summaries might hold anything, but a filter that is
 // false holds nothing anywhere.
 func TestManifestEvaluatorWithoutSummaries(t *testing.T) {
