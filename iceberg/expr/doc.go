@@ -8,5 +8,7 @@
 // (inclusive: a partition the projection rejects holds no matching row;
 // strict: a partition it accepts holds only matching rows), evaluates
 // filters over partition tuples, and computes the residual a file's
-// partition leaves for its rows to decide.
+// partition leaves for its rows to decide. Evaluators compiled from a bound
+// filter walk it through one Visitor (Visit); the bounds evaluator of
+// metrics and statistics is package bounds.
 package expr
