@@ -34,34 +34,39 @@ type facts struct {
 	noPlain bool // every value is null or NaN: none lies between bounds
 	allNull bool // every value is null
 	allNaN  bool // every value is NaN
-	// bounds are usable: set, not NaN, not inverted
+	// the bounds are usable: set, not NaN, not inverted
 	lower, upper *Value
 }
 
-func (s *Summary) facts(d Domain) facts {
-	var f facts
-	f.noNulls = s.HasNulls && s.Nulls == 0
-	float := d == DomainFloat
-	f.noNaNs = !float || s.HasNaNs && s.NaNs == 0
+func (s *Summary) facts(d Domain) (f facts) {
 	nans, nansKnown := s.NaNs, s.HasNaNs
+	float := d == DomainFloat
 	if !float {
 		nans, nansKnown = 0, true
 	}
-	counted := s.HasValues && s.HasNulls
-	f.allNull = counted && s.Nulls >= s.Values
-	f.allNaN = float && s.HasValues && s.HasNaNs && s.NaNs >= s.Values
-	f.noPlain = f.allNull || f.allNaN || counted && nansKnown && s.Values-s.Nulls-nans <= 0 ||
-		s.BoundsComplete && !s.HasLower && !s.HasUpper
-	// Only nulls and NaNs, and one of the two known absent.
-	f.allNull = f.allNull || f.noPlain && f.noNaNs
-	f.allNaN = f.allNaN || f.noPlain && f.noNulls
+	f.noNulls = s.HasNulls && s.Nulls == 0
+	f.noNaNs = nansKnown && nans == 0
+	if s.HasValues {
+		f.allNull = s.HasNulls && s.Nulls >= s.Values
+		f.allNaN = nansKnown && nans >= s.Values
+		f.noPlain = f.allNull || f.allNaN || s.HasNulls && nansKnown && s.Values-s.Nulls-nans <= 0
+	}
+	if s.BoundsComplete && !s.HasLower && !s.HasUpper {
+		f.noPlain = true
+	}
+	if f.noPlain {
+		// Only nulls and NaNs, and one of the two known absent.
+		f.allNull = f.allNull || f.noNaNs
+		f.allNaN = f.allNaN || f.noNulls
+		return f
+	}
 	if s.HasLower {
 		f.lower = &s.Lower
 	}
 	if s.HasUpper {
 		f.upper = &s.Upper
 	}
-	if f.lower != nil && d.isNaN(f.lower) || f.upper != nil && d.isNaN(f.upper) ||
+	if float && (f.lower != nil && f.lower.Float != f.lower.Float || f.upper != nil && f.upper.Float != f.upper.Float) ||
 		f.lower != nil && f.upper != nil && d.Compare(f.lower, f.upper) > 0 {
 		f.lower, f.upper = nil, nil
 	}
