@@ -44,16 +44,34 @@ func (m *MetricsEvaluator) AllMatch(f *manifest.DataFile) bool {
 	if f.RecordCount <= 0 {
 		return false // nothing to gain from an empty or unknown file
 	}
-	return m.ev.AllMatch(metricsSource{f})
+	return m.ev.AllMatch(strictMetricsSource{f})
 }
 
-// metricsSource reads one data file's metrics as summaries.
+// metricsSource reads one data file's metrics as summaries for "might a
+// row match". String and binary bounds may be truncated; equal ones are
+// not taken to pin one value there, in case a writer truncated without
+// rounding up.
 type metricsSource struct{ f *manifest.DataFile }
 
 func (m metricsSource) Rows() int64 { return m.f.RecordCount }
 
 func (m metricsSource) Summary(l *bounds.Leaf) bounds.Summary {
-	f, id := m.f, l.FieldID
+	return summaryOf(m.f, l, l.Domain != bounds.DomainBytes)
+}
+
+// strictMetricsSource reads them for "do all rows match". There equal
+// string and binary bounds are taken to pin the value, as Iceberg's Java
+// strict evaluator takes them: the spec rounds a truncated upper bound
+// up, so it never equals the lower one. This is what lets a delete by
+// s = 'x' drop a file all of whose rows hold 'x'.
+type strictMetricsSource struct{ f *manifest.DataFile }
+
+func (m strictMetricsSource) Rows() int64 { return m.f.RecordCount }
+
+func (m strictMetricsSource) Summary(l *bounds.Leaf) bounds.Summary { return summaryOf(m.f, l, true) }
+
+func summaryOf(f *manifest.DataFile, l *bounds.Leaf, exact bool) bounds.Summary {
+	id := l.FieldID
 	var s bounds.Summary
 	s.Values, s.HasValues = f.ValueCounts[id]
 	s.Nulls, s.HasNulls = f.NullValueCounts[id]
@@ -64,8 +82,6 @@ func (m metricsSource) Summary(l *bounds.Leaf) bounds.Summary {
 	if raw := f.UpperBounds[id]; raw != nil {
 		s.Upper, s.HasUpper = bounds.DecodeBinary(l.Type, raw)
 	}
-	// String and binary bounds may be truncated; equal ones are not taken
-	// to pin one value, in case a writer truncated without rounding up.
-	s.Exact = l.Domain != bounds.DomainBytes
+	s.Exact = exact
 	return s
 }
