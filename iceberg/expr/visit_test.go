@@ -27,7 +27,7 @@ func TestVisitWalksEveryNode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bound, err := Bind(e, schema, true)
+		bound, err := Bind(e, schema, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -85,7 +85,7 @@ func TestMetricsPropertyOverRows(t *testing.T) {
 				filter = &expr.Or{Left: filter, Right: e}
 			}
 		}
-		bound, err := expr.Bind(filter, schema, true)
+		bound, err := expr.Bind(filter, schema, false)
 		if err != nil {
 			t.Fatalf("%s: %v", filter, err)
 		}

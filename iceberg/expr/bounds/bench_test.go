@@ -36,7 +36,7 @@ func compileB(b *testing.B, filter string) *Evaluator {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bound, err := expr.Bind(e, testSchema(), true)
+	bound, err := expr.Bind(e, testSchema(), false)
 	if err != nil {
 		b.Fatal(err)
 	}

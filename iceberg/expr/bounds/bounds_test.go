@@ -38,7 +38,7 @@ func compile(t *testing.T, filter string) *Evaluator {
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}
-	b, err := expr.Bind(e, testSchema(), true)
+	b, err := expr.Bind(e, testSchema(), false)
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}

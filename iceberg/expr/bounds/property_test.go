@@ -28,7 +28,7 @@ func TestPropertySoundOverRows(t *testing.T) {
 		src.by[3] = summarize(rng, rows, 2, nil, DomainBytes, complete)
 		src.by[5] = summarize(rng, rows, 3, []int{0}, DomainInt, complete)
 		filter := randomFilter(rng, 3)
-		bound, err := expr.Bind(filter, schema, true)
+		bound, err := expr.Bind(filter, schema, false)
 		if err != nil {
 			t.Fatalf("%s: %v", filter, err)
 		}
