@@ -39,14 +39,14 @@ func capiScanOpen(th C.uintptr_t, scanJSON *C.char, out *C.uintptr_t) (rc C.int)
 	return C.int(statusOK)
 }
 
-// parseScanOptions reads scan_json: syntax is checked here (the reader's
-// parser accepts trailing garbage), the keys and values by the reader.
+// parseScanOptions reads scan_json: syntax first (the JSON decoder
+// accepts trailing garbage), then the keys and values.
 func parseScanOptions(data []byte) (scan.Options, error) {
 	data, err := checkJSON(data, "scan options")
 	if err != nil || data == nil {
 		return scan.Options{}, err
 	}
-	opts, err := scan.ParseOptions(data)
+	opts, err := decodeScanOptions(data)
 	if err != nil {
 		return opts, withStatus(classify(err, statusInvalidArgument), err)
 	}

@@ -6,11 +6,13 @@ import "C"
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/floedb/floe/iceberg/expr"
 )
 
 // A running scan can be tightened (floe_scan_add_filter) and asked what it
 // pruned and read (floe_scan_metrics), from any thread, while its streams
-// are being read: both go through reader.Scan, which locks what it shares.
+// are being read: both go through scan.Scan, which locks what it shares.
 
 //export capiScanAddFilter
 func capiScanAddFilter(h C.uintptr_t, filter *C.char) (rc C.int) {
@@ -20,36 +22,27 @@ func capiScanAddFilter(h C.uintptr_t, filter *C.char) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	// Copied: the scan keeps the parsed filter after the call returns.
-	raw, err := filterArgument(C.GoString(filter))
+	e, err := filterArgument(C.GoString(filter))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	if err := s.scan.AddFilter(raw); err != nil {
+	if err := s.scan.AddFilter(e); err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
 	return C.int(statusOK)
 }
 
-// filterArgument turns floe_scan_add_filter's argument into the form of
-// the scan options' "filter": a JSON object is the REST JSON expression,
-// anything else row_filter text, which goes in a JSON string.
-func filterArgument(text string) (json.RawMessage, error) {
+// filterArgument reads floe_scan_add_filter's argument: a JSON object is
+// the REST JSON expression, anything else row_filter text.
+func filterArgument(text string) (expr.Expr, error) {
 	trimmed := strings.TrimSpace(text)
 	if trimmed == "" {
 		return nil, invalidArgument("filter is empty")
 	}
-	if trimmed[0] == '{' {
-		if !json.Valid([]byte(trimmed)) {
-			return nil, invalidArgument("filter starts with '{' but is not a valid JSON expression: %s", jsonSyntaxError([]byte(trimmed)))
-		}
-		return json.RawMessage(trimmed), nil
+	if trimmed[0] == '{' && !json.Valid([]byte(trimmed)) {
+		return nil, invalidArgument("filter starts with '{' but is not a valid JSON expression: %s", jsonSyntaxError([]byte(trimmed)))
 	}
-	quoted, err := json.Marshal(trimmed)
-	if err != nil {
-		return nil, invalidArgument("filter: %v", err)
-	}
-	return quoted, nil
+	return expr.ParseFilter(trimmed)
 }
 
 //export capiScanMetrics

@@ -13,15 +13,15 @@ import (
 
 func TestFilterArgumentTellsTextFromJSON(t *testing.T) {
 	cases := []struct{ in, want string }{
-		{"id > 10", `"id \u003e 10"`}, // json.Marshal escapes '>'; unmarshalling restores it
-		{"  action = 'click'\n", `"action = 'click'"`},
-		{`{"type": "lt", "term": "id", "value": 3}`, `{"type": "lt", "term": "id", "value": 3}`},
-		{"\t {\"type\": \"true\"} ", `{"type": "true"}`},
-		{"true", `"true"`}, // text: the row_filter grammar has true and false too
+		{"id > 10", "id > 10"},
+		{"  action = 'click'\n", "action = 'click'"},
+		{`{"type": "lt", "term": "id", "value": 3}`, "id < 3"},
+		{"\t {\"type\": \"true\"} ", "true"},
+		{"true", "true"}, // text: the row_filter grammar has true and false too
 	}
 	for _, c := range cases {
 		got, err := filterArgument(c.in)
-		if err != nil || string(got) != c.want {
+		if err != nil || got.String() != c.want {
 			t.Errorf("filterArgument(%q) = %s, %v; want %s", c.in, got, err, c.want)
 		}
 	}
@@ -125,4 +125,31 @@ func FuzzAddFilter(f *testing.F) {
 			t.Fatalf("%q: status %d (%v)", in, got, err)
 		}
 	})
+}
+
+// scan_json's names, as floe.h documents them, become scan.Options; a
+// misspelt key, a bad value or a bad filter is an invalid argument.
+func TestScanOptionsDecode(t *testing.T) {
+	o, err := decodeScanOptions([]byte(`{"columns": [], "split_size": 1048576, "ordered": false, "limit": 5,
+		"coalesce_gap": -1, "io_concurrency": 3, "prefetch_bytes": 7, "max_request": 9, "case_insensitive": true,
+		"filter": "id > 10"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Columns == nil || len(o.Columns) != 0 || o.SplitSize != 1<<20 || o.Ordered == nil || *o.Ordered || *o.Limit != 5 ||
+		o.CoalesceGap != -1 || o.Concurrency != 3 || o.PrefetchBytes != 7 || o.MaxRequest != 9 || !o.CaseInsensitive ||
+		o.Filter == nil || o.Filter.String() != "id > 10" {
+		t.Errorf("decoded %+v", o)
+	}
+	if o, err := decodeScanOptions(nil); err != nil || o.Columns != nil || o.Filter != nil {
+		t.Errorf("no options: %+v, %v (want every column, no filter)", o, err)
+	}
+	if o, err := decodeScanOptions([]byte(`{"filter": {"type": "lt", "term": "id", "value": 3}}`)); err != nil || o.Filter.String() != "id < 3" {
+		t.Errorf("REST JSON filter: %+v, %v", o, err)
+	}
+	for _, bad := range []string{`{"colums": ["a"]}`, `{"limit": -1}`, `{"split_size": -1}`, `{"filter": "id >"}`, `{"filter": {"type": "lt"}}`} {
+		if _, err := decodeScanOptions([]byte(bad)); err == nil || classify(err, statusInternal) != statusInvalidArgument {
+			t.Errorf("%s: %v, want an invalid argument", bad, err)
+		}
+	}
 }

@@ -8,16 +8,15 @@ import (
 
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
 	"github.com/floedb/floe/writer/ops"
 )
 
-// parseFilterArg reads a filter given as a C string (see reader.FilterArg).
+// parseFilterArg reads a filter given as a C string (expr.ParseFilter).
 func parseFilterArg(filter *C.char) (expr.Expr, error) {
 	if filter == nil {
 		return nil, invalidArgument("no filter (use \"true\" for every row)")
 	}
-	e, err := scan.ParseFilter(scan.FilterArg(C.GoString(filter)))
+	e, err := expr.ParseFilter(C.GoString(filter))
 	if err != nil {
 		return nil, withStatus(statusInvalidArgument, err)
 	}

@@ -17,16 +17,16 @@ type FetchOptions struct {
 	// CoalesceGap merges two needed ranges into one request when at most
 	// this many unneeded bytes lie between them. Default 1 MiB; negative:
 	// every column chunk is a request of its own.
-	CoalesceGap int64 `json:"coalesce_gap,omitempty"`
+	CoalesceGap int64
 	// MaxRequest caps the size of one merged request. Default 32 MiB.
-	MaxRequest int64 `json:"max_request,omitempty"`
+	MaxRequest int64
 	// Concurrency is how many requests of one file may be in flight.
 	// Default 8.
-	Concurrency int `json:"io_concurrency,omitempty"`
+	Concurrency int
 	// PrefetchBytes bounds the bytes one file holds fetched ahead of
 	// decoding (the next row group's columns). Default 128 MiB; 0 keeps the
 	// default, a negative value turns read-ahead off.
-	PrefetchBytes int64 `json:"prefetch_bytes,omitempty"`
+	PrefetchBytes int64
 
 	// direct reads every range when it is needed, without prefetching:
 	// the choice for local files when no option is set.

@@ -14,33 +14,10 @@ import (
 	"github.com/floedb/floe/kernels"
 )
 
-// ErrInvalidFilter marks a filter that does not parse or does not bind to
-// the table's schema: the caller's mistake, not the table's.
-var ErrInvalidFilter = errkind.New(errkind.InvalidArgument, "invalid filter")
-
-// The cause stays reachable (errors.Is) beside ErrInvalidFilter.
-func invalidFilter(err error) error { return fmt.Errorf("%w: %w", ErrInvalidFilter, err) }
-
-// FilterArg turns a filter given as plain text, as a command line or a C
-// string gives it, into the form scan options carry: an Iceberg REST JSON
-// expression when it starts with '{', else pyiceberg's row_filter text as
-// a JSON string.
-func FilterArg(text string) json.RawMessage {
-	text = strings.TrimSpace(text)
-	if strings.HasPrefix(text, "{") {
-		return json.RawMessage(text)
-	}
-	quoted, _ := json.Marshal(text)
-	return quoted
-}
-
-// ParseFilter reads a filter as a scan's options carry it: a JSON string
-// holds pyiceberg's row_filter text ("a < 10 and b = 'x'"), anything else
-// is the Iceberg REST catalog's JSON expression. Errors wrap
-// ErrInvalidFilter.
-func ParseFilter(raw json.RawMessage) (expr.Expr, error) { return parseFilter(raw) }
-
-func parseFilter(raw json.RawMessage) (expr.Expr, error) {
+// parseTaskFilter reads a task's filter as it travels: the REST JSON
+// expression (a JSON string holding row_filter text is read too, as
+// earlier floes wrote it). Errors wrap expr.ErrInvalidFilter.
+func parseTaskFilter(raw json.RawMessage) (expr.Expr, error) {
 	raw = json.RawMessage(strings.TrimSpace(string(raw)))
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -48,17 +25,17 @@ func parseFilter(raw json.RawMessage) (expr.Expr, error) {
 	if raw[0] == '"' {
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
-			return nil, invalidFilter(err)
+			return nil, expr.InvalidFilter(err)
 		}
 		e, err := expr.ParseText(text)
 		if err != nil {
-			return nil, invalidFilter(err)
+			return nil, expr.InvalidFilter(err)
 		}
 		return e, nil
 	}
 	e, err := expr.ParseJSON(raw)
 	if err != nil {
-		return nil, invalidFilter(err)
+		return nil, expr.InvalidFilter(err)
 	}
 	return e, nil
 }
@@ -68,7 +45,7 @@ func parseFilter(raw json.RawMessage) (expr.Expr, error) {
 // carries them so it can bind again wherever it runs.
 func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]iceberg.NestedField, error) {
 	if _, err := expr.Bind(e, schema, caseInsensitive); err != nil {
-		return nil, invalidFilter(err)
+		return nil, expr.InvalidFilter(err)
 	}
 	// Columns come from the filter as written, not as bound: binding may
 	// fold a predicate away (is null on a required column), and the task
@@ -83,7 +60,7 @@ func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]
 		}
 		f, err := findColumn(schema, p.Column, caseInsensitive)
 		if err != nil {
-			walkErr = invalidFilter(err)
+			walkErr = expr.InvalidFilter(err)
 			return
 		}
 		f = fieldPath(schema, f)[0]

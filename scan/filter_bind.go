@@ -24,7 +24,7 @@ func (r *taskReader) bindFilter(resolver *fileResolver) error {
 	if len(r.task.Filter) == 0 {
 		return nil
 	}
-	e, err := parseFilter(r.task.Filter)
+	e, err := parseTaskFilter(r.task.Filter)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"testing"
 
@@ -90,12 +89,8 @@ func TestScanFilterDecimalLiteralsExact(t *testing.T) {
 
 func scanIDs(t *testing.T, tbl *table.Table, filter string) []int64 {
 	t.Helper()
-	raw := json.RawMessage(filter)
-	if filter[0] != '{' {
-		raw = textFilter(filter)
-	}
 	ctx := context.Background()
-	s, err := New(ctx, tbl, Options{Columns: []string{"id"}, Filter: raw})
+	s, err := New(ctx, tbl, Options{Columns: []string{"id"}, Filter: textFilter(filter)})
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}

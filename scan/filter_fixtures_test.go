@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
 	"github.com/floedb/floe/internal/testtable"
@@ -29,12 +29,7 @@ type ffCase struct {
 	want   []string
 }
 
-func (c ffCase) raw() json.RawMessage {
-	if strings.HasPrefix(c.filter, "{") {
-		return json.RawMessage(c.filter)
-	}
-	return textFilter(c.filter)
-}
+func (c ffCase) raw() expr.Expr { return textFilter(c.filter) }
 
 func ffRun(t *testing.T, fixture string, cols []string, cases []ffCase) {
 	t.Helper()

@@ -24,7 +24,7 @@ func TestFiltersOnHiveFileWithoutFieldIDs(t *testing.T) {
 	}
 	count := func(tbl *table.Table, filter string) int {
 		t.Helper()
-		_, rows := scanTable(t, name, tbl, Options{Filter: FilterArg(filter), Columns: []string{"struct_1_col.string_col"}})
+		_, rows := scanTable(t, name, tbl, Options{Filter: textFilter(filter), Columns: []string{"struct_1_col.string_col"}})
 		return len(rows)
 	}
 	asIs, err := table.Open(context.Background(), fx.Dir, table.Options{LocationMap: fx.LocationMap})

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
 )
@@ -192,9 +193,9 @@ type fpCase struct {
 	batchSize int
 }
 
-func (c fpCase) filter(ft *fpTable) json.RawMessage {
+func (c fpCase) filter(ft *fpTable) expr.Expr {
 	if c.json {
-		return json.RawMessage(c.root.jsonForm(ft.schema))
+		return textFilter(c.root.jsonForm(ft.schema))
 	}
 	return textFilter(c.root.text(ft.schema))
 }

@@ -150,7 +150,7 @@ func TestStructFieldFiltersOnArrowGoFiles(t *testing.T) {
 		{"not (payload.n <= 45)", func(e event) bool { return e.payload && e.n > 45 }, false},
 		{"payload.n is not null and redpanda.offset < 100", func(e event) bool { return e.payload && e.offset < 100 }, true},
 	} {
-		s, err := New(ctx, tbl, Options{Filter: FilterArg(c.filter), Columns: []string{"redpanda.offset", "payload.kind"}})
+		s, err := New(ctx, tbl, Options{Filter: textFilter(c.filter), Columns: []string{"redpanda.offset", "payload.kind"}})
 		if c.holds == nil {
 			if err == nil {
 				t.Errorf("%s: accepted", c.filter)

@@ -1,13 +1,20 @@
 package scan
 
 import (
-	"encoding/json"
+	"fmt"
 	"testing"
+
+	"github.com/floedb/floe/iceberg/expr"
 )
 
-func textFilter(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
+// textFilter parses a test's filter, row_filter text or REST JSON, as a
+// user gives it.
+func textFilter(s string) expr.Expr {
+	e, err := expr.ParseFilter(s)
+	if err != nil {
+		panic(fmt.Sprintf("test filter %q: %v", s, err))
+	}
+	return e
 }
 
 // Filter answers from INDEX.md (Impala's and DuckDB's own tests).
@@ -43,7 +50,7 @@ func TestScanFiltersMatchTheIndex(t *testing.T) {
 	// The REST JSON form and a limit on a filtered scan.
 	limit := int64(2)
 	_, rows := scanFixture(t, "impala_iceberg_partitioned", Options{Columns: []string{"id"}, Limit: &limit,
-		Filter: json.RawMessage(`{"type": "gt", "term": "id", "value": 10}`)})
+		Filter: textFilter(`{"type": "gt", "term": "id", "value": 10}`)})
 	if len(rows) != 2 {
 		t.Errorf("limit 2 on a filtered scan gave %d rows", len(rows))
 	}
@@ -51,11 +58,12 @@ func TestScanFiltersMatchTheIndex(t *testing.T) {
 
 func TestScanFilterErrors(t *testing.T) {
 	for _, f := range []string{"nope = 1", "id <", "action like '%x'"} {
-		if _, err := ParseOptions([]byte(`{"filter": ` + string(textFilter(f)) + `}`)); err != nil {
-			continue // rejected while parsing options is fine too
+		e, err := expr.ParseFilter(f)
+		if err != nil {
+			continue // rejected while parsing is fine too
 		}
 		fx := "impala_iceberg_partitioned"
-		if err := scanError(t, fx, Options{Filter: textFilter(f)}); err == nil {
+		if err := scanError(t, fx, Options{Filter: e}); err == nil {
 			t.Errorf("filter %q: want an error", f)
 		}
 	}

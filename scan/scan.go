@@ -16,55 +16,43 @@ import (
 	"github.com/floedb/floe/parquet"
 )
 
-// Options are a scan's settings. The JSON names are the ones the C API
-// and Python use; the zero value (JSON {}) scans everything at the current
-// snapshot.
+// Options are a scan's settings, as plain Go values (the C API owns their
+// JSON form); the zero value scans everything at the current snapshot.
 type Options struct {
 	// Columns are dotted column names; nil for all, empty for none.
-	Columns       []string `json:"columns"`
-	SnapshotID    *int64   `json:"snapshot_id,omitempty"`
-	AsOfTimestamp *int64   `json:"as_of_timestamp,omitempty"`
-	Ref           string   `json:"ref,omitempty"`
+	Columns       []string
+	SnapshotID    *int64
+	AsOfTimestamp *int64
+	Ref           string
 	// Limit stops the scan after this many rows; nil for no limit.
-	Limit     *int64 `json:"limit,omitempty"`
-	BatchSize int    `json:"batch_size,omitempty"`
+	Limit     *int64
+	BatchSize int
 	// Threads decode tasks in parallel; 0 means every core.
-	Threads         int  `json:"threads,omitempty"`
-	VerifyCRC       bool `json:"verify_crc,omitempty"`
-	CaseInsensitive bool `json:"case_insensitive,omitempty"`
-	// Filter is the row filter (text or Iceberg REST JSON expression).
-	Filter json.RawMessage `json:"filter,omitempty"`
+	Threads         int
+	VerifyCRC       bool
+	CaseInsensitive bool
+	// Filter is the row filter, unbound (expr.ParseFilter reads the text
+	// and REST JSON forms); nil for none.
+	Filter expr.Expr
 	// SplitSize is the most bytes of data a task group reads: larger files
 	// are cut into byte ranges, smaller ones packed together. 0 means the
 	// table's read.split.target-size, else DefaultSplitSize.
-	SplitSize int64 `json:"split_size,omitempty"`
+	SplitSize int64
 	// Ordered, when false, lets a parallel scan return each batch as soon
 	// as any task has one, in no set order; nil or true returns batches in
 	// task order, the order of a one-thread scan.
-	Ordered *bool `json:"ordered,omitempty"`
+	Ordered *bool
 	// BufferBytes bounds the decoded batches an ordered parallel scan holds
 	// for the tasks after the one being returned; default
 	// DefaultBufferBytes.
-	BufferBytes int64 `json:"buffer_bytes,omitempty"`
-	// FetchOptions tune how data files' bytes are requested (coalesce_gap,
-	// max_request, io_concurrency, prefetch_bytes).
+	BufferBytes int64
+	// FetchOptions tune how data files' bytes are requested.
 	parquet.FetchOptions
 }
 
-// ParseOptions reads scan options from JSON, refusing unknown keys so a
-// misspelt option is an error rather than silently ignored.
-func ParseOptions(data []byte) (Options, error) {
-	var o Options
-	if len(data) == 0 {
-		return o, nil
-	}
-	dec := json.NewDecoder(bytesReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&o); err != nil {
-		return o, errkind.Errorf(errkind.InvalidArgument, "scan options: %w", err)
-	}
-	return o, o.validate()
-}
+// Validate refuses settings out of range (New validates too, so callers
+// that parse options can report a bad one early).
+func (o *Options) Validate() error { return o.validate() }
 
 func (o *Options) validate() error {
 	if o.Limit != nil && *o.Limit < 0 {
@@ -131,10 +119,7 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		return nil, err
 	}
 	sel := table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref}
-	filter, err := parseFilter(opts.Filter)
-	if err != nil {
-		return nil, err
-	}
+	filter := opts.Filter
 	if filter != nil {
 		// Bind first, so that a bad filter is the caller's error, not a
 		// planning failure.

@@ -9,18 +9,17 @@ import (
 	"github.com/floedb/floe/parquet"
 )
 
-// On a scan, coalescing cuts requests and changes no row; "coalesce_gap"
-// reaches the fetcher through the scan options' JSON. Local files with no
-// fetch option set are read directly, as they are needed.
+// On a scan, coalescing cuts requests and changes no row; CoalesceGap
+// reaches the fetcher through the scan options. Local files with no fetch
+// option set are read directly, as they are needed.
 func TestScanCoalescingCutsRequests(t *testing.T) {
 	requests := map[string]int64{}
 	rows := map[string][]string{}
 	// Any fetch option turns prefetching on for local files too.
-	for name, js := range map[string]string{"coalesced": `{"io_concurrency": 8}`, "one per chunk": `{"coalesce_gap": -1}`} {
-		o, err := ParseOptions([]byte(js))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, o := range map[string]Options{
+		"coalesced":     {FetchOptions: parquet.FetchOptions{Concurrency: 8}},
+		"one per chunk": {FetchOptions: parquet.FetchOptions{CoalesceGap: -1}},
+	} {
 		s := openScan(t, "duckdb_lineitem_iceberg", o)
 		rr, err := s.Reader(context.Background(), memory.DefaultAllocator)
 		if err != nil {

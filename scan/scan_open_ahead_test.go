@@ -104,7 +104,7 @@ func TestOpenAheadOpensEarlyAndClosesEverything(t *testing.T) {
 					}
 				}
 				if c.addRule {
-					if err := s.AddFilter([]byte(`"i < -1000"`)); err != nil {
+					if err := s.AddFilter(textFilter("i < -1000")); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -28,16 +27,11 @@ type runtimeFilters struct {
 	caseInsensitive bool
 }
 
-// AddFilter tightens a scan, running or not: filter has the forms of
-// Options.Filter (a JSON string of row_filter text, or the REST JSON
-// expression). Tasks, row groups and pages not yet started apply it; rows
-// already returned stay returned, and nothing an earlier filter dropped
-// comes back.
-func (s *Scan) AddFilter(filter json.RawMessage) error {
-	e, err := parseFilter(filter)
-	if err != nil {
-		return err
-	}
+// AddFilter tightens a scan, running or not, by an unbound filter (as
+// Options.Filter). Tasks, row groups and pages not yet started apply it;
+// rows already returned stay returned, and nothing an earlier filter
+// dropped comes back.
+func (s *Scan) AddFilter(e expr.Expr) error {
 	if e == nil {
 		return nil
 	}
@@ -56,7 +50,7 @@ func (s *Scan) AddFilter(filter json.RawMessage) error {
 	}
 	pf, err := s.table.BindPruningFilter(e, s.tableSchema, s.Options.CaseInsensitive)
 	if err != nil {
-		return invalidFilter(err)
+		return expr.InvalidFilter(err)
 	}
 	s.runtime.added = added
 	s.runtime.metrics = append(s.runtime.metrics, pf.Metrics)
@@ -107,7 +101,7 @@ func (f *runtimeFilters) tighten(task *Task, added []expr.Expr) error {
 	if len(added) == 0 {
 		return nil
 	}
-	combined, err := parseFilter(task.Filter)
+	combined, err := parseTaskFilter(task.Filter)
 	if err != nil {
 		return err
 	}

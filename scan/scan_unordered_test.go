@@ -121,18 +121,4 @@ func TestUnorderedReleaseMidway(t *testing.T) {
 	}
 }
 
-// The options parse from the names the C API and Python use.
-func TestSplitAndOrderOptionsParse(t *testing.T) {
-	o, err := ParseOptions([]byte(`{"split_size": 1048576, "ordered": false}`))
-	if err != nil || o.SplitSize != 1<<20 || o.ordered() {
-		t.Errorf("parsed %+v, %v", o, err)
-	}
-	if o, _ := ParseOptions([]byte(`{}`)); !o.ordered() {
-		t.Error("a scan is ordered unless it says otherwise")
-	}
-	if _, err := ParseOptions([]byte(`{"split_size": -1}`)); err == nil {
-		t.Error("a negative split_size was accepted")
-	}
-}
-
 func byID(a, b idPos) int { return int(a.id - b.id) }

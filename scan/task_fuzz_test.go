@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/floedb/floe/iceberg/table"
@@ -21,8 +20,7 @@ func FuzzUnmarshalTask(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		filter, _ := json.Marshal("i > 1 or i is null")
-		s, err := New(context.Background(), tbl, Options{Columns: []string{"i", "_pos", "_partition"}, Filter: filter})
+		s, err := New(context.Background(), tbl, Options{Columns: []string{"i", "_pos", "_partition"}, Filter: textFilter("i > 1 or i is null")})
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/floedb/floe/iceberg/table"
@@ -27,7 +26,7 @@ func FuzzUnmarshalTaskGroup(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		filter, _ := json.Marshal(text)
+		filter := textFilter(text)
 		for _, splitSize := range []int64{0, 300} {
 			s, err := New(context.Background(), tbl, Options{Columns: []string{"_pos", "_partition"}, Filter: filter, SplitSize: splitSize})
 			if err != nil {

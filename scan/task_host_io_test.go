@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -63,7 +62,7 @@ func TestHostIOReadsLikeADirectRead(t *testing.T) {
 		}
 		opts := Options{}
 		if c.filter != "" {
-			opts.Filter, _ = json.Marshal(c.filter)
+			opts.Filter = textFilter(c.filter)
 		}
 		s, err := New(ctx, tbl, opts)
 		if err != nil {

@@ -215,7 +215,7 @@ func TestScanVariantWithFilterOnOtherColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, layout := range []string{"unshredded", "object"} {
-		ids, got, rows := scanVariantTable(t, layout, Options{Filter: []byte(`"id >= 20 or id = 1"`)})
+		ids, got, rows := scanVariantTable(t, layout, Options{Filter: textFilter("id >= 20 or id = 1")})
 		if len(ids) != len(values)-19 {
 			t.Fatalf("%s: %d rows kept, want %d", layout, len(ids), len(values)-19)
 		}
@@ -233,7 +233,7 @@ func TestScanVariantWithFilterOnOtherColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(context.Background(), tbl, Options{Filter: []byte(`"v is null"`)}); err == nil || !strings.Contains(err.Error(), "variant") {
+	if _, err := New(context.Background(), tbl, Options{Filter: textFilter("v is null")}); err == nil || !strings.Contains(err.Error(), "variant") {
 		t.Errorf("a filter on the variant: %v, want a refusal", err)
 	}
 }

@@ -202,7 +202,7 @@ func TestV3TypesTableRoundTrip(t *testing.T) {
 	}
 
 	// Null checks on geo columns filter; comparisons are refused.
-	s, err = scan.New(ctx, reopened, scan.Options{Filter: json.RawMessage(`"shape is null"`), Columns: []string{"id"}})
+	s, err = scan.New(ctx, reopened, scan.Options{Filter: mustFilter("shape is null"), Columns: []string{"id"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,14 +210,14 @@ func TestV3TypesTableRoundTrip(t *testing.T) {
 		t.Errorf("shape is null: %d rows, want 1", n)
 	}
 	// Planning reads the geo bounds and counts without tripping on them.
-	s, err = scan.New(ctx, reopened, scan.Options{Filter: json.RawMessage(`"place is not null and route is null and id > 1"`), Columns: []string{"id"}})
+	s, err = scan.New(ctx, reopened, scan.Options{Filter: mustFilter("place is not null and route is null and id > 1"), Columns: []string{"id"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := countRows(t, s); n != 3 {
 		t.Errorf("place is not null and route is null and id > 1: %d rows, want 3", n)
 	}
-	if _, err := scan.New(ctx, reopened, scan.Options{Filter: json.RawMessage(`"shape = 'POINT (30 10)'"`)}); !errors.Is(err, expr.ErrGeoPredicate) {
+	if _, err := scan.New(ctx, reopened, scan.Options{Filter: mustFilter("shape = 'POINT (30 10)'")}); !errors.Is(err, expr.ErrGeoPredicate) {
 		t.Errorf("a comparison on a geometry: %v, want ErrGeoPredicate", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/internal/rowstest"
 	"github.com/floedb/floe/parquet"
 
@@ -379,4 +380,13 @@ func checkFieldIDs(t testing.TB, f arrow.Field, id int, name string, it iceberg.
 		checkFieldIDs(t, mt.KeyField(), it.KeyID, "key", it.Key)
 		checkFieldIDs(t, mt.ItemField(), it.ValueID, "value", it.Value)
 	}
+}
+
+// mustFilter parses a test's filter, row_filter text or REST JSON.
+func mustFilter(s string) expr.Expr {
+	e, err := expr.ParseFilter(s)
+	if err != nil {
+		panic(fmt.Sprintf("test filter %q: %v", s, err))
+	}
+	return e
 }

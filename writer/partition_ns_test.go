@@ -2,7 +2,6 @@ package writer
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -104,8 +103,7 @@ func nsFilters(column string, zoned bool, values []int64) []nsFilter {
 func scanIDs(t testing.TB, tbl *table.Table, filter string) []int64 {
 	t.Helper()
 	ctx := context.Background()
-	raw, _ := json.Marshal(filter)
-	s, err := scan.New(ctx, tbl, scan.Options{Filter: raw, Columns: []string{"id"}, Threads: 1})
+	s, err := scan.New(ctx, tbl, scan.Options{Filter: mustFilter(filter), Columns: []string{"id"}, Threads: 1})
 	if err != nil {
 		t.Fatalf("%s: %v", filter, err)
 	}

@@ -352,7 +352,7 @@ func TestStructFieldFilters(t *testing.T) {
 		{fmt.Sprintf("st.ts < %d", first), func(m scan.Metrics) bool { return m.FilesSkipped > 0 }},
 		{"rs.x >= 6000 and rs.x < 6300", func(m scan.Metrics) bool { return m.FilesSkipped > 0 && m.RowGroupsSkipped > 0 }},
 	} {
-		s, err := scan.New(ctx, tbl, scan.Options{Filter: scan.FilterArg(c.filter)})
+		s, err := scan.New(ctx, tbl, scan.Options{Filter: mustFilter(c.filter)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,7 +381,7 @@ func structScan(t *testing.T, tbl *table.Table, filter string) [][]any {
 	t.Helper()
 	opts := scan.Options{Threads: 2}
 	if filter != "" {
-		opts.Filter = scan.FilterArg(filter)
+		opts.Filter = mustFilter(filter)
 	}
 	return scanRows(t, tbl, opts)
 }

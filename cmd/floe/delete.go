@@ -7,8 +7,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
 	"github.com/floedb/floe/writer/ops"
 )
 
@@ -23,7 +23,7 @@ func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
 	if len(a.positional) != 2 {
 		return errors.New(deleteUsage)
 	}
-	filter, err := scan.ParseFilter(scan.FilterArg(a.positional[1]))
+	filter, err := expr.ParseFilter(a.positional[1])
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/scan"
 )
 
@@ -27,7 +28,9 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	}
 	so := scan.Options{SnapshotID: sel.SnapshotID, AsOfTimestamp: sel.AsOfMs, Ref: sel.Ref, VerifyCRC: a.bools["verify-crc"], CaseInsensitive: a.bools["ignore-case"]}
 	if f, ok := a.last("filter"); ok {
-		so.Filter = scan.FilterArg(f)
+		if so.Filter, err = expr.ParseFilter(f); err != nil {
+			return err
+		}
 	}
 	if v, ok := a.last("columns"); ok {
 		so.Columns = []string{}

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
-	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
@@ -117,12 +116,8 @@ type pendingDeletes struct {
 // written: one per file, or several when the scan splits a large file
 // into byte ranges.
 func (c *rowChange) filteredTasks() (map[string][]*scan.Task, error) {
-	filterJSON, err := expr.MarshalJSON(c.plan.Filter)
-	if err != nil {
-		return nil, err
-	}
 	id := c.plan.SnapshotID()
-	sc, err := scan.New(c.ctx, c.tbl, scan.Options{Columns: []string{"_pos"}, SnapshotID: &id, Filter: filterJSON})
+	sc, err := scan.New(c.ctx, c.tbl, scan.Options{Columns: []string{"_pos"}, SnapshotID: &id, Filter: c.plan.Filter})
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
 	icebergtable "github.com/apache/iceberg-go/table"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/scan"
 )
@@ -40,7 +40,7 @@ func floeFilterScan(metadataPath, filter string, alloc memory.Allocator, stats *
 		t.IO = counted
 		opts := scan.Options{Threads: 1}
 		if filter != "" {
-			if opts.Filter, err = json.Marshal(filter); err != nil {
+			if opts.Filter, err = expr.ParseFilter(filter); err != nil {
 				return checksum{}, err
 			}
 		}

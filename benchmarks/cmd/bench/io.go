@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/benchmarks/lineitem"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/s3test"
 	"github.com/floedb/floe/scan"
@@ -62,11 +62,11 @@ type ioScan struct {
 func (s ioScan) options() (scan.Options, error) {
 	opts := scan.Options{Columns: s.Columns}
 	if s.Filter != "" {
-		raw, err := json.Marshal(s.Filter)
+		e, err := expr.ParseFilter(s.Filter)
 		if err != nil {
 			return opts, err
 		}
-		opts.Filter = raw
+		opts.Filter = e
 	}
 	return opts, nil
 }

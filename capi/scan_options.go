@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/scan"
+)
+
+// scanOptionsJSON is scan_json as include/floe.h documents it (and Python
+// writes it); the scan package takes the plain scan.Options it becomes.
+type scanOptionsJSON struct {
+	// Columns: absent (nil) is every column, [] none.
+	Columns         []string        `json:"columns"`
+	SnapshotID      *int64          `json:"snapshot_id,omitempty"`
+	AsOfTimestamp   *int64          `json:"as_of_timestamp,omitempty"`
+	Ref             string          `json:"ref,omitempty"`
+	Limit           *int64          `json:"limit,omitempty"`
+	BatchSize       int             `json:"batch_size,omitempty"`
+	Threads         int             `json:"threads,omitempty"`
+	VerifyCRC       bool            `json:"verify_crc,omitempty"`
+	CaseInsensitive bool            `json:"case_insensitive,omitempty"`
+	Filter          json.RawMessage `json:"filter,omitempty"`
+	SplitSize       int64           `json:"split_size,omitempty"`
+	Ordered         *bool           `json:"ordered,omitempty"`
+	BufferBytes     int64           `json:"buffer_bytes,omitempty"`
+	CoalesceGap     int64           `json:"coalesce_gap,omitempty"`
+	MaxRequest      int64           `json:"max_request,omitempty"`
+	IOConcurrency   int             `json:"io_concurrency,omitempty"`
+	PrefetchBytes   int64           `json:"prefetch_bytes,omitempty"`
+}
+
+// decodeScanOptions reads scan options from JSON, refusing unknown keys so
+// a misspelt option is an error rather than silently ignored, and parses
+// the filter once, here.
+func decodeScanOptions(data []byte) (scan.Options, error) {
+	var o scanOptionsJSON
+	if len(data) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&o); err != nil {
+			return scan.Options{}, errkind.Errorf(errkind.InvalidArgument, "scan options: %w", err)
+		}
+	}
+	filter, err := optionFilter(o.Filter)
+	if err != nil {
+		return scan.Options{}, err
+	}
+	opts := scan.Options{
+		Columns: o.Columns, SnapshotID: o.SnapshotID, AsOfTimestamp: o.AsOfTimestamp, Ref: o.Ref,
+		Limit: o.Limit, BatchSize: o.BatchSize, Threads: o.Threads, VerifyCRC: o.VerifyCRC,
+		CaseInsensitive: o.CaseInsensitive, Filter: filter, SplitSize: o.SplitSize, Ordered: o.Ordered,
+		BufferBytes: o.BufferBytes,
+		FetchOptions: parquet.FetchOptions{
+			CoalesceGap: o.CoalesceGap, MaxRequest: o.MaxRequest, Concurrency: o.IOConcurrency, PrefetchBytes: o.PrefetchBytes,
+		},
+	}
+	return opts, opts.Validate()
+}
+
+// optionFilter reads the options' "filter": a JSON string holds
+// pyiceberg's row_filter text ("a < 10 and b = 'x'"), anything else is the
+// Iceberg REST JSON expression. Errors wrap expr.ErrInvalidFilter.
+func optionFilter(raw json.RawMessage) (expr.Expr, error) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var e expr.Expr
+	var err error
+	if raw[0] == '"' {
+		var text string
+		if err = json.Unmarshal(raw, &text); err == nil {
+			e, err = expr.ParseText(text)
+		}
+	} else {
+		e, err = expr.ParseJSON(raw)
+	}
+	if err != nil {
+		return nil, expr.InvalidFilter(err)
+	}
+	return e, nil
+}

@@ -1,0 +1,26 @@
+package expr
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestParseFilterTellsTextFromJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		"id > 10": "id > 10",
+		` {"type": "lt", "term": "id", "value": 3}`: "id < 3",
+	} {
+		e, err := ParseFilter(in)
+		if err != nil {
+			t.Fatalf("ParseFilter(%q): %v", in, err)
+		}
+		if e.String() != want {
+			t.Errorf("ParseFilter(%q) = %s, want %s", in, e, want)
+		}
+	}
+	for _, bad := range []string{"id >", `{"type": "lt"`, "{not json", "", "  "} {
+		if _, err := ParseFilter(bad); !errors.Is(err, ErrInvalidFilter) {
+			t.Errorf("ParseFilter(%q) = %v, want an ErrInvalidFilter", bad, err)
+		}
+	}
+}
