@@ -21,12 +21,9 @@ import (
 // columns where the scan returns them whole, hidden ones otherwise; a
 // field inside a struct reads the struct's column, cut down to the field.
 func (r *taskReader) bindFilter(resolver *fileResolver) error {
-	if len(r.task.Filter) == 0 {
+	e := r.task.Filter
+	if e == nil {
 		return nil
-	}
-	e, err := parseTaskFilter(r.task.Filter)
-	if err != nil {
-		return err
 	}
 	schema := iceberg.NewSchema(0, r.task.FilterFields)
 	constants := map[int]any{}

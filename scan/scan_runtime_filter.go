@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -101,10 +100,7 @@ func (f *runtimeFilters) tighten(task *Task, added []expr.Expr) error {
 	if len(added) == 0 {
 		return nil
 	}
-	combined, err := parseTaskFilter(task.Filter)
-	if err != nil {
-		return err
-	}
+	combined := task.Filter
 	for _, e := range added {
 		if combined == nil {
 			combined = e
@@ -116,10 +112,6 @@ func (f *runtimeFilters) tighten(task *Task, added []expr.Expr) error {
 	if err != nil {
 		return err
 	}
-	raw, err := expr.MarshalJSON(combined)
-	if err != nil {
-		return fmt.Errorf("runtime filter: %w", err)
-	}
-	task.Filter, task.FilterFields = raw, fields
+	task.Filter, task.FilterFields = combined, fields
 	return nil
 }

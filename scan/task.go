@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/parquet"
 )
@@ -57,10 +58,12 @@ type Task struct {
 	// EqualityFields are the table's fields for every equality-delete key,
 	// so keys the query does not project can still be read and compared.
 	EqualityFields []iceberg.NestedField `json:"-"`
-	// Filter is the row filter (Iceberg REST JSON form) and FilterFields
-	// the top-level columns it reads, whole, so it binds wherever the task
-	// runs; rows it rejects never reach the output.
-	Filter          json.RawMessage       `json:"filter,omitempty"`
+	// Filter is the row filter, unbound (by column name), and FilterFields
+	// the top-level columns it reads, whole, so it binds to each file
+	// wherever the task runs; rows it rejects never reach the output. It
+	// is kept as an expression and written as REST JSON only when the
+	// task is serialised.
+	Filter          expr.Expr             `json:"-"`
 	FilterFields    []iceberg.NestedField `json:"-"`
 	CaseInsensitive bool                  `json:"case_insensitive,omitempty"`
 	// Locations is the table's location map: position delete files name
@@ -109,6 +112,7 @@ func (d *TaskDelete) IsEqualityDelete() bool {
 // taskJSON adds the parts of a task that need the schema to encode.
 type taskJSON struct {
 	Task
+	Filter            json.RawMessage            `json:"filter,omitempty"`
 	Schema            json.RawMessage            `json:"schema"`
 	EqualitySchema    json.RawMessage            `json:"equality_schema,omitempty"`
 	PartitionTuple    json.RawMessage            `json:"partition_tuple,omitempty"`
@@ -125,6 +129,11 @@ func (t *Task) MarshalBinary() ([]byte, error) {
 		return nil, err
 	}
 	out := taskJSON{Task: *t, Schema: sj}
+	if t.Filter != nil {
+		if out.Filter, err = expr.MarshalJSON(t.Filter); err != nil {
+			return nil, fmt.Errorf("task filter: %w", err)
+		}
+	}
 	if pt := t.partitionType(); pt != nil && t.PartitionTuple != nil {
 		if out.PartitionTuple, err = iceberg.ValueToJSON(pt, t.PartitionTuple); err != nil {
 			return nil, fmt.Errorf("task partition: %w", err)
@@ -173,6 +182,11 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	}
 	task := tj.Task
 	task.Fields = schema.Fields
+	filter, err := parseTaskFilter(tj.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("serialised task: %w", err)
+	}
+	task.Filter = filter
 	if pt := task.partitionType(); pt != nil && len(tj.PartitionTuple) > 0 {
 		v, err := iceberg.ValueFromJSON(pt, tj.PartitionTuple)
 		if err != nil {

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,7 +68,7 @@ type taskReader struct {
 	// task's own filter they tighten.
 	filters          filterSource
 	runtimeVersion   int
-	baseFilter       json.RawMessage
+	baseFilter       expr.Expr
 	baseFilterFields []iceberg.NestedField
 	remaining        int64 // rows the limit still allows; -1 for no limit
 	constRows        int64 // rows left in the current row group when nothing is decoded
