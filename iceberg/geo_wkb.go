@@ -265,6 +265,12 @@ func (r *wkbReader) coords(n, dims int) ([]float64, error) {
 	out := make([]float64, n*dims)
 	for i := range out {
 		out[i], _ = r.f64()
+		// WKT has no spelling for an infinite coordinate (its reader
+		// refuses one), so WKB must not carry one either: a geometry is
+		// either readable in both forms or refused by both.
+		if math.IsInf(out[i], 0) {
+			return nil, r.fail("coordinate %v is infinite", out[i])
+		}
 	}
 	return out, nil
 }

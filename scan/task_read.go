@@ -208,7 +208,15 @@ func (r *taskReader) plan(cache *deleteCache, files fileio.FileIO) error {
 	if err := r.bindFilter(resolver); err != nil {
 		return err
 	}
-	for _, p := range r.plans {
+	r.requestNewPlans()
+	return nil
+}
+
+// requestNewPlans adds the column plans not requested yet (all of them at
+// first; later the hidden columns a rebound filter planned) to the
+// decoder's request, a constant column as -1.
+func (r *taskReader) requestNewPlans() {
+	for _, p := range r.plans[len(r.decoded):] {
 		if p.node == nil {
 			r.decoded = append(r.decoded, -1)
 			continue
@@ -216,7 +224,6 @@ func (r *taskReader) plan(cache *deleteCache, files fileio.FileIO) error {
 		r.decoded = append(r.decoded, len(r.request))
 		r.request = append(r.request, p.request())
 	}
-	return nil
 }
 
 // keyColumn is the plan index of an equality key: an output column when

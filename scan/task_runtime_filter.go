@@ -36,13 +36,6 @@ func (r *taskReader) refreshFilter() error {
 		return err
 	}
 	// bindFilter may have planned hidden columns for the new predicates.
-	for _, p := range r.plans[len(r.decoded):] {
-		if p.node == nil {
-			r.decoded = append(r.decoded, -1)
-			continue
-		}
-		r.decoded = append(r.decoded, len(r.request))
-		r.request = append(r.request, p.request())
-	}
+	r.requestNewPlans()
 	return nil
 }
