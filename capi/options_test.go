@@ -199,6 +199,8 @@ func FuzzScanOptions(f *testing.F) {
 	f.Add([]byte(`{"columns": ["l_orderkey", "s.a"], "limit": 10, "batch_size": 1024, "threads": 2}`))
 	f.Add([]byte(`{"snapshot_id": 7817332053627255703}`))
 	f.Add([]byte(`{"ref": "main", "as_of_timestamp": 1}`))
+	f.Add([]byte(`{"filter": "id > 3 and s like 'a%'", "coalesce_gap": -1}`))
+	f.Add([]byte(`{"filter": {"type": "lt", "term": "id", "value": 3}, "ordered": false}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = parseScanOptions(data)
 	})

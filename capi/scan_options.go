@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/expr"
@@ -46,7 +45,7 @@ func decodeScanOptions(data []byte) (scan.Options, error) {
 			return scan.Options{}, errkind.Errorf(errkind.InvalidArgument, "scan options: %w", err)
 		}
 	}
-	filter, err := optionFilter(o.Filter)
+	filter, err := expr.ParseFilterJSON(o.Filter)
 	if err != nil {
 		return scan.Options{}, err
 	}
@@ -60,28 +59,4 @@ func decodeScanOptions(data []byte) (scan.Options, error) {
 		},
 	}
 	return opts, opts.Validate()
-}
-
-// optionFilter reads the options' "filter": a JSON string holds
-// pyiceberg's row_filter text ("a < 10 and b = 'x'"), anything else is the
-// Iceberg REST JSON expression. Errors wrap expr.ErrInvalidFilter.
-func optionFilter(raw json.RawMessage) (expr.Expr, error) {
-	raw = json.RawMessage(strings.TrimSpace(string(raw)))
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var e expr.Expr
-	var err error
-	if raw[0] == '"' {
-		var text string
-		if err = json.Unmarshal(raw, &text); err == nil {
-			e, err = expr.ParseText(text)
-		}
-	} else {
-		e, err = expr.ParseJSON(raw)
-	}
-	if err != nil {
-		return nil, expr.InvalidFilter(err)
-	}
-	return e, nil
 }

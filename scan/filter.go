@@ -1,9 +1,7 @@
 package scan
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -13,32 +11,6 @@ import (
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/kernels"
 )
-
-// parseTaskFilter reads a task's filter as it travels: the REST JSON
-// expression (a JSON string holding row_filter text is read too, as
-// earlier floes wrote it). Errors wrap expr.ErrInvalidFilter.
-func parseTaskFilter(raw json.RawMessage) (expr.Expr, error) {
-	raw = json.RawMessage(strings.TrimSpace(string(raw)))
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	if raw[0] == '"' {
-		var text string
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return nil, expr.InvalidFilter(err)
-		}
-		e, err := expr.ParseText(text)
-		if err != nil {
-			return nil, expr.InvalidFilter(err)
-		}
-		return e, nil
-	}
-	e, err := expr.ParseJSON(raw)
-	if err != nil {
-		return nil, expr.InvalidFilter(err)
-	}
-	return e, nil
-}
 
 // filterFields binds a filter to the scan's schema and returns the
 // top-level columns it reads (a struct for a field inside it); the task

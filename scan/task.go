@@ -182,7 +182,7 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	}
 	task := tj.Task
 	task.Fields = schema.Fields
-	filter, err := parseTaskFilter(tj.Filter)
+	filter, err := expr.ParseFilterJSON(tj.Filter)
 	if err != nil {
 		return nil, fmt.Errorf("serialised task: %w", err)
 	}

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -28,6 +30,31 @@ func ParseFilter(text string) (Expr, error) {
 		e, err = ParseJSON([]byte(text))
 	} else {
 		e, err = ParseText(text)
+	}
+	if err != nil {
+		return nil, InvalidFilter(err)
+	}
+	return e, nil
+}
+
+// ParseFilterJSON reads a filter in its JSON forms, as scan options and
+// serialised tasks carry it: a JSON string holds pyiceberg's row_filter
+// text, anything else is the REST JSON expression; empty or null is no
+// filter (nil). Errors wrap ErrInvalidFilter.
+func ParseFilterJSON(raw []byte) (Expr, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var e Expr
+	var err error
+	if raw[0] == '"' {
+		var text string
+		if err = json.Unmarshal(raw, &text); err == nil {
+			e, err = ParseText(text)
+		}
+	} else {
+		e, err = ParseJSON(raw)
 	}
 	if err != nil {
 		return nil, InvalidFilter(err)
