@@ -37,30 +37,17 @@ func Overwrite(ctx context.Context, t *table.Table, filter expr.Expr, data array
 
 // AppendFiles commits data files written elsewhere (WriteFiles in another
 // process, another engine) in one append snapshot. The files are not this
-// call's: whatever happens, they are never deleted.
+// call's: whatever happens, they are never deleted (commit is given an
+// empty set of written files).
 func AppendFiles(ctx context.Context, t *table.Table, files []manifest.DataFile, opts table.CommitOptions) (Result, error) {
-	res, err := t.Append(ctx, files, opts)
-	return given(res, err, files)
+	return commit(ctx, &written{}, files, func() (table.CommitResult, error) { return t.Append(ctx, files, opts) })
 }
 
 // CommitFiles commits files written elsewhere and removes others, named by
 // their paths as the table's manifests write them, in one snapshot
 // (table.Commit). The added files are never deleted.
 func CommitFiles(ctx context.Context, t *table.Table, added []manifest.DataFile, removed []string, opts table.CommitOptions) (Result, error) {
-	res, err := t.Commit(ctx, added, removed, opts)
-	return given(res, err, added)
-}
-
-// given turns the outcome of a commit of the caller's files into a
-// Result; nothing is deleted.
-func given(res table.CommitResult, err error, files []manifest.DataFile) (Result, error) {
-	switch {
-	case err != nil:
-		return Result{}, err
-	case res.TokenFound:
-		return Result{SnapshotID: res.SnapshotID, TokenFound: true}, nil
-	}
-	return Result{SnapshotID: res.SnapshotID, Committed: true, Files: files}, nil
+	return commit(ctx, &written{}, added, func() (table.CommitResult, error) { return t.Commit(ctx, added, removed, opts) })
 }
 
 // writeAndCommit writes data as t's data files unless opts' token is
@@ -72,8 +59,7 @@ func writeAndCommit(ctx context.Context, t *table.Table, data array.RecordReader
 	w := &written{io: t.IO}
 	files, err := write(ctx, t, data, w)
 	if err != nil {
-		w.remove(ctx)
-		return Result{}, err
+		return Result{}, err // write left nothing behind
 	}
 	return commit(ctx, w, files, func() (table.CommitResult, error) { return run(files) })
 }

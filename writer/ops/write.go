@@ -19,12 +19,7 @@ import (
 // CommitFiles commit them, in this process or another). On failure
 // nothing it wrote is left. data is read to its end, not released.
 func WriteFiles(ctx context.Context, t *table.Table, data array.RecordReader) ([]manifest.DataFile, error) {
-	w := &written{io: t.IO}
-	files, err := write(ctx, t, data, w)
-	if err != nil {
-		w.remove(ctx)
-	}
-	return files, err
+	return write(ctx, t, data, &written{io: t.IO})
 }
 
 // RemoveFiles deletes, best effort, data files WriteFiles wrote that will
@@ -36,7 +31,8 @@ func RemoveFiles(ctx context.Context, t *table.Table, files []manifest.DataFile)
 }
 
 // write writes data as data files of t, tracking them in w. A nil data
-// writes nothing.
+// writes nothing; on failure the writer's Abort has deleted what it wrote,
+// and w tracks nothing.
 func write(ctx context.Context, t *table.Table, data array.RecordReader, w *written) ([]manifest.DataFile, error) {
 	if data == nil {
 		return nil, nil
