@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floedb/floe/internal/parquettest"
+
 	"github.com/floedb/floe/internal/fixtures"
 	"github.com/floedb/floe/parquet"
 
@@ -26,7 +28,7 @@ func readFixture(t *testing.T, path string, types map[string]arrow.DataType) (*p
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := openBytes(t, data)
+	f := parquettest.OpenBytes(t, data)
 	var cols []parquet.Column
 	for _, n := range f.Root.Children {
 		cols = append(cols, parquet.Column{Node: n, Type: types[n.Name]})

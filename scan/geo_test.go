@@ -7,6 +7,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/floedb/floe/internal/parquettest"
+
 	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowpq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -58,7 +60,7 @@ func TestReadGeoColumnsWrittenByArrowGo(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f := openBytes(t, buf.Bytes())
+	f := parquettest.OpenBytes(t, buf.Bytes())
 	g, h := f.NodeByFieldID(1), f.NodeByFieldID(2)
 	if g == nil || h == nil || g.Logical.Kind != parquet.LogicalGeometry || h.Logical.Kind != parquet.LogicalGeography {
 		t.Fatalf("annotations read as %+v and %+v", g, h)

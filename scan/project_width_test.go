@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/floedb/floe/internal/parquettest"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -25,7 +27,7 @@ func TestFileWidthOfUnsigned32AsLong(t *testing.T) {
 	if err := pq.Write(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
-	f := openBytes(t, buf.Bytes())
+	f := parquettest.OpenBytes(t, buf.Bytes())
 	for _, tc := range []struct {
 		col  string
 		want []int64

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floedb/floe/internal/parquettest"
+
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/parquet"
@@ -220,7 +222,7 @@ func writePruneTable(t testing.TB, cols []pruneCol, rows int, seed uint64, bloom
 		t.Fatal(err)
 	}
 	tbl.data = buf.Bytes()
-	tbl.file = openBytes(t, tbl.data)
+	tbl.file = parquettest.OpenBytes(t, tbl.data)
 	start := int64(0)
 	for _, rg := range tbl.file.RowGroups {
 		tbl.rowGroupStart = append(tbl.rowGroupStart, start)

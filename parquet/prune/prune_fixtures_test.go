@@ -11,6 +11,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/floedb/floe/internal/parquettest"
+
 	"github.com/floedb/floe/internal/fixtures"
 	"github.com/floedb/floe/parquet"
 
@@ -170,7 +172,7 @@ func fixtureTable(t *testing.T, path string) *pruneTable {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := openBytes(t, data)
+	f := parquettest.OpenBytes(t, data)
 	pf, err := pq.OpenFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
