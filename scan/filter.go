@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -10,6 +11,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/kernels"
+	"github.com/floedb/floe/parquet/prune"
 )
 
 // filterFields binds a filter to the scan's schema and returns the
@@ -44,15 +46,50 @@ func filterFields(e expr.Expr, schema *iceberg.Schema, caseInsensitive bool) ([]
 	return out, walkErr
 }
 
-// rowFilter is a task's filter bound to its columns.
+// rowFilter is a task's filter bound to one file and compiled, once per
+// file, for each use: into kernel calls on decoded batches (root) and
+// into questions to the file's row-group structures (pruner).
 type rowFilter struct {
-	expr expr.Expr
-	// column maps a predicate's field id to its plan index, and path to
-	// the child indexes inside that struct column, for a field inside one.
-	column map[int]int
-	path   map[int][]int
-	lits   map[*expr.BoundPredicate][]any
+	expr   expr.Expr
+	root   *filterNode
+	pruner *prune.Filter
 	mem    memory.Allocator
+}
+
+type filterKind uint8
+
+const (
+	filterTrue filterKind = iota
+	filterFalse
+	filterAnd
+	filterOr
+	filterPredicate
+)
+
+// filterNode is one node of a compiled row filter. A predicate reads the
+// column at plan index column, and for a field inside a struct column the
+// child at path below it.
+type filterNode struct {
+	kind        filterKind
+	left, right *filterNode
+	pred        *expr.BoundPredicate
+	op          kernels.CmpOp
+	lits        []any
+	column      int
+	path        []int
+}
+
+// plans appends the plan indexes of the columns n reads.
+func (n *filterNode) plans(out []int) []int {
+	switch n.kind {
+	case filterAnd, filterOr:
+		return n.right.plans(n.left.plans(out))
+	case filterPredicate:
+		if !slices.Contains(out, n.column) {
+			out = append(out, n.column)
+		}
+	}
+	return out
 }
 
 var cmpOps = map[expr.Op]kernels.CmpOp{
@@ -74,27 +111,62 @@ func kernelLiteral(v any) any {
 	return v
 }
 
-// eval returns the bitmap of the n rows of cols that satisfy e.
-func (f *rowFilter) eval(e expr.Expr, cols []arrow.Array, n int) ([]byte, error) {
+// filterCompiler compiles a bound filter for one file: each predicate's
+// kernel, literals and column, planning a hidden column where no output
+// column holds the field.
+type filterCompiler struct {
+	columnOf func(field iceberg.NestedField) (int, []int, error)
+	// seen caches columns by field id.
+	seen map[int]*filterNode
+}
+
+func (*filterCompiler) True() *filterNode  { return &filterNode{kind: filterTrue} }
+func (*filterCompiler) False() *filterNode { return &filterNode{kind: filterFalse} }
+func (*filterCompiler) And(l, r *filterNode) *filterNode {
+	return &filterNode{kind: filterAnd, left: l, right: r}
+}
+func (*filterCompiler) Or(l, r *filterNode) *filterNode {
+	return &filterNode{kind: filterOr, left: l, right: r}
+}
+func (*filterCompiler) Not(*filterNode) (*filterNode, error) {
+	return nil, fmt.Errorf("filter: negation left after RewriteNot")
+}
+
+func (c *filterCompiler) Predicate(p *expr.BoundPredicate) (*filterNode, error) {
+	op, ok := cmpOps[p.Op]
+	if !ok {
+		return nil, errkind.Errorf(errkind.Unsupported, "filter operator %s is not supported", p.Op)
+	}
+	n := &filterNode{kind: filterPredicate, pred: p, op: op, lits: make([]any, len(p.Values))}
+	for i, v := range p.Values {
+		n.lits[i] = kernelLiteral(v)
+	}
+	if same, ok := c.seen[p.FieldID]; ok {
+		n.column, n.path = same.column, same.path
+		return n, nil
+	}
+	var err error
+	if n.column, n.path, err = c.columnOf(p.Field); err != nil {
+		return nil, err
+	}
+	c.seen[p.FieldID] = n
+	return n, nil
+}
+
+// eval returns the bitmap of the n rows of cols that satisfy node.
+func (f *rowFilter) eval(node *filterNode, cols []arrow.Array, n int) ([]byte, error) {
 	words := (n + 7) / 8
-	switch e := e.(type) {
-	case *expr.And, *expr.Or:
-		var l, r expr.Expr
-		if a, ok := e.(*expr.And); ok {
-			l, r = a.Left, a.Right
-		} else {
-			o := e.(*expr.Or)
-			l, r = o.Left, o.Right
-		}
-		lb, err := f.eval(l, cols, n)
+	switch node.kind {
+	case filterAnd, filterOr:
+		lb, err := f.eval(node.left, cols, n)
 		if err != nil {
 			return nil, err
 		}
-		rb, err := f.eval(r, cols, n)
+		rb, err := f.eval(node.right, cols, n)
 		if err != nil {
 			return nil, err
 		}
-		_, and := e.(*expr.And)
+		and := node.kind == filterAnd
 		for i := range lb {
 			if and {
 				lb[i] &= rb[i]
@@ -103,33 +175,27 @@ func (f *rowFilter) eval(e expr.Expr, cols []arrow.Array, n int) ([]byte, error)
 			}
 		}
 		return lb, nil
-	case expr.AlwaysTrue:
+	case filterTrue:
 		out := make([]byte, words)
 		for i := range out {
 			out[i] = 0xff
 		}
 		return out, nil
-	case expr.AlwaysFalse:
+	case filterFalse:
 		return make([]byte, words), nil
-	case *expr.BoundPredicate:
-		out := make([]byte, words)
-		op, ok := cmpOps[e.Op]
-		if !ok {
-			return nil, errkind.Errorf(errkind.Unsupported, "filter operator %s is not supported", e.Op)
-		}
-		col := cols[f.column[e.FieldID]]
-		if path := f.path[e.FieldID]; path != nil {
-			leaf, err := structLeaf(col, path, f.mem)
-			if err != nil {
-				return nil, err
-			}
-			defer leaf.Release()
-			col = leaf
-		}
-		if err := kernels.CompareToBitmap(col, op, f.lits[e], out); err != nil {
-			return nil, fmt.Errorf("filter %s: %w", e, err)
-		}
-		return out, nil
 	}
-	return nil, fmt.Errorf("filter: unexpected expression %s", e)
+	out := make([]byte, words)
+	col := cols[node.column]
+	if node.path != nil {
+		leaf, err := structLeaf(col, node.path, f.mem)
+		if err != nil {
+			return nil, err
+		}
+		defer leaf.Release()
+		col = leaf
+	}
+	if err := kernels.CompareToBitmap(col, node.op, node.lits, out); err != nil {
+		return nil, fmt.Errorf("filter %s: %w", node.pred, err)
+	}
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/parquet/prune"
 )
 
 // bindFilter binds the task's filter to this file's columns. A column the
@@ -60,39 +61,27 @@ func (r *taskReader) bindFilter(resolver *fileResolver) error {
 		v, ok := constants[id]
 		return v, ok
 	})
-	f := &rowFilter{expr: folded, column: map[int]int{}, path: map[int][]int{}, lits: map[*expr.BoundPredicate][]any{}, mem: r.mem}
-	var bindErr error
-	expr.WalkPredicates(f.expr, func(pe expr.Expr) {
-		p, ok := pe.(*expr.BoundPredicate)
-		if !ok || bindErr != nil {
-			return
-		}
-		lits := make([]any, len(p.Values))
-		for i, v := range p.Values {
-			lits[i] = kernelLiteral(v)
-		}
-		f.lits[p] = lits
-		if _, done := f.column[p.FieldID]; done {
-			return
-		}
-		idx, path, err := r.filterColumn(resolver, schema, p.Field)
-		if err != nil {
-			bindErr = err
-			return
-		}
-		f.column[p.FieldID] = idx
-		if len(path) > 0 {
-			f.path[p.FieldID] = path
-		}
-	})
-	if bindErr != nil {
-		return bindErr
-	}
 	r.filter = nil
-	if _, all := f.expr.(expr.AlwaysTrue); !all {
-		r.filter = f
-		r.splitConjuncts()
+	if _, all := folded.(expr.AlwaysTrue); all {
+		return nil
 	}
+	c := &filterCompiler{seen: map[int]*filterNode{}, columnOf: func(field iceberg.NestedField) (int, []int, error) {
+		idx, path, err := r.filterColumn(resolver, schema, field)
+		if len(path) == 0 {
+			path = nil
+		}
+		return idx, path, err
+	}}
+	root, err := expr.Visit[*filterNode](folded, c)
+	if err != nil {
+		return err
+	}
+	pruner, err := prune.Compile(r.file, folded, r.pruneColumns(c.seen))
+	if err != nil {
+		return err
+	}
+	r.filter = &rowFilter{expr: folded, root: root, pruner: pruner, mem: r.mem}
+	r.splitConjuncts()
 	return nil
 }
 

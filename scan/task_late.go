@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/kernels"
 	"github.com/floedb/floe/parquet"
 )
@@ -22,7 +21,7 @@ import (
 
 // conjunct is one AND-ed part of the filter, with what it has cost.
 type conjunct struct {
-	expr  expr.Expr
+	node  *filterNode
 	plans []int // plan indexes of the columns it reads
 	// nanos spent decoding its columns and evaluating it, and the rows it
 	// saw and dropped: its rank is the cost per dropped row.
@@ -77,29 +76,17 @@ func (l *lateRead) releaseWindow() {
 // splitConjuncts lists the filter's top-level AND-ed parts with the plans
 // each reads.
 func (r *taskReader) splitConjuncts() {
-	var parts []expr.Expr
-	var split func(e expr.Expr)
-	split = func(e expr.Expr) {
-		if a, ok := e.(*expr.And); ok {
-			split(a.Left)
-			split(a.Right)
+	r.conjuncts = r.conjuncts[:0]
+	var split func(n *filterNode)
+	split = func(n *filterNode) {
+		if n.kind == filterAnd {
+			split(n.left)
+			split(n.right)
 			return
 		}
-		parts = append(parts, e)
+		r.conjuncts = append(r.conjuncts, &conjunct{node: n, plans: n.plans(nil)})
 	}
-	split(r.filter.expr)
-	r.conjuncts = r.conjuncts[:0]
-	for _, p := range parts {
-		c := &conjunct{expr: p}
-		expr.WalkPredicates(p, func(pe expr.Expr) {
-			if bp, ok := pe.(*expr.BoundPredicate); ok {
-				if idx, ok := r.filter.column[bp.FieldID]; ok && !slices.Contains(c.plans, idx) {
-					c.plans = append(c.plans, idx)
-				}
-			}
-		})
-		r.conjuncts = append(r.conjuncts, c)
-	}
+	split(r.filter.root)
 }
 
 // startLate opens one reader per decoded column for the row group.
@@ -227,7 +214,7 @@ func (r *taskReader) lateWindow(l *lateRead, start int64, n int) (arrow.RecordBa
 		if err := atKeep(c.plans); err != nil {
 			return nil, err
 		}
-		pass, err := r.filter.eval(c.expr, view, kept)
+		pass, err := r.filter.eval(c.node, view, kept)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
 	"github.com/floedb/floe/parquet/prune"
@@ -74,7 +73,7 @@ func TestConjunctsReorderByCostPerDroppedRow(t *testing.T) {
 	// Pruning would skip the row groups past id 40 unread; this test is
 	// about the rows that are read.
 	saved := pruneOptions
-	pruneOptions = prune.PruneOptions{}
+	pruneOptions = prune.Options{}
 	defer func() { pruneOptions = saved }()
 	ctx := context.Background()
 	s, err := New(ctx, oneFileTable(t), Options{
@@ -99,9 +98,9 @@ func TestConjunctsReorderByCostPerDroppedRow(t *testing.T) {
 	if len(tr.conjuncts) != 2 {
 		t.Fatalf("%d conjuncts, want 2", len(tr.conjuncts))
 	}
-	first, ok := tr.conjuncts[0].expr.(*expr.BoundPredicate)
+	first, ok := tr.conjuncts[0].node.pred, tr.conjuncts[0].node.kind == filterPredicate
 	if !ok || first.Name != "id" {
-		t.Errorf("first conjunct after the scan is %s, want the id < 40 one", tr.conjuncts[0].expr)
+		t.Errorf("first conjunct after the scan is %s, want the id < 40 one", tr.conjuncts[0].node.pred)
 	}
 	if tr.conjuncts[0].dropped == 0 {
 		t.Errorf("the id conjunct dropped nothing")

@@ -12,27 +12,23 @@ import (
 // pruneOptions consults everything the file offers: statistics cost
 // nothing (they are in the footer), the rest one read each and only when
 // the cheaper structures could not decide.
-var pruneOptions = prune.PruneOptions{Statistics: true, Dictionary: true, BloomFilter: true, PageIndex: true}
+var pruneOptions = prune.Options{Statistics: true, Dictionary: true, BloomFilter: true, PageIndex: true}
 
-// rowGroup asks the file which rows of the current row group the
-// filter may accept; skip means none.
-func (r *taskReader) pruneRowGroup() (skip bool, ranges []parquet.RowRange, err error) {
-	if r.filter == nil {
-		return false, nil, nil
-	}
-	columns := make(map[int]*parquet.Node, len(r.filter.column))
-	for id, idx := range r.filter.column {
-		p := r.plans[idx]
-		for _, c := range r.filter.path[id] {
+// pruneColumns maps each field the filter reads to the file's leaf for
+// it, from the columns the filter compiled to. A field inside a struct
+// has the statistics of its leaf, which count the rows where a struct
+// above it is null as nulls: what the filter sees there too.
+func (r *taskReader) pruneColumns(byField map[int]*filterNode) map[int]*parquet.Node {
+	columns := make(map[int]*parquet.Node, len(byField))
+	for id, n := range byField {
+		p := r.plans[n.column]
+		for _, c := range n.path {
 			if p.node == nil || c >= len(p.children) {
 				p = nil
 				break
 			}
 			p = p.children[c]
 		}
-		// A field inside a struct has the statistics of its leaf, which
-		// count the rows where a struct above it is null as nulls: what
-		// the filter sees there too.
 		if p == nil {
 			continue
 		}
@@ -40,7 +36,16 @@ func (r *taskReader) pruneRowGroup() (skip bool, ranges []parquet.RowRange, err 
 			columns[id] = n
 		}
 	}
-	res, err := prune.RowGroup(r.file, r.rowGroup, r.filter.expr, columns, pruneOptions)
+	return columns
+}
+
+// pruneRowGroup asks the file which rows of the current row group the
+// filter may accept; skip means none.
+func (r *taskReader) pruneRowGroup() (skip bool, ranges []parquet.RowRange, err error) {
+	if r.filter == nil {
+		return false, nil, nil
+	}
+	res, err := r.filter.pruner.RowGroup(r.rowGroup, pruneOptions)
 	if err != nil {
 		return false, nil, err
 	}

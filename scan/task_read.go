@@ -609,7 +609,7 @@ func (r *taskReader) survivors(cols []arrow.Array, start int64, n int) (keep []b
 		r.counters.rowsDeleted.Add(int64(n - kept))
 	}
 	if r.filter != nil {
-		pass, err := r.filter.eval(r.filter.expr, cols, n)
+		pass, err := r.filter.eval(r.filter.root, cols, n)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -2,7 +2,9 @@ package prune
 
 import (
 	"encoding/binary"
+	"math"
 
+	"github.com/floedb/floe/iceberg/expr/bounds"
 	"github.com/floedb/floe/parquet"
 )
 
@@ -55,8 +57,7 @@ func (d *pruneDictionary) each(fn func(v []byte) bool) {
 // (or a null, when the chunk may hold nulls) satisfies the predicate. A
 // column whose data pages are not all dictionary-encoded may hold other
 // values, so it might match.
-func (p *rowGroupPruner) dictionaryMayMatch(pred *prunePredicate) (bool, error) {
-	c := pred.col
+func (p *rowGroupPruner) dictionaryMayMatch(pred *prunePredicate, c *pruneColumn) (bool, error) {
 	if !c.dictRead {
 		c.dictRead = true
 		d, err := readDictionary(p.f, c)
@@ -68,14 +69,14 @@ func (p *rowGroupPruner) dictionaryMayMatch(pred *prunePredicate) (bool, error) 
 	if c.dict == nil {
 		return true, nil
 	}
-	stats := chunkSummary(c, p.rg.NumRows)
-	if !stats.noNulls() {
-		null := valueSummary{rows: 1, nullCount: 1, nullsKnown: true}
-		if pred.mightMatch(&null) {
+	stats := c.summary(p.rg.NumRows)
+	if !noNulls(stats) {
+		null := bounds.Summary{Values: 1, Nulls: 1, HasValues: true, HasNulls: true}
+		if pred.leaf.MightMatch(&null) {
 			return true, nil
 		}
 	}
-	if stats.allNull() {
+	if allNull(stats) {
 		return false, nil
 	}
 	may := false
@@ -85,9 +86,13 @@ func (p *rowGroupPruner) dictionaryMayMatch(pred *prunePredicate) (bool, error) 
 			may = true // a value we cannot convert might be anything
 			return false
 		}
-		nan := c.dec.domain.isNaN(&v)
-		s := valueSummary{min: v, max: v, hasMin: true, hasMax: true, exact: true, rows: 1, nullsKnown: true, mayNaN: nan, onlyNaN: nan}
-		may = pred.mightMatch(&s)
+		// One entry: exact bounds, no null, a NaN or not.
+		s := bounds.Summary{Lower: v, Upper: v, HasLower: true, HasUpper: true, Exact: true,
+			Values: 1, HasValues: true, HasNulls: true, HasNaNs: true}
+		if c.dec.domain == bounds.DomainFloat && math.IsNaN(v.Float) {
+			s.NaNs = 1
+		}
+		may = pred.leaf.MightMatch(&s)
 		return !may
 	})
 	return may, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/expr/bounds"
 	"github.com/floedb/floe/parquet"
 	pq "github.com/parquet-go/parquet-go"
 )
@@ -95,17 +96,18 @@ func FuzzColumnIndex(f *testing.F) {
 		pp := &pruneColumnPages{ci: ci, locs: locs}
 		rows := int64(len(locs)) * 10
 		for _, fc := range fuzzPageColumns {
-			col := &pruneColumn{node: fc.node}
+			col := &pruneColumn{fileColumn: &fileColumn{node: fc.node}}
 			col.dec, col.usable = newValueDecoder(fc.node, fc.typ)
-			lit, _ := literalValue(fc.typ, fc.lit)
+			field := iceberg.NestedField{ID: 1, Name: "c", Type: fc.typ}
 			for _, op := range []expr.Op{expr.OpEq, expr.OpNotEq, expr.OpLt, expr.OpGtEq, expr.OpIsNull, expr.OpIsNaN, expr.OpStartsWith, expr.OpNotStartsWith} {
-				if (op == expr.OpStartsWith || op == expr.OpNotStartsWith) && col.dec.domain != domainBytes {
-					continue
+				bp := &expr.BoundPredicate{Op: op, FieldID: 1, Name: "c", Field: field}
+				if !op.IsUnary() {
+					bp.Values = []any{fc.lit}
 				}
-				pred := &prunePredicate{op: op, domain: col.dec.domain, lits: []pruneValue{lit}, col: col}
+				leaf := bounds.NewLeaf(bp)
 				for i := range locs {
 					s := col.pageSummary(pp, i, pp.pageRows(i, rows).End-pp.pageRows(i, rows).Start)
-					pred.mightMatch(&s)
+					leaf.MightMatch(&s)
 				}
 			}
 		}

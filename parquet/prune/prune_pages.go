@@ -1,6 +1,9 @@
 package prune
 
-import "github.com/floedb/floe/parquet"
+import (
+	"github.com/floedb/floe/iceberg/expr/bounds"
+	"github.com/floedb/floe/parquet"
+)
 
 // Page-level pruning: the column index gives each data page's bounds and
 // null count, the offset index the rows it holds. A predicate keeps the
@@ -63,17 +66,17 @@ func (p *rowGroupPruner) columnPages(c *pruneColumn) (*pruneColumnPages, error) 
 }
 
 // pageSummary describes page i of a column from its column index.
-func (c *pruneColumn) pageSummary(pp *pruneColumnPages, i int, rows int64) valueSummary {
-	s := valueSummary{rows: rows, mayNaN: c.dec.domain == domainFloat, exact: c.dec.domain != domainBytes}
+func (c *pruneColumn) pageSummary(pp *pruneColumnPages, i int, rows int64) bounds.Summary {
+	s := bounds.Summary{Values: rows, HasValues: true, Exact: c.dec.domain != bounds.DomainBytes}
 	if c.required() {
-		s.nullsKnown = true
+		s.HasNulls = true
 	}
 	ci := pp.ci
 	if ci.NullCounts != nil && ci.NullCounts[i] >= 0 && ci.NullCounts[i] <= rows {
-		s.nullCount, s.nullsKnown = ci.NullCounts[i], true
+		s.Nulls, s.HasNulls = ci.NullCounts[i], true
 	}
 	if ci.NullPages[i] {
-		s.nullCount, s.nullsKnown, s.mayNaN = rows, true, false
+		s.Nulls, s.HasNulls = rows, true
 		return s
 	}
 	c.setBounds(&s, ci.MinValues[i], ci.MaxValues[i], true, true)
@@ -111,7 +114,10 @@ func (p *rowGroupPruner) pageRanges(n *pruneNode, level pruneLevel) ([]parquet.R
 	if err != nil || !may {
 		return nil, err
 	}
-	c := n.pred.col
+	c := p.column(n.pred)
+	if !c.usable {
+		return all, nil
+	}
 	pp, err := p.columnPages(c)
 	if err != nil || pp == nil {
 		return all, err
@@ -120,7 +126,7 @@ func (p *rowGroupPruner) pageRanges(n *pruneNode, level pruneLevel) ([]parquet.R
 	for i := range pp.locs {
 		rows := pp.pageRows(i, p.rg.NumRows)
 		s := c.pageSummary(pp, i, rows.End-rows.Start)
-		if !n.pred.mightMatch(&s) {
+		if !n.pred.leaf.MightMatch(&s) {
 			continue
 		}
 		if k := len(out) - 1; k >= 0 && out[k].End == rows.Start {
@@ -172,8 +178,8 @@ func unionRowRanges(a, b []parquet.RowRange) []parquet.RowRange {
 // pagesOutside counts the pages of the filter's columns (those whose
 // offset index was read) that hold no row of ranges, and their bytes.
 func (p *rowGroupPruner) pagesOutside(ranges []parquet.RowRange) (pages, bytes int64) {
-	for _, c := range p.cols {
-		pp := c.pages
+	for i := range p.cols {
+		pp := p.cols[i].pages
 		if pp == nil {
 			continue
 		}

@@ -122,7 +122,7 @@ type pruneTally struct {
 
 // checkPruneProperty prunes every row group with filter and fails on a row
 // the filter accepts that pruning ruled out.
-func (tbl *pruneTable) checkPruneProperty(t *testing.T, filter expr.Expr, opts PruneOptions, tally *pruneTally) {
+func (tbl *pruneTable) checkPruneProperty(t *testing.T, filter expr.Expr, opts Options, tally *pruneTally) {
 	t.Helper()
 	nnf := testNNF(filter, false)
 	cols := tbl.columns()
@@ -180,7 +180,7 @@ func inRanges(ranges []parquet.RowRange, i int64) bool {
 	return false
 }
 
-var pruneOptionSets = []PruneOptions{
+var pruneOptionSets = []Options{
 	{Statistics: true, Dictionary: true, BloomFilter: true, PageIndex: true},
 	{Statistics: true},
 	{Dictionary: true},

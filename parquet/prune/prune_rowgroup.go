@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/expr/bounds"
 	"github.com/floedb/floe/parquet"
 )
 
-// PruneOptions chooses the structures PruneRowGroup may consult.
-type PruneOptions struct {
+// Options chooses the structures RowGroup may consult.
+type Options struct {
 	// Statistics: the column chunks' min/max/null counts (in the footer,
 	// free).
 	Statistics bool
@@ -25,8 +26,8 @@ type PruneOptions struct {
 	PageIndex bool
 }
 
-// RowGroupPrune is what PruneRowGroup found out about a row group.
-type RowGroupPrune struct {
+// Result is what RowGroup found out about a row group.
+type Result struct {
 	// Skip: no row of the row group can match.
 	Skip bool
 	// Ranges, when the page index narrows the rows that may match:
@@ -45,7 +46,7 @@ type RowGroupPrune struct {
 	Reason string
 }
 
-// The reasons PruneRowGroup gives.
+// The reasons RowGroup gives.
 const (
 	ReasonStatistics  = "statistics"
 	ReasonDictionary  = "dictionary"
@@ -53,38 +54,38 @@ const (
 	ReasonPageIndex   = "page_index"
 )
 
-// RowGroup decides which rows of a row group may satisfy filter, a
-// bound expression (see expr.Bind; Not is allowed). It never rules out a
-// row the filter accepts: anything it cannot decide might match.
+// RowGroup decides which rows of a row group may satisfy filter: it
+// compiles the filter for f (Compile) and judges the one row group. A
+// caller judging several row groups of a file compiles once instead.
+func RowGroup(f *parquet.File, rowGroup int, filter expr.Expr, columns map[int]*parquet.Node, opts Options) (Result, error) {
+	ff, err := Compile(f, filter, columns)
+	if err != nil {
+		return Result{}, err
+	}
+	return ff.RowGroup(rowGroup, opts)
+}
+
+// RowGroup decides which rows of a row group may satisfy the filter. It
+// never rules out a row the filter accepts: anything it cannot decide
+// might match.
 //
-// columns maps each Iceberg field id the filter names to the file's leaf
-// for it (resolved by field id or name mapping); a field missing from the
-// map is unknown, never a reason to skip. Statistics are converted from the
-// file's type to the predicate's, following type promotion (int to long,
-// float to double, wider decimals, date to timestamp).
-//
-// The structures are consulted in the order of PruneOptions, each only
-// while the previous ones could not skip the row group, and each read with
-// one ReadAt. A structure that is corrupt is ignored; an error is returned
+// The structures are consulted in the order of Options, each only while
+// the previous ones could not skip the row group, and each read with one
+// ReadAt. A structure that is corrupt is ignored; an error is returned
 // only when reading the file fails.
-func RowGroup(f *parquet.File, rowGroup int, filter expr.Expr, columns map[int]*parquet.Node, opts PruneOptions) (res RowGroupPrune, err error) {
+func (ff *Filter) RowGroup(rowGroup int, opts Options) (res Result, err error) {
 	defer parquet.RecoverAsError(&err, "parquet: pruning")
+	f := ff.f
 	if rowGroup < 0 || rowGroup >= len(f.RowGroups) {
 		return res, fmt.Errorf("row group %d out of range (file has %d)", rowGroup, len(f.RowGroups))
 	}
-	if filter == nil {
+	root := ff.root
+	if root.kind == pruneTrue {
 		return res, nil
 	}
-	p := &rowGroupPruner{f: f, rg: &f.RowGroups[rowGroup], cols: map[*parquet.Node]*pruneColumn{}}
+	p := ff.newRowGroupPruner(&f.RowGroups[rowGroup])
 	defer p.release()
-	root, err := p.build(expr.RewriteNot(filter), columns)
-	if err != nil {
-		return res, err
-	}
-	switch root.kind {
-	case pruneTrue:
-		return res, nil
-	case pruneFalse:
+	if root.kind == pruneFalse {
 		return p.skipAll(""), nil
 	}
 	levels := []struct {
@@ -137,36 +138,20 @@ const (
 	levelBloom
 )
 
-type pruneKind uint8
-
-const (
-	pruneTrue pruneKind = iota
-	pruneFalse
-	pruneAnd
-	pruneOr
-	pruneLeaf
-)
-
-// pruneNode is the filter with negations pushed into the predicates.
-type pruneNode struct {
-	kind        pruneKind
-	left, right *pruneNode
-	pred        *prunePredicate
-}
-
-// pruneColumn is one filter column of the row group, with the structures
+// pruneColumn is one filter column in one row group, with the structures
 // read for it so far.
 type pruneColumn struct {
-	node  *parquet.Node
+	*fileColumn
 	chunk *parquet.ColumnChunk
-	dec   valueDecoder
-	// usable is false when the column's values cannot be compared (nested
-	// in a list, or not convertible to the predicate's type).
+	// usable is false when the row group has no chunk for the column here
+	// (a corrupt footer, or one stored in another file).
 	usable bool
 	// boundsUntrusted: the writer is known to store wrong min/max for this
 	// chunk, so only null counts are used.
 	boundsUntrusted bool
 
+	statsDone bool
+	stats     bounds.Summary
 	dictRead  bool
 	dict      *pruneDictionary
 	bloomRead bool
@@ -178,111 +163,48 @@ type pruneColumn struct {
 // required reports whether the column cannot hold nulls.
 func (c *pruneColumn) required() bool { return c.node.DefLevel == 0 }
 
+// verdicts are one predicate's answers in one row group, cached per
+// mechanism: a false one rules the predicate out in the whole row group.
+type verdicts struct{ stats, dict, bloom verdict }
+
+type verdict uint8
+
+const (
+	notChecked verdict = iota
+	mayMatch
+	noMatch
+)
+
 type rowGroupPruner struct {
-	f    *parquet.File
-	rg   *parquet.RowGroup
-	cols map[*parquet.Node]*pruneColumn
+	f        *parquet.File
+	rg       *parquet.RowGroup
+	cols     []pruneColumn // by fileColumn.index
+	verdicts []verdicts    // by prunePredicate.index
 }
 
-func (p *rowGroupPruner) build(e expr.Expr, columns map[int]*parquet.Node) (*pruneNode, error) {
-	switch e := e.(type) {
-	case expr.AlwaysTrue:
-		return &pruneNode{kind: pruneTrue}, nil
-	case expr.AlwaysFalse:
-		return &pruneNode{kind: pruneFalse}, nil
-	case *expr.And, *expr.Or:
-		var l, r expr.Expr
-		kind := pruneAnd
-		if a, ok := e.(*expr.And); ok {
-			l, r = a.Left, a.Right
-		} else {
-			o := e.(*expr.Or)
-			l, r, kind = o.Left, o.Right, pruneOr
+func (ff *Filter) newRowGroupPruner(rg *parquet.RowGroup) *rowGroupPruner {
+	p := &rowGroupPruner{f: ff.f, rg: rg, cols: make([]pruneColumn, len(ff.cols)), verdicts: make([]verdicts, len(ff.preds))}
+	for i, fc := range ff.cols {
+		c := &p.cols[i]
+		c.fileColumn = fc
+		if fc.node.Leaf < len(rg.Columns) {
+			c.chunk = &rg.Columns[fc.node.Leaf]
+			c.usable = c.chunk.FilePath == ""
+			c.boundsUntrusted = knownBadFloatBounds(ff.f.CreatedBy, c.chunk)
 		}
-		left, err := p.build(l, columns)
-		if err != nil {
-			return nil, err
-		}
-		right, err := p.build(r, columns)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case kind == pruneAnd && (left.kind == pruneFalse || right.kind == pruneFalse):
-			return &pruneNode{kind: pruneFalse}, nil
-		case kind == pruneOr && (left.kind == pruneTrue || right.kind == pruneTrue):
-			return &pruneNode{kind: pruneTrue}, nil
-		case left.kind == pruneTrue || left.kind == pruneFalse:
-			return right, nil
-		case right.kind == pruneTrue || right.kind == pruneFalse:
-			return left, nil
-		}
-		return &pruneNode{kind: kind, left: left, right: right}, nil
-	case *expr.BoundPredicate:
-		pred := p.predicate(e, columns[e.FieldID])
-		if pred == nil {
-			return &pruneNode{kind: pruneTrue}, nil
-		}
-		return &pruneNode{kind: pruneLeaf, pred: pred}, nil
-	case nil:
-		return nil, fmt.Errorf("prune: nil expression")
 	}
-	return nil, fmt.Errorf("prune: the filter must be bound; got %T (%s)", e, e)
+	return p
 }
 
-// predicate prepares one predicate, or returns nil when nothing about the
-// file can rule it out.
-func (p *rowGroupPruner) predicate(bp *expr.BoundPredicate, n *parquet.Node) *prunePredicate {
-	if n == nil || !n.IsLeaf() || n.Leaf < 0 || n.Leaf >= len(p.rg.Columns) || p.f.Leaves[n.Leaf] != n {
-		return nil
-	}
-	col := p.column(n, bp)
-	if !col.usable {
-		return nil
-	}
-	pred := &prunePredicate{op: bp.Op, domain: col.dec.domain, col: col}
-	switch bp.Op {
-	case expr.OpIsNull, expr.OpNotNull, expr.OpIsNaN, expr.OpNotNaN:
-		return pred
-	case expr.OpStartsWith, expr.OpNotStartsWith:
-		if col.dec.domain != domainBytes || len(bp.Values) != 1 {
-			return nil
-		}
-	}
-	for _, v := range bp.Values {
-		lit, ok := literalValue(bp.Field.Type, v)
-		if !ok {
-			return nil
-		}
-		pred.lits = append(pred.lits, lit)
-	}
-	if len(pred.lits) == 0 {
-		return nil
-	}
-	d := pred.domain
-	slices.SortFunc(pred.lits, func(a, b pruneValue) int { return d.compare(&a, &b) })
-	pred.lits = slices.CompactFunc(pred.lits, func(a, b pruneValue) bool { return d.compare(&a, &b) == 0 })
-	return pred
-}
+// column is the row group's state for a predicate's column.
+func (p *rowGroupPruner) column(pred *prunePredicate) *pruneColumn { return &p.cols[pred.col.index] }
 
-// column returns the row group's state for leaf n, read as bp's type. A
-// column named by predicates of different types (which binding does not
-// produce) keeps the first type and refuses the others.
-func (p *rowGroupPruner) column(n *parquet.Node, bp *expr.BoundPredicate) *pruneColumn {
-	if c, ok := p.cols[n]; ok {
-		if d, ok := newValueDecoder(n, bp.Field.Type); !ok || d != c.dec {
-			return &pruneColumn{node: n}
-		}
-		return c
+// summary is what the chunk's statistics say of the column, read once.
+func (c *pruneColumn) summary(rows int64) *bounds.Summary {
+	if !c.statsDone {
+		c.stats, c.statsDone = chunkSummary(c, rows), true
 	}
-	c := &pruneColumn{node: n, chunk: &p.rg.Columns[n.Leaf]}
-	c.dec, c.usable = newValueDecoder(n, bp.Field.Type)
-	if n.RepLevel > 0 || c.chunk.FilePath != "" {
-		c.usable = false
-	}
-	c.boundsUntrusted = knownBadFloatBounds(p.f.CreatedBy, c.chunk)
-	p.cols[n] = c
-	return c
+	return &c.stats
 }
 
 // knownBadFloatBounds reports chunks whose min/max a writer bug makes
@@ -321,36 +243,40 @@ func (p *rowGroupPruner) eval(n *pruneNode, level pruneLevel) (bool, error) {
 }
 
 func (p *rowGroupPruner) leafMayMatch(pred *prunePredicate, level pruneLevel) (bool, error) {
+	c := p.column(pred)
+	if !c.usable {
+		return true, nil
+	}
+	v := &p.verdicts[pred.index]
 	if level&levelStatistics != 0 {
-		if pred.stats == notChecked {
-			s := chunkSummary(pred.col, p.rg.NumRows)
-			pred.stats = verdictOf(pred.mightMatch(&s))
+		if v.stats == notChecked {
+			v.stats = verdictOf(pred.leaf.MightMatch(c.summary(p.rg.NumRows)))
 		}
-		if pred.stats == noMatch {
+		if v.stats == noMatch {
 			return false, nil
 		}
 	}
 	if level&levelDictionary != 0 {
-		if pred.dict == notChecked {
-			ok, err := p.dictionaryMayMatch(pred)
+		if v.dict == notChecked {
+			ok, err := p.dictionaryMayMatch(pred, c)
 			if err != nil {
 				return false, err
 			}
-			pred.dict = verdictOf(ok)
+			v.dict = verdictOf(ok)
 		}
-		if pred.dict == noMatch {
+		if v.dict == noMatch {
 			return false, nil
 		}
 	}
 	if level&levelBloom != 0 {
-		if pred.bloom == notChecked {
-			ok, err := p.bloomMayMatch(pred)
+		if v.bloom == notChecked {
+			ok, err := p.bloomMayMatch(pred, c)
 			if err != nil {
 				return false, err
 			}
-			pred.bloom = verdictOf(ok)
+			v.bloom = verdictOf(ok)
 		}
-		if pred.bloom == noMatch {
+		if v.bloom == noMatch {
 			return false, nil
 		}
 	}
@@ -366,7 +292,8 @@ func verdictOf(may bool) verdict {
 
 // release gives back the buffers of dictionaries and bloom filters.
 func (p *rowGroupPruner) release() {
-	for _, c := range p.cols {
+	for i := range p.cols {
+		c := &p.cols[i]
 		if c.dict != nil {
 			c.dict.release()
 		}
@@ -378,9 +305,10 @@ func (p *rowGroupPruner) release() {
 
 // skipAll reports the whole row group as skipped, counting the filter
 // columns' chunks.
-func (p *rowGroupPruner) skipAll(reason string) RowGroupPrune {
-	res := RowGroupPrune{Skip: true, Reason: reason}
-	for _, c := range p.cols {
+func (p *rowGroupPruner) skipAll(reason string) Result {
+	res := Result{Skip: true, Reason: reason}
+	for i := range p.cols {
+		c := &p.cols[i]
 		if c.chunk == nil {
 			continue
 		}

@@ -11,11 +11,12 @@ import (
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/expr/bounds"
 	"github.com/floedb/floe/parquet"
 	pq "github.com/parquet-go/parquet-go"
 )
 
-var allPruning = PruneOptions{Statistics: true, Dictionary: true, BloomFilter: true, PageIndex: true}
+var allPruning = Options{Statistics: true, Dictionary: true, BloomFilter: true, PageIndex: true}
 
 // reasonTable has a column shaped for each mechanism: rows are 3000, row
 // groups 600 rows.
@@ -35,9 +36,9 @@ func reasonTable(t *testing.T) *pruneTable {
 	}, 3000, 5, []string{"key"})
 }
 
-func pruneAll(t *testing.T, tbl *pruneTable, filter expr.Expr, opts PruneOptions) []RowGroupPrune {
+func pruneAll(t *testing.T, tbl *pruneTable, filter expr.Expr, opts Options) []Result {
 	t.Helper()
-	var out []RowGroupPrune
+	var out []Result
 	for g := range tbl.file.RowGroups {
 		res, err := RowGroup(tbl.file, g, filter, tbl.columns(), opts)
 		if err != nil {
@@ -145,7 +146,7 @@ func TestPruneNegations(t *testing.T) {
 	}
 	for _, c := range cases {
 		var got []bool
-		for _, res := range pruneAll(t, tbl, c.filter, PruneOptions{Statistics: true}) {
+		for _, res := range pruneAll(t, tbl, c.filter, Options{Statistics: true}) {
 			got = append(got, res.Skip)
 		}
 		if !slices.Equal(got, c.skip) {
@@ -226,7 +227,7 @@ func TestPruneFloatSpecials(t *testing.T) {
 			return same(float64(i%600) + 0.5)
 		}},
 	}, 3000, 1, []string{"zero"})
-	skips := func(filter expr.Expr, opts PruneOptions) []bool {
+	skips := func(filter expr.Expr, opts Options) []bool {
 		var out []bool
 		for _, r := range pruneAll(t, tbl, filter, opts) {
 			out = append(out, r.Skip)
@@ -243,7 +244,7 @@ func TestPruneFloatSpecials(t *testing.T) {
 		t.Errorf("ones > 1: %v, want %v", got, want)
 	}
 	for _, lit := range []float64{0, math.Copysign(0, -1)} {
-		bloomOnly := PruneOptions{BloomFilter: true}
+		bloomOnly := Options{BloomFilter: true}
 		if got := skips(tbl.pred(expr.OpEq, "zero", lit), bloomOnly); slices.Contains(got, true) {
 			t.Errorf("zero = %v skipped by the bloom filter: %v", lit, got)
 		}
@@ -291,44 +292,44 @@ func TestPruneValueDecoders(t *testing.T) {
 		n    *parquet.Node
 		t    iceberg.Type
 		raw  []byte
-		want pruneValue
+		want bounds.Value
 		ok   bool
 	}{
-		{"int as long", node(parquet.Int32, parquet.LogicalType{}, 0), iceberg.LongType{}, le32(uint32(neg(-5))), pruneValue{i: -5}, true},
-		{"uint32 as long", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalInteger, BitWidth: 32}, 0), iceberg.LongType{}, le32(0xffffffff), pruneValue{i: 0xffffffff}, true},
-		{"uint32 as int", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalInteger, BitWidth: 32}, 0), iceberg.IntType{}, le32(1), pruneValue{}, false},
-		{"uint64 as long", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalInteger, BitWidth: 64}, 0), iceberg.LongType{}, le64(1), pruneValue{}, false},
-		{"float as double", node(parquet.Float, parquet.LogicalType{}, 0), iceberg.DoubleType{}, le32(math.Float32bits(0.1)), pruneValue{f: float64(float32(0.1))}, true},
-		{"double as float", node(parquet.Double, parquet.LogicalType{}, 0), iceberg.FloatType{}, le64(1), pruneValue{}, false},
-		{"date as timestamp", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalDate}, 0), iceberg.TimestampType{}, le32(uint32(neg(-1))), pruneValue{i: -86_400_000_000}, true},
-		{"date as timestamp_ns", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalDate}, 0), iceberg.TimestampNsType{}, le32(2), pruneValue{i: 2 * 86_400_000_000_000}, true},
-		{"date beyond timestamp_ns", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalDate}, 0), iceberg.TimestampNsType{}, le32(1 << 30), pruneValue{}, false},
-		{"millis as micros", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalTimestamp, Unit: parquet.Millis}, 0), iceberg.TimestamptzType{}, le64(neg(-3)), pruneValue{i: -3000}, true},
-		{"nanos as micros", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalTimestamp, Unit: parquet.Nanos}, 0), iceberg.TimestampType{}, le64(neg(-1500)), pruneValue{i: -2}, true},
-		{"micros as nanos", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalTimestamp, Unit: parquet.Micros}, 0), iceberg.TimestampNsType{}, le64(7), pruneValue{i: 7000}, true},
-		{"int96", node(parquet.Int96, parquet.LogicalType{}, 0), iceberg.TimestampType{}, make([]byte, 12), pruneValue{}, false},
-		{"time millis", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalTime, Unit: parquet.Millis}, 0), iceberg.TimeType{}, le32(5), pruneValue{i: 5000}, true},
-		{"time nanos", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalTime, Unit: parquet.Nanos}, 0), iceberg.TimeType{}, le64(5999), pruneValue{i: 5}, true},
-		{"decimal int32 widened", node(parquet.Int32, dec(7, 2), 0), iceberg.DecimalType{Precision: 12, Scale: 2}, le32(uint32(neg(-12345))), pruneValue{hi: -1, lo: neg(-12345)}, true},
-		{"decimal int64 rescaled", node(parquet.Int64, dec(10, 1), 0), iceberg.DecimalType{Precision: 12, Scale: 3}, le64(7), pruneValue{lo: 700}, true},
-		{"decimal fixed", node(parquet.FixedLenByteArray, dec(20, 3), 9), iceberg.DecimalType{Precision: 20, Scale: 3}, decimalBytes(-2, 9), pruneValue{hi: -1, lo: neg(-2)}, true},
-		{"decimal bytes", node(parquet.ByteArray, dec(20, 3), 0), iceberg.DecimalType{Precision: 20, Scale: 3}, []byte{0x01, 0x00}, pruneValue{lo: 256}, true},
-		{"decimal bytes of 17", node(parquet.ByteArray, dec(38, 0), 0), iceberg.DecimalType{Precision: 38, Scale: 0}, append([]byte{0x01}, make([]byte, 16)...), pruneValue{}, false},
-		{"decimal narrowed", node(parquet.Int64, dec(10, 3), 0), iceberg.DecimalType{Precision: 12, Scale: 2}, le64(7), pruneValue{}, false},
-		{"string", node(parquet.ByteArray, parquet.LogicalType{Kind: parquet.LogicalString}, 0), iceberg.StringType{}, []byte("abc"), pruneValue{b: []byte("abc")}, true},
-		{"unannotated binary as string", node(parquet.ByteArray, parquet.LogicalType{}, 0), iceberg.StringType{}, []byte("abc"), pruneValue{b: []byte("abc")}, true},
-		{"uuid", node(parquet.FixedLenByteArray, parquet.LogicalType{Kind: parquet.LogicalUUID}, 16), iceberg.UUIDType{}, make([]byte, 16), pruneValue{b: make([]byte, 16)}, true},
-		{"fixed of the wrong length", node(parquet.FixedLenByteArray, parquet.LogicalType{}, 8), iceberg.FixedType{Length: 16}, make([]byte, 8), pruneValue{}, false},
-		{"boolean", node(parquet.Boolean, parquet.LogicalType{}, 0), iceberg.BooleanType{}, []byte{1}, pruneValue{i: 1}, true},
-		{"short value", node(parquet.Int64, parquet.LogicalType{}, 0), iceberg.LongType{}, []byte{1, 2}, pruneValue{}, false},
+		{"int as long", node(parquet.Int32, parquet.LogicalType{}, 0), iceberg.LongType{}, le32(uint32(neg(-5))), bounds.Value{Int: -5}, true},
+		{"uint32 as long", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalInteger, BitWidth: 32}, 0), iceberg.LongType{}, le32(0xffffffff), bounds.Value{Int: 0xffffffff}, true},
+		{"uint32 as int", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalInteger, BitWidth: 32}, 0), iceberg.IntType{}, le32(1), bounds.Value{}, false},
+		{"uint64 as long", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalInteger, BitWidth: 64}, 0), iceberg.LongType{}, le64(1), bounds.Value{}, false},
+		{"float as double", node(parquet.Float, parquet.LogicalType{}, 0), iceberg.DoubleType{}, le32(math.Float32bits(0.1)), bounds.Value{Float: float64(float32(0.1))}, true},
+		{"double as float", node(parquet.Double, parquet.LogicalType{}, 0), iceberg.FloatType{}, le64(1), bounds.Value{}, false},
+		{"date as timestamp", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalDate}, 0), iceberg.TimestampType{}, le32(uint32(neg(-1))), bounds.Value{Int: -86_400_000_000}, true},
+		{"date as timestamp_ns", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalDate}, 0), iceberg.TimestampNsType{}, le32(2), bounds.Value{Int: 2 * 86_400_000_000_000}, true},
+		{"date beyond timestamp_ns", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalDate}, 0), iceberg.TimestampNsType{}, le32(1 << 30), bounds.Value{}, false},
+		{"millis as micros", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalTimestamp, Unit: parquet.Millis}, 0), iceberg.TimestamptzType{}, le64(neg(-3)), bounds.Value{Int: -3000}, true},
+		{"nanos as micros", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalTimestamp, Unit: parquet.Nanos}, 0), iceberg.TimestampType{}, le64(neg(-1500)), bounds.Value{Int: -2}, true},
+		{"micros as nanos", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalTimestamp, Unit: parquet.Micros}, 0), iceberg.TimestampNsType{}, le64(7), bounds.Value{Int: 7000}, true},
+		{"int96", node(parquet.Int96, parquet.LogicalType{}, 0), iceberg.TimestampType{}, make([]byte, 12), bounds.Value{}, false},
+		{"time millis", node(parquet.Int32, parquet.LogicalType{Kind: parquet.LogicalTime, Unit: parquet.Millis}, 0), iceberg.TimeType{}, le32(5), bounds.Value{Int: 5000}, true},
+		{"time nanos", node(parquet.Int64, parquet.LogicalType{Kind: parquet.LogicalTime, Unit: parquet.Nanos}, 0), iceberg.TimeType{}, le64(5999), bounds.Value{Int: 5}, true},
+		{"decimal int32 widened", node(parquet.Int32, dec(7, 2), 0), iceberg.DecimalType{Precision: 12, Scale: 2}, le32(uint32(neg(-12345))), bounds.Value{Hi: -1, Lo: neg(-12345)}, true},
+		{"decimal int64 rescaled", node(parquet.Int64, dec(10, 1), 0), iceberg.DecimalType{Precision: 12, Scale: 3}, le64(7), bounds.Value{Lo: 700}, true},
+		{"decimal fixed", node(parquet.FixedLenByteArray, dec(20, 3), 9), iceberg.DecimalType{Precision: 20, Scale: 3}, decimalBytes(-2, 9), bounds.Value{Hi: -1, Lo: neg(-2)}, true},
+		{"decimal bytes", node(parquet.ByteArray, dec(20, 3), 0), iceberg.DecimalType{Precision: 20, Scale: 3}, []byte{0x01, 0x00}, bounds.Value{Lo: 256}, true},
+		{"decimal bytes of 17", node(parquet.ByteArray, dec(38, 0), 0), iceberg.DecimalType{Precision: 38, Scale: 0}, append([]byte{0x01}, make([]byte, 16)...), bounds.Value{}, false},
+		{"decimal narrowed", node(parquet.Int64, dec(10, 3), 0), iceberg.DecimalType{Precision: 12, Scale: 2}, le64(7), bounds.Value{}, false},
+		{"string", node(parquet.ByteArray, parquet.LogicalType{Kind: parquet.LogicalString}, 0), iceberg.StringType{}, []byte("abc"), bounds.Value{Bytes: []byte("abc")}, true},
+		{"unannotated binary as string", node(parquet.ByteArray, parquet.LogicalType{}, 0), iceberg.StringType{}, []byte("abc"), bounds.Value{Bytes: []byte("abc")}, true},
+		{"uuid", node(parquet.FixedLenByteArray, parquet.LogicalType{Kind: parquet.LogicalUUID}, 16), iceberg.UUIDType{}, make([]byte, 16), bounds.Value{Bytes: make([]byte, 16)}, true},
+		{"fixed of the wrong length", node(parquet.FixedLenByteArray, parquet.LogicalType{}, 8), iceberg.FixedType{Length: 16}, make([]byte, 8), bounds.Value{}, false},
+		{"boolean", node(parquet.Boolean, parquet.LogicalType{}, 0), iceberg.BooleanType{}, []byte{1}, bounds.Value{Int: 1}, true},
+		{"short value", node(parquet.Int64, parquet.LogicalType{}, 0), iceberg.LongType{}, []byte{1, 2}, bounds.Value{}, false},
 	}
 	for _, c := range cases {
 		d, ok := newValueDecoder(c.n, c.t)
-		var got pruneValue
+		var got bounds.Value
 		if ok {
 			got, ok = d.decode(c.raw)
 		}
-		if ok != c.ok || ok && (got.i != c.want.i || got.f != c.want.f || got.hi != c.want.hi || got.lo != c.want.lo || string(got.b) != string(c.want.b)) {
+		if ok != c.ok || ok && (got.Int != c.want.Int || got.Float != c.want.Float || got.Hi != c.want.Hi || got.Lo != c.want.Lo || string(got.Bytes) != string(c.want.Bytes)) {
 			t.Errorf("%s: got %+v (ok %v), want %+v (ok %v)", c.name, got, ok, c.want, c.ok)
 		}
 	}
@@ -355,36 +356,45 @@ func TestPruneLegacyStatistics(t *testing.T) {
 		{"decimal in bytes", &parquet.Node{Physical: parquet.FixedLenByteArray, TypeLength: 2, Logical: parquet.LogicalType{Kind: parquet.LogicalDecimal, Precision: 4, Scale: 0}}, iceberg.DecimalType{Precision: 4, Scale: 0}, []byte{0xff, 0}, []byte{1, 0}, false},
 	}
 	for _, c := range cases {
-		col := &pruneColumn{node: c.node, chunk: &parquet.ColumnChunk{Physical: c.node.Physical, Statistics: &parquet.Statistics{LegacyMin: c.min, LegacyMax: c.max, HasLegacyMin: true, HasLegacyMax: true}}}
+		col := &pruneColumn{fileColumn: &fileColumn{node: c.node}, chunk: &parquet.ColumnChunk{Physical: c.node.Physical, Statistics: &parquet.Statistics{LegacyMin: c.min, LegacyMax: c.max, HasLegacyMin: true, HasLegacyMax: true}}}
 		col.node.DefLevel = 1
 		col.dec, col.usable = newValueDecoder(c.node, c.typ)
 		if !col.usable {
 			t.Fatalf("%s: no decoder", c.name)
 		}
 		s := chunkSummary(col, 10)
-		if s.hasMin != c.bounded || s.hasMax != c.bounded {
-			t.Errorf("%s: legacy bounds used %v/%v, want %v", c.name, s.hasMin, s.hasMax, c.bounded)
+		if s.HasLower != c.bounded || s.HasUpper != c.bounded {
+			t.Errorf("%s: legacy bounds used %v/%v, want %v", c.name, s.HasLower, s.HasUpper, c.bounded)
 		}
 		// min_value/max_value win over the legacy fields
 		col.chunk.Statistics.Min, col.chunk.Statistics.Max = c.min, c.max
 		col.chunk.Statistics.HasMin, col.chunk.Statistics.HasMax = true, true
-		if s := chunkSummary(col, 10); !s.hasMin || !s.hasMax {
+		if s := chunkSummary(col, 10); !s.HasLower || !s.HasUpper {
 			t.Errorf("%s: min_value/max_value not used", c.name)
 		}
 	}
 }
 
-// Statistics with a NaN bound, or inverted bounds, bound nothing.
+// Statistics with a NaN bound, or inverted bounds, bound nothing: x > 5
+// is not ruled out by a chunk whose bounds, taken at their word, end
+// below 5.
 func TestPruneDistrustedBounds(t *testing.T) {
 	nan := binary.LittleEndian.AppendUint64(nil, math.Float64bits(math.NaN()))
 	one := binary.LittleEndian.AppendUint64(nil, math.Float64bits(1))
 	two := binary.LittleEndian.AppendUint64(nil, math.Float64bits(2))
 	n := &parquet.Node{Physical: parquet.Double, DefLevel: 1}
+	field := iceberg.NestedField{ID: 1, Name: "x", Type: iceberg.DoubleType{}}
+	gt5 := bounds.NewLeaf(&expr.BoundPredicate{Op: expr.OpGt, FieldID: 1, Name: "x", Field: field, Values: []any{5.0}})
+	trusted := &pruneColumn{fileColumn: &fileColumn{node: n}, chunk: &parquet.ColumnChunk{Physical: parquet.Double, Statistics: &parquet.Statistics{Min: one, Max: two, HasMin: true, HasMax: true}}}
+	trusted.dec, trusted.usable = newValueDecoder(n, iceberg.DoubleType{})
+	if s := chunkSummary(trusted, 5); gt5.MightMatch(&s) {
+		t.Fatal("bounds [1, 2] do not rule out x > 5: the test shows nothing")
+	}
 	for _, mm := range [][2][]byte{{nan, one}, {one, nan}, {two, one}} {
-		col := &pruneColumn{node: n, chunk: &parquet.ColumnChunk{Physical: parquet.Double, Statistics: &parquet.Statistics{Min: mm[0], Max: mm[1], HasMin: true, HasMax: true}}}
+		col := &pruneColumn{fileColumn: &fileColumn{node: n}, chunk: &parquet.ColumnChunk{Physical: parquet.Double, Statistics: &parquet.Statistics{Min: mm[0], Max: mm[1], HasMin: true, HasMax: true}}}
 		col.dec, col.usable = newValueDecoder(n, iceberg.DoubleType{})
-		if s := chunkSummary(col, 5); s.hasMin || s.hasMax {
-			t.Errorf("bounds %v kept", mm)
+		if s := chunkSummary(col, 5); !gt5.MightMatch(&s) {
+			t.Errorf("bounds %v trusted: x > 5 ruled out", mm)
 		}
 	}
 	// parquet-go's dictionary-encoded float bounds ignore values next to a NaN
@@ -479,8 +489,10 @@ func TestPruneBloomFilterMatchesWriter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pred := &prunePredicate{op: expr.OpEq, domain: domainBytes, lits: []pruneValue{{b: []byte(key)}}, col: &pruneColumn{dec: valueDecoder{domain: domainBytes, kind: decBytes, invertible: true}, bloomRead: true, bloom: ours}}
-			got, _ := (&rowGroupPruner{}).bloomMayMatch(pred)
+			field := iceberg.NestedField{ID: 1, Name: "key", Type: iceberg.StringType{}}
+			pred := &prunePredicate{leaf: bounds.NewLeaf(&expr.BoundPredicate{Op: expr.OpEq, FieldID: 1, Name: "key", Field: field, Values: []any{key}})}
+			col := &pruneColumn{fileColumn: &fileColumn{dec: valueDecoder{domain: bounds.DomainBytes, kind: decBytes, invertible: true}}, bloomRead: true, bloom: ours}
+			got, _ := (&rowGroupPruner{}).bloomMayMatch(pred, col)
 			if got != want {
 				t.Fatalf("row group %d key %q: ours %v, parquet-go %v", g, key, got, want)
 			}
@@ -530,28 +542,28 @@ func TestPruneAllDictionaryEncoded(t *testing.T) {
 func TestPrunePlainLiteral(t *testing.T) {
 	ms := &parquet.Node{Physical: parquet.Int64, Logical: parquet.LogicalType{Kind: parquet.LogicalTimestamp, Unit: parquet.Millis}}
 	d, _ := newValueDecoder(ms, iceberg.TimestampType{})
-	if _, absent, ok := d.plainLiteral(nil, &pruneValue{i: 1500}); !absent || !ok {
+	if _, absent, ok := d.plainLiteral(nil, &bounds.Value{Int: 1500}); !absent || !ok {
 		t.Errorf("1500 µs in a millisecond column: absent %v ok %v", absent, ok)
 	}
-	if b, absent, ok := d.plainLiteral(nil, &pruneValue{i: -3000}); absent || !ok || int64(binary.LittleEndian.Uint64(b)) != -3 {
+	if b, absent, ok := d.plainLiteral(nil, &bounds.Value{Int: -3000}); absent || !ok || int64(binary.LittleEndian.Uint64(b)) != -3 {
 		t.Errorf("-3000 µs: %v %v %v", b, absent, ok)
 	}
 	i32 := &parquet.Node{Physical: parquet.Int32}
 	d, _ = newValueDecoder(i32, iceberg.LongType{})
-	if _, absent, ok := d.plainLiteral(nil, &pruneValue{i: 1 << 40}); !absent || !ok {
+	if _, absent, ok := d.plainLiteral(nil, &bounds.Value{Int: 1 << 40}); !absent || !ok {
 		t.Error("a long beyond an int column's range")
 	}
 	ns := &parquet.Node{Physical: parquet.Int64, Logical: parquet.LogicalType{Kind: parquet.LogicalTimestamp, Unit: parquet.Nanos}}
 	d, _ = newValueDecoder(ns, iceberg.TimestampType{})
-	if _, _, ok := d.plainLiteral(nil, &pruneValue{i: 5}); ok {
+	if _, _, ok := d.plainLiteral(nil, &bounds.Value{Int: 5}); ok {
 		t.Error("nanoseconds read as microseconds cannot be inverted")
 	}
 	flba := &parquet.Node{Physical: parquet.FixedLenByteArray, TypeLength: 3, Logical: parquet.LogicalType{Kind: parquet.LogicalDecimal, Precision: 6, Scale: 0}}
 	d, _ = newValueDecoder(flba, iceberg.DecimalType{Precision: 6, Scale: 0})
-	if b, absent, ok := d.plainLiteral(nil, &pruneValue{hi: -1, lo: ^uint64(0)}); absent || !ok || !slices.Equal(b, []byte{0xff, 0xff, 0xff}) {
+	if b, absent, ok := d.plainLiteral(nil, &bounds.Value{Hi: -1, Lo: ^uint64(0)}); absent || !ok || !slices.Equal(b, []byte{0xff, 0xff, 0xff}) {
 		t.Errorf("-1 in fixed[3]: %x %v %v", b, absent, ok)
 	}
-	if _, absent, _ := d.plainLiteral(nil, &pruneValue{lo: 1 << 23}); !absent {
+	if _, absent, _ := d.plainLiteral(nil, &bounds.Value{Lo: 1 << 23}); !absent {
 		t.Error("2^23 fits no signed 3-byte decimal")
 	}
 }
@@ -577,11 +589,11 @@ func TestPruneUnknownColumnOrder(t *testing.T) {
 			t.Errorf("row group %d pruned by bounds of an unknown order: %+v", g, res)
 		}
 	}
-	col := &pruneColumn{node: n, chunk: &parquet.ColumnChunk{UnknownColumnOrder: true, Statistics: &parquet.Statistics{
+	col := &pruneColumn{fileColumn: &fileColumn{node: n}, chunk: &parquet.ColumnChunk{UnknownColumnOrder: true, Statistics: &parquet.Statistics{
 		Min: make([]byte, 8), Max: make([]byte, 8), HasMin: true, HasMax: true,
 		LegacyMin: make([]byte, 8), LegacyMax: make([]byte, 8), HasLegacyMin: true, HasLegacyMax: true}}}
 	col.dec, _ = newValueDecoder(n, iceberg.LongType{})
-	if s := chunkSummary(col, 1); !s.hasMin || !s.hasMax {
+	if s := chunkSummary(col, 1); !s.HasLower || !s.HasUpper {
 		t.Error("the deprecated min/max were not used")
 	}
 }

@@ -1,119 +1,20 @@
 package prune
 
 import (
-	"bytes"
-	"cmp"
 	"encoding/binary"
 	"math"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr/bounds"
 	"github.com/floedb/floe/parquet"
 )
 
 // Pruning compares statistics, dictionary entries and page bounds with a
-// predicate's literals. Both sides become a pruneValue in the domain of the
-// predicate's Iceberg type, unboxed so that walking a dictionary allocates
-// nothing.
+// predicate's literals in the domain of the predicate's Iceberg type
+// (bounds.Domain); this file decodes the file's side, a column's PLAIN
+// bytes, into bounds.Value, following the reader's conversions.
 
-// pruneDomain is how values of an Iceberg type order.
-type pruneDomain uint8
-
-const (
-	domainNone    pruneDomain = iota // not comparable: never prune
-	domainInt                        // boolean (0/1), int, long, date, time, timestamps
-	domainFloat                      // float, double: numeric order, -0 == +0, NaN apart
-	domainDecimal                    // unscaled 128-bit, one scale per predicate
-	domainBytes                      // string, binary, fixed, uuid: unsigned bytes
-)
-
-func domainOf(t iceberg.Type) pruneDomain {
-	switch t.(type) {
-	case iceberg.BooleanType, iceberg.IntType, iceberg.LongType, iceberg.DateType, iceberg.TimeType,
-		iceberg.TimestampType, iceberg.TimestamptzType, iceberg.TimestampNsType, iceberg.TimestamptzNsType:
-		return domainInt
-	case iceberg.FloatType, iceberg.DoubleType:
-		return domainFloat
-	case iceberg.DecimalType:
-		return domainDecimal
-	case iceberg.StringType, iceberg.BinaryType, iceberg.FixedType, iceberg.UUIDType:
-		return domainBytes
-	}
-	return domainNone
-}
-
-// pruneValue holds one value; which field is set depends on the domain.
-type pruneValue struct {
-	i  int64   // domainInt
-	f  float64 // domainFloat
-	hi int64   // domainDecimal: two's complement unscaled value
-	lo uint64
-	b  []byte // domainBytes
-}
-
-func (d pruneDomain) compare(a, b *pruneValue) int {
-	switch d {
-	case domainInt:
-		return cmp.Compare(a.i, b.i)
-	case domainFloat:
-		// NaN never gets here: summaries keep it apart.
-		switch {
-		case a.f < b.f:
-			return -1
-		case a.f > b.f:
-			return 1
-		}
-		return 0
-	case domainDecimal:
-		if a.hi != b.hi {
-			return cmp.Compare(a.hi, b.hi)
-		}
-		return cmp.Compare(a.lo, b.lo)
-	case domainBytes:
-		return bytes.Compare(a.b, b.b)
-	}
-	return 0
-}
-
-func (d pruneDomain) isNaN(v *pruneValue) bool { return d == domainFloat && math.IsNaN(v.f) }
-
-// literalValue converts a bound literal (canonical Go form of t) into the
-// domain of t.
-func literalValue(t iceberg.Type, v any) (pruneValue, bool) {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return pruneValue{i: 1}, true
-		}
-		return pruneValue{}, true
-	case int32:
-		return pruneValue{i: int64(x)}, true
-	case int64:
-		return pruneValue{i: x}, true
-	case float32:
-		return pruneValue{f: float64(x)}, !math.IsNaN(float64(x))
-	case float64:
-		return pruneValue{f: x}, !math.IsNaN(x)
-	case iceberg.Decimal:
-		dt, ok := t.(iceberg.DecimalType)
-		if !ok {
-			return pruneValue{}, false
-		}
-		d, err := x.Rescale(dt.Scale)
-		if err != nil {
-			return pruneValue{}, false
-		}
-		return pruneValue{hi: d.Hi, lo: d.Lo}, true
-	case string:
-		return pruneValue{b: []byte(x)}, true
-	case []byte:
-		return pruneValue{b: x}, true
-	case [16]byte:
-		return pruneValue{b: append([]byte(nil), x[:]...)}, true
-	}
-	return pruneValue{}, false
-}
-
-// decodeKind is how a file column's PLAIN bytes become a pruneValue.
+// decodeKind is how a file column's PLAIN bytes become a bounds.Value.
 type decodeKind uint8
 
 const (
@@ -135,7 +36,7 @@ const (
 // double, a wider decimal, date to timestamp) or a change of time unit,
 // rounded down as the reader rounds.
 type valueDecoder struct {
-	domain pruneDomain
+	domain bounds.Domain
 	kind   decodeKind
 	// width is the byte length of a fixed-size value (0 for BYTE_ARRAY).
 	width int
@@ -154,8 +55,8 @@ type valueDecoder struct {
 // newValueDecoder plans the conversion from node's values to t, or says
 // that values of node cannot be compared as t (ok false: never prune).
 func newValueDecoder(n *parquet.Node, t iceberg.Type) (d valueDecoder, ok bool) {
-	d = valueDecoder{domain: domainOf(t), mul: 1, div: 1, decMul: 1, invertible: true}
-	if d.domain == domainNone || !n.IsLeaf() {
+	d = valueDecoder{domain: bounds.DomainOf(t), mul: 1, div: 1, decMul: 1, invertible: true}
+	if d.domain == bounds.DomainNone || !n.IsLeaf() {
 		return d, false
 	}
 	lg := n.Logical
@@ -330,14 +231,14 @@ func (d *valueDecoder) setUnits(from, want parquet.TimeUnit) {
 // decode converts one PLAIN value (a BYTE_ARRAY value without its length
 // prefix). It fails on a value of the wrong size or one whose conversion
 // overflows; the caller then learns nothing from it.
-func (d *valueDecoder) decode(raw []byte) (pruneValue, bool) {
-	var v pruneValue
+func (d *valueDecoder) decode(raw []byte) (bounds.Value, bool) {
+	var v bounds.Value
 	if d.width > 0 && len(raw) != d.width {
 		return v, false
 	}
 	switch d.kind {
 	case decBool:
-		v.i = int64(raw[0] & 1)
+		v.Int = int64(raw[0] & 1)
 		return v, true
 	case decInt32:
 		return d.scaleInt(int64(int32(binary.LittleEndian.Uint32(raw))))
@@ -346,10 +247,10 @@ func (d *valueDecoder) decode(raw []byte) (pruneValue, bool) {
 	case decInt64:
 		return d.scaleInt(int64(binary.LittleEndian.Uint64(raw)))
 	case decFloat32:
-		v.f = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw)))
+		v.Float = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw)))
 		return v, true
 	case decFloat64:
-		v.f = math.Float64frombits(binary.LittleEndian.Uint64(raw))
+		v.Float = math.Float64frombits(binary.LittleEndian.Uint64(raw))
 		return v, true
 	case decDecimalInt32, decDecimalInt64:
 		x := int64(int32(binary.LittleEndian.Uint32(raw[:4])))
@@ -358,45 +259,45 @@ func (d *valueDecoder) decode(raw []byte) (pruneValue, bool) {
 		}
 		var buf [16]byte
 		parquet.PutDecimal128(buf[:], x, d.decMul)
-		v.lo, v.hi = binary.LittleEndian.Uint64(buf[:8]), int64(binary.LittleEndian.Uint64(buf[8:]))
+		v.Lo, v.Hi = binary.LittleEndian.Uint64(buf[:8]), int64(binary.LittleEndian.Uint64(buf[8:]))
 		return v, true
 	case decDecimalBytes:
 		var buf [16]byte
 		if err := parquet.BigEndianToDecimal128(buf[:], raw, 0); err != nil {
 			return v, false
 		}
-		v.lo, v.hi = binary.LittleEndian.Uint64(buf[:8]), int64(binary.LittleEndian.Uint64(buf[8:]))
+		v.Lo, v.Hi = binary.LittleEndian.Uint64(buf[:8]), int64(binary.LittleEndian.Uint64(buf[8:]))
 		return v, true
 	case decBytes:
-		v.b = raw
+		v.Bytes = raw
 		return v, true
 	}
 	return v, false
 }
 
-func (d *valueDecoder) scaleInt(x int64) (pruneValue, bool) {
+func (d *valueDecoder) scaleInt(x int64) (bounds.Value, bool) {
 	if d.mul != 1 {
 		if x > math.MaxInt64/d.mul || x < math.MinInt64/d.mul {
-			return pruneValue{}, false
+			return bounds.Value{}, false
 		}
 		x *= d.mul
 	}
 	if d.div != 1 {
 		x = parquet.FloorDiv(x, d.div)
 	}
-	return pruneValue{i: x}, true
+	return bounds.Value{Int: x}, true
 }
 
 // plainLiteral gives the PLAIN bytes a stored value equal to lit would
 // have, for hashing into a bloom filter. absent is true when no stored
 // value can read as lit (it is out of the column's range, or between two
 // of its steps); ok is false when the answer is not known.
-func (d *valueDecoder) plainLiteral(dst []byte, lit *pruneValue) (out []byte, absent, ok bool) {
+func (d *valueDecoder) plainLiteral(dst []byte, lit *bounds.Value) (out []byte, absent, ok bool) {
 	if !d.invertible {
 		return nil, false, false
 	}
 	unscale := func() (int64, bool) {
-		x := lit.i
+		x := lit.Int
 		if d.mul != 1 {
 			if x%d.mul != 0 {
 				return 0, false
@@ -423,19 +324,19 @@ func (d *valueDecoder) plainLiteral(dst []byte, lit *pruneValue) (out []byte, ab
 		}
 		return binary.LittleEndian.AppendUint64(dst, uint64(x)), false, true
 	case decFloat32:
-		f := float32(lit.f)
-		if float64(f) != lit.f {
+		f := float32(lit.Float)
+		if float64(f) != lit.Float {
 			return nil, true, true
 		}
 		return binary.LittleEndian.AppendUint32(dst, math.Float32bits(f)), false, true
 	case decFloat64:
-		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(lit.f)), false, true
+		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(lit.Float)), false, true
 	case decDecimalInt32, decDecimalInt64:
 		if d.decMul != 1 {
 			return nil, false, false
 		}
-		x := int64(lit.lo)
-		if (lit.hi != 0 || x < 0) && (lit.hi != -1 || x >= 0) {
+		x := int64(lit.Lo)
+		if (lit.Hi != 0 || x < 0) && (lit.Hi != -1 || x >= 0) {
 			return nil, true, true // beyond 64 bits
 		}
 		if d.kind == decDecimalInt32 {
@@ -448,10 +349,10 @@ func (d *valueDecoder) plainLiteral(dst []byte, lit *pruneValue) (out []byte, ab
 	case decDecimalBytes:
 		// big-endian two's complement, sign-extended to the fixed width
 		var be [16]byte
-		binary.BigEndian.PutUint64(be[:8], uint64(lit.hi))
-		binary.BigEndian.PutUint64(be[8:], lit.lo)
+		binary.BigEndian.PutUint64(be[:8], uint64(lit.Hi))
+		binary.BigEndian.PutUint64(be[8:], lit.Lo)
 		sign := byte(0)
-		if lit.hi < 0 {
+		if lit.Hi < 0 {
 			sign = 0xff
 		}
 		w := d.width
@@ -471,10 +372,10 @@ func (d *valueDecoder) plainLiteral(dst []byte, lit *pruneValue) (out []byte, ab
 		}
 		return append(dst, be[:]...), false, true
 	case decBytes:
-		if d.width > 0 && len(lit.b) != d.width {
+		if d.width > 0 && len(lit.Bytes) != d.width {
 			return nil, true, true
 		}
-		return append(dst, lit.b...), false, true
+		return append(dst, lit.Bytes...), false, true
 	}
 	return nil, false, false
 }
