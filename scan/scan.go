@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -157,7 +156,6 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
-	unbound := map[string]expr.Expr{}
 	for i := range plan.Tasks {
 		dt := &plan.Tasks[i]
 		task, err := newTask(t, plan.Schema, dt, proj, nameMapping, opts)
@@ -165,9 +163,7 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 			return nil, err
 		}
 		task.CaseInsensitive = opts.CaseInsensitive
-		if task.Filter, task.FilterFields, err = residualFilter(dt.Residual, plan.Schema, unbound); err != nil {
-			return nil, err
-		}
+		task.Filter, task.FilterFields = residualFilter(dt.Residual, plan.Schema)
 		for _, split := range splitTask(task, dt.File.SplitOffsets, splitSize) {
 			s.tasks = append(s.tasks, split)
 			s.files = append(s.files, &dt.File)
@@ -180,32 +176,18 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	return s, nil
 }
 
-// residualFilter is a task's filter: its residual, unbound again (the
-// task binds it to each file, where a column may hold a constant), and
-// the top-level columns it reads. A residual the partition already
-// satisfies is no filter at all. unbound caches the unbound form by the
-// residual's JSON, so the files whose partitions leave the same residual
-// share one expression.
-func residualFilter(residual expr.Expr, schema *iceberg.Schema, unbound map[string]expr.Expr) (expr.Expr, []iceberg.NestedField, error) {
+// residualFilter is a task's filter: its residual, unbound again in
+// memory (the task binds it to each file, where a column may hold a
+// constant), and the top-level columns it reads. A residual the partition
+// already satisfies is no filter at all.
+func residualFilter(residual expr.Expr, schema *iceberg.Schema) (expr.Expr, []iceberg.NestedField) {
 	if residual == nil {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if _, all := residual.(expr.AlwaysTrue); all {
-		return nil, nil, nil
+		return nil, nil
 	}
-	// Through the REST JSON form: it is the one conversion of bound
-	// literals back to unbound ones that every type's tests cover.
-	raw, err := expr.MarshalJSON(residual)
-	if err != nil {
-		return nil, nil, fmt.Errorf("residual filter: %w", err)
-	}
-	e, ok := unbound[string(raw)]
-	if !ok {
-		if e, err = expr.ParseJSON(raw); err != nil {
-			return nil, nil, fmt.Errorf("residual filter: %w", err)
-		}
-		unbound[string(raw)] = e
-	}
+	e := expr.Unbind(residual)
 	var fields []iceberg.NestedField
 	seen := map[int]bool{}
 	expr.WalkPredicates(residual, func(pe expr.Expr) {
@@ -220,7 +202,7 @@ func residualFilter(residual expr.Expr, schema *iceberg.Schema, unbound map[stri
 			}
 		}
 	})
-	return e, fields, nil
+	return e, fields
 }
 
 // Schema is the Arrow schema of every batch the scan returns.

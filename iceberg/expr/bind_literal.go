@@ -62,6 +62,8 @@ func convertLiteral(t iceberg.Type, v any) (literal, error) {
 		if _, ok := t.(iceberg.BooleanType); ok {
 			return fits(x)
 		}
+	case typedLiteral:
+		return x.convert(t)
 	case nil:
 		return literal{}, fmt.Errorf("a null literal never matches; use is null")
 	}

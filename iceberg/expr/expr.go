@@ -259,6 +259,8 @@ func writeLiteral(b *strings.Builder, v any) {
 		b.WriteString(s)
 	case bool:
 		b.WriteString(strconv.FormatBool(x))
+	case typedLiteral:
+		writeBoundLiteral(b, x.typ, x.value)
 	default:
 		fmt.Fprintf(b, "%v", v)
 	}

@@ -334,6 +334,8 @@ func writeJSONLiteral(buf *bytes.Buffer, v any) error {
 		buf.WriteString(s)
 	case bool:
 		buf.WriteString(strconv.FormatBool(x))
+	case typedLiteral:
+		return writeJSONTypedLiteral(buf, x.typ, x.value)
 	default:
 		return fmt.Errorf("literal %v (%T) has no JSON form", v, v)
 	}

@@ -108,7 +108,8 @@ func TestResidualTruncate(t *testing.T) {
 }
 
 // A residual written with MarshalJSON parses and binds back to an equal
-// expression, for literals of every type.
+// expression, for literals of every type; so does one unbound in memory
+// (Unbind), which also writes the same JSON and text.
 func TestResidualJSONRoundTrip(t *testing.T) {
 	schema := iceberg.NewSchema(0, []iceberg.NestedField{
 		{ID: 1, Name: "i", Type: iceberg.IntType{}},
@@ -174,6 +175,16 @@ func TestResidualJSONRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(back, residual) {
 			t.Errorf("%s\n  wrote %s\n  read back %s", residual, data, back)
 		}
+		unbound := Unbind(residual)
+		if rebound, err := Bind(unbound, schema, false); err != nil || !reflect.DeepEqual(rebound, residual) {
+			t.Errorf("%s: unbound and bound again: %v (%v)", residual, rebound, err)
+		}
+		if again, err := MarshalJSON(unbound); err != nil || string(again) != string(data) {
+			t.Errorf("%s: unbound writes %s (%v), bound %s", residual, again, err, data)
+		}
+		if unbound.String() != residual.String() {
+			t.Errorf("unbound reads %s, bound %s", unbound, residual)
+		}
 	}
 	// Float literals stay exact, including the sign of zero and the float
 	// range's edge.
@@ -206,6 +217,38 @@ func TestMarshalBoundJSONForm(t *testing.T) {
 	} {
 		if _, err := MarshalJSON(bad); err == nil {
 			t.Errorf("MarshalJSON(%#v) must fail", bad)
+		}
+	}
+}
+
+// A literal unbound from one type binds to a column promoted since: an int
+// literal to a long column, a float one to a double column, a decimal to a
+// wider one at the same scale.
+func TestUnbindBindsToPromotedColumns(t *testing.T) {
+	narrow := iceberg.NewSchema(0, []iceberg.NestedField{
+		{ID: 1, Name: "i", Type: iceberg.IntType{}},
+		{ID: 2, Name: "f", Type: iceberg.FloatType{}},
+		{ID: 3, Name: "dec", Type: iceberg.DecimalType{Precision: 9, Scale: 2}},
+	})
+	wide := iceberg.NewSchema(0, []iceberg.NestedField{
+		{ID: 1, Name: "i", Type: iceberg.LongType{}},
+		{ID: 2, Name: "f", Type: iceberg.DoubleType{}},
+		{ID: 3, Name: "dec", Type: iceberg.DecimalType{Precision: 18, Scale: 2}},
+	})
+	for _, c := range []struct {
+		filter string
+		want   any
+	}{
+		{"i = 7", int64(7)},
+		{"f = 0.5", 0.5},
+		{"dec = 12.34", iceberg.DecimalFromInt64(1234, 2)},
+	} {
+		got, err := Bind(Unbind(mustBind(t, narrow, c.filter)), wide, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.filter, err)
+		}
+		if v := got.(*BoundPredicate).Values[0]; !reflect.DeepEqual(v, c.want) {
+			t.Errorf("%s on the promoted column: %#v, want %#v", c.filter, v, c.want)
 		}
 	}
 }
