@@ -21,6 +21,7 @@
 // materialises late. Host-driven I/O (task_host_io.go) lets a host fetch
 // the bytes itself.
 //
-// The split of the task reader into its own package is the next step of
-// this layout (docs/ARCHITECTURE.md); the interfaces it needs are in place.
+// The task reader stays in this package rather than a scan/task of its
+// own (docs/ARCHITECTURE.md says why); internal/layers keeps it from using
+// anything declared in the scan*.go files, as a package boundary would.
 package scan
