@@ -242,6 +242,16 @@ func writeQuoted(b *strings.Builder, s string) {
 	b.WriteByte('\'')
 }
 
+// floatLiteral writes a float so that it reads back as one, in text and
+// JSON alike: "10" would become an integer.
+func floatLiteral(f float64) string {
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEnN") {
+		s += ".0"
+	}
+	return s
+}
+
 func writeLiteral(b *strings.Builder, v any) {
 	switch x := v.(type) {
 	case string:
@@ -251,12 +261,7 @@ func writeLiteral(b *strings.Builder, v any) {
 	case Number:
 		b.WriteString(x.text)
 	case float64:
-		s := strconv.FormatFloat(x, 'g', -1, 64)
-		// Keep a float a float when read back: "10" would become an int.
-		if !strings.ContainsAny(s, ".eEnN") {
-			s += ".0"
-		}
-		b.WriteString(s)
+		b.WriteString(floatLiteral(x))
 	case bool:
 		b.WriteString(strconv.FormatBool(x))
 	case typedLiteral:

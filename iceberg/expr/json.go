@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/floedb/floe/errkind"
 )
@@ -327,11 +326,7 @@ func writeJSONLiteral(buf *bytes.Buffer, v any) error {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return fmt.Errorf("literal %v has no JSON form", x)
 		}
-		s := strconv.FormatFloat(x, 'g', -1, 64)
-		if !strings.ContainsAny(s, ".eE") {
-			s += ".0"
-		}
-		buf.WriteString(s)
+		buf.WriteString(floatLiteral(x))
 	case bool:
 		buf.WriteString(strconv.FormatBool(x))
 	case typedLiteral:

@@ -2,11 +2,8 @@ package expr
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/floedb/floe/iceberg"
 )
@@ -32,29 +29,10 @@ func writeJSONBoundPredicate(buf *bytes.Buffer, p *BoundPredicate) error {
 		!p.Op.IsUnary() && !p.Op.IsSet() && len(p.Values) != 1:
 		return fmt.Errorf("%s predicate on %s has %d values", p.Op, p.Name, len(p.Values))
 	}
-	term, _ := json.Marshal(p.Name)
-	buf.WriteString(`{"type":"` + p.Op.JSONName() + `","term":`)
-	buf.Write(term)
-	switch {
-	case p.Op.IsUnary():
-	case p.Op.IsSet():
-		buf.WriteString(`,"values":[`)
-		for i, v := range p.Values {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeJSONTypedLiteral(buf, p.Field.Type, v); err != nil {
-				return fmt.Errorf("%s: %w", p.Name, err)
-			}
-		}
-		buf.WriteByte(']')
-	default:
-		buf.WriteString(`,"value":`)
-		if err := writeJSONTypedLiteral(buf, p.Field.Type, p.Values[0]); err != nil {
-			return fmt.Errorf("%s: %w", p.Name, err)
-		}
+	// Unbound, its literals keep their types and write in that form.
+	if err := writeJSONPredicate(buf, Unbind(p).(*Predicate)); err != nil {
+		return fmt.Errorf("%s: %w", p.Name, err)
 	}
-	buf.WriteByte('}')
 	return nil
 }
 
@@ -87,10 +65,6 @@ func writeJSONTypedLiteral(buf *bytes.Buffer, t iceberg.Type, v any) error {
 	}
 	// A float32 is written as the double it widens to: its shortest float32
 	// digits may parse to a double beyond the float range (MaxFloat32).
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eE") {
-		s += ".0"
-	}
-	buf.WriteString(s)
+	buf.WriteString(floatLiteral(f))
 	return nil
 }
