@@ -41,8 +41,9 @@ func (m *Metadata) Clone() *Metadata {
 	return &c
 }
 
-// AddSnapshot appends a snapshot that no ref points at yet; SetRef makes it
-// current. Its sequence number raises last-sequence-number.
+// AddSnapshot appends a snapshot that no ref points at yet (the
+// add-snapshot update; set-snapshot-ref makes it current). Its sequence
+// number raises last-sequence-number.
 func (m *Metadata) AddSnapshot(s Snapshot) error {
 	if s.SnapshotID <= 0 {
 		return fmt.Errorf("add snapshot: id %d is not positive", s.SnapshotID)
@@ -55,30 +56,6 @@ func (m *Metadata) AddSnapshot(s Snapshot) error {
 	}
 	m.Snapshots = append(m.Snapshots, s)
 	m.LastSequenceNumber = max(m.LastSequenceNumber, s.SequenceNumber)
-	return nil
-}
-
-// SetBranch points a branch at a snapshot, creating the branch when it does
-// not exist. Moving main also moves current-snapshot-id and appends to the
-// snapshot log at timestampMs.
-func (m *Metadata) SetBranch(name string, snapshotID, timestampMs int64) error {
-	if m.SnapshotByID(snapshotID) == nil {
-		return fmt.Errorf("set branch %q: no snapshot %d", name, snapshotID)
-	}
-	r, ok := m.Refs[name]
-	if ok && r.Type != RefBranch {
-		return fmt.Errorf("set branch %q: it is a %s", name, r.Type)
-	}
-	if !ok {
-		r = Ref{Type: RefBranch}
-	}
-	r.SnapshotID = snapshotID
-	m.Refs[name] = r
-	if name == MainBranch {
-		id := snapshotID
-		m.CurrentSnapshotID = &id
-		m.SnapshotLog = append(m.SnapshotLog, SnapshotLogEntry{SnapshotID: snapshotID, TimestampMs: timestampMs})
-	}
 	return nil
 }
 
@@ -97,7 +74,7 @@ func (m *Metadata) AddPreviousMetadata(file string, timestampMs int64, keep int)
 	return dropped
 }
 
-// RemoveSnapshots drops snapshots (expiry) along with their statistics
+// RemoveSnapshots (the remove-snapshots update) drops snapshots (expiry) along with their statistics
 // files. The snapshot log loses every entry up to and including the last
 // one naming a removed snapshot, so what remains is a history without
 // holes. Refs must not point at a removed snapshot.

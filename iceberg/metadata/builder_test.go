@@ -26,41 +26,6 @@ func TestCloneIsIndependent(t *testing.T) {
 	}
 }
 
-func TestAddSnapshotAndSetBranch(t *testing.T) {
-	m := mustParse(t, rollbackTable()).Clone()
-	snap := Snapshot{SnapshotID: 4, SequenceNumber: 4, TimestampMs: 5000, ManifestList: "l4", Summary: map[string]string{"operation": "append"}}
-	if err := m.AddSnapshot(Snapshot{SnapshotID: 2, SequenceNumber: 4}); err == nil {
-		t.Fatal("a duplicate snapshot id was added")
-	}
-	if err := m.AddSnapshot(Snapshot{SnapshotID: 5, SequenceNumber: 3}); err == nil {
-		t.Fatal("a sequence number at or below last-sequence-number was added")
-	}
-	if err := m.AddSnapshot(snap); err != nil {
-		t.Fatal(err)
-	}
-	if m.LastSequenceNumber != 4 {
-		t.Fatalf("last sequence number %d", m.LastSequenceNumber)
-	}
-	if err := m.SetBranch("v1", 4, 5000); err == nil {
-		t.Fatal("a tag was moved as a branch")
-	}
-	if err := m.SetBranch("dev", 4, 5000); err != nil {
-		t.Fatal(err)
-	}
-	if r := m.Refs["dev"]; r.SnapshotID != 4 || r.MinSnapshotsToKeep == nil || *r.MinSnapshotsToKeep != 2 || len(m.SnapshotLog) != 4 {
-		t.Fatalf("dev %+v, log %v", r, m.SnapshotLog)
-	}
-	if err := m.SetBranch(MainBranch, 4, 5000); err != nil {
-		t.Fatal(err)
-	}
-	if *m.CurrentSnapshotID != 4 || m.Refs[MainBranch].SnapshotID != 4 || m.SnapshotLog[4] != (SnapshotLogEntry{SnapshotID: 4, TimestampMs: 5000}) {
-		t.Fatalf("current %d, log %v", *m.CurrentSnapshotID, m.SnapshotLog)
-	}
-	if _, err := Parse(mustMarshal(t, m)); err != nil {
-		t.Fatalf("the result does not parse: %v", err)
-	}
-}
-
 func TestAddPreviousMetadataKeepsTheNewest(t *testing.T) {
 	m := mustParse(t, rollbackTable()).Clone()
 	for i, f := range []string{"v1", "v2", "v3"} {

@@ -40,6 +40,21 @@ func (o *object) has(key string) bool {
 	return ok && !isNull(raw)
 }
 
+// requiredWith hands the member key, which must be present and not null,
+// to parse (for members with parsers of their own).
+func (o *object) requiredWith(key string, parse func(json.RawMessage) error) {
+	if o.err != nil {
+		return
+	}
+	if !o.has(key) {
+		o.err = fmt.Errorf("%s: missing required field %q", o.what, key)
+		return
+	}
+	if err := parse(o.members[key]); err != nil {
+		o.err = fmt.Errorf("%s: %s: %w", o.what, key, err)
+	}
+}
+
 // optional decodes key into dst when present and reports whether it was.
 func (o *object) optional(key string, dst any) bool {
 	if o.err != nil || !o.has(key) {

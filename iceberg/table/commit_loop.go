@@ -47,9 +47,11 @@ func commitStep(step string) {
 	}
 }
 
-// buildFunc builds the metadata to publish on top of base. attempt counts
-// from 0. A nil result with a nil error means there is nothing to commit.
-type buildFunc func(ctx context.Context, base *Table, attempt int) (*metadata.Metadata, error)
+// buildFunc builds the changes to publish on top of base: the metadata
+// updates of the commit, applied to base (metadata.Changes). attempt
+// counts from 0. A nil result with a nil error means there is nothing to
+// commit.
+type buildFunc func(ctx context.Context, base *Table, attempt int) (*metadata.Changes, error)
 
 // commitResult is the table after a commit, or the refreshed base when the
 // build decided there was nothing to commit (Committed false).
@@ -84,14 +86,14 @@ func (t *Table) commitMetadata(ctx context.Context, build buildFunc) (commitResu
 		if err := ctx.Err(); err != nil {
 			return commitResult{}, err
 		}
-		md, err := build(ctx, base, attempt)
+		changes, err := build(ctx, base, attempt)
 		if err != nil {
 			return commitResult{}, err
 		}
-		if md == nil {
+		if changes == nil {
 			return commitResult{Table: base, Attempt: attempt}, nil
 		}
-		committed, err := publish(ctx, base, md)
+		committed, err := publish(ctx, base, changes)
 		if err == nil {
 			commitStep("published")
 			committed.afterCommit(ctx, base)
@@ -116,11 +118,23 @@ func (t *Table) commitMetadata(ctx context.Context, build buildFunc) (commitResu
 	}
 }
 
-// publish writes md as the version after base's and returns the table at
-// that version.
-func publish(ctx context.Context, base *Table, md *metadata.Metadata) (*Table, error) {
+// testHookChanges, when set by a test, sees every commit's changes before
+// they are published.
+var testHookChanges func(base *Table, changes *metadata.Changes)
+
+// publish writes the metadata the changes produce as the version after
+// base's, with what no update says (the metadata log, last-updated-ms),
+// and returns the table at that version.
+func publish(ctx context.Context, base *Table, changes *metadata.Changes) (*Table, error) {
 	version, err := metadataVersion(base.MetadataLocation)
 	if err != nil {
+		return nil, err
+	}
+	if testHookChanges != nil {
+		testHookChanges(base, changes)
+	}
+	md := changes.Metadata()
+	if err := recordPrevious(md, base, max(time.Now().UnixMilli(), base.Metadata.LastUpdatedMs)); err != nil {
 		return nil, err
 	}
 	// Compact JSON: indenting cost a seventh of a small commit's CPU.

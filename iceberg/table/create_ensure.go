@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"time"
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
@@ -67,28 +66,28 @@ func openForUpdate(ctx context.Context, files fileio.FileIO, location string) (*
 // The union is computed again on every retry, against the schema the
 // retry builds on.
 func (t *Table) UpdateSchemaByName(ctx context.Context, wanted *iceberg.Schema) error {
-	res, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Metadata, error) {
+	res, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Changes, error) {
 		md := base.Metadata
 		current := md.CurrentSchema()
-		updated, lastColumnID, changed, err := iceberg.UnionByName(current, wanted, md.LastColumnID, md.Location)
+		updated, _, changed, err := iceberg.UnionByName(current, wanted, md.LastColumnID, md.Location)
 		if err != nil || !changed {
 			return nil, err
 		}
 		if err := checkSchemaForVersion(updated, md.FormatVersion); err != nil {
 			return nil, fmt.Errorf("table %q: %w", md.Location, err)
 		}
-		next := md.Clone()
 		id := 0
 		for _, s := range md.Schemas {
 			id = max(id, s.ID+1)
 		}
-		next.Schemas = append(next.Schemas, iceberg.NewSchema(id, updated.Fields, updated.IdentifierFieldIDs...))
-		next.CurrentSchemaID = id
-		next.LastColumnID = max(lastColumnID, md.LastColumnID)
-		if err := recordPrevious(next, base, max(time.Now().UnixMilli(), md.LastUpdatedMs)); err != nil {
+		// add-schema raises last-column-id to the new schema's highest field
+		// id, which is where the union counted new columns up to.
+		schema := iceberg.NewSchema(id, updated.Fields, updated.IdentifierFieldIDs...)
+		changes := metadata.Edit(md)
+		if err := changes.Apply(metadata.AddSchema{Schema: schema}, metadata.SetCurrentSchema{SchemaID: -1}); err != nil {
 			return nil, err
 		}
-		return next, nil
+		return changes, nil
 	})
 	if err != nil {
 		return fmt.Errorf("update schema: %w", err)

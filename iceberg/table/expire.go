@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -52,7 +53,7 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 	}
 	var expired []metadata.Snapshot
 	var expiredStats []string
-	commit, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Metadata, error) {
+	commit, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Changes, error) {
 		md := base.Metadata
 		now := max(time.Now().UnixMilli(), md.LastUpdatedMs)
 		plan, err := planExpiry(md, now, olderThanMs, retainLast)
@@ -62,15 +63,17 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 		if len(plan.expire) == 0 && len(plan.dropRefs) == 0 {
 			return nil, nil
 		}
-		next := md.Clone()
+		changes := metadata.Edit(md)
 		for _, name := range plan.dropRefs {
-			delete(next.Refs, name)
+			if err := changes.Apply(metadata.RemoveSnapshotRef{Name: name}); err != nil {
+				return nil, err
+			}
 		}
-		if err := next.RemoveSnapshots(plan.expire); err != nil {
-			return nil, err
-		}
-		if err := recordPrevious(next, base, now); err != nil {
-			return nil, err
+		if len(plan.expire) > 0 {
+			ids := slices.Sorted(maps.Keys(plan.expire))
+			if err := changes.Apply(metadata.RemoveSnapshots{SnapshotIDs: ids}); err != nil {
+				return nil, err
+			}
 		}
 		expired, expiredStats = expired[:0], expiredStats[:0]
 		for _, s := range md.Snapshots {
@@ -89,7 +92,7 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 			}
 		}
 		res.RemovedRefs = plan.dropRefs
-		return next, nil
+		return changes, nil
 	})
 	if err != nil {
 		return ExpireResult{}, fmt.Errorf("expire snapshots: %w", err)

@@ -20,10 +20,9 @@ func exists(path string) bool {
 // tag points a tag at a snapshot through a metadata-only commit.
 func tag(t *testing.T, tbl *Table, name string, id int64) {
 	t.Helper()
-	res, err := tbl.commitMetadata(context.Background(), func(_ context.Context, base *Table, _ int) (*metadata.Metadata, error) {
-		next := base.Metadata.Clone()
-		next.Refs[name] = metadata.Ref{SnapshotID: id, Type: metadata.RefTag}
-		return next, recordPrevious(next, base, time.Now().UnixMilli())
+	res, err := tbl.commitMetadata(context.Background(), func(_ context.Context, base *Table, _ int) (*metadata.Changes, error) {
+		changes := metadata.Edit(base.Metadata)
+		return changes, changes.Apply(metadata.SetSnapshotRef{Name: name, Ref: metadata.Ref{SnapshotID: id, Type: metadata.RefTag}})
 	})
 	if err != nil {
 		t.Fatal(err)

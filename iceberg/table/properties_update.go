@@ -3,7 +3,8 @@ package table
 import (
 	"context"
 	"fmt"
-	"time"
+	"maps"
+	"slices"
 
 	"github.com/floedb/floe/iceberg/metadata"
 )
@@ -36,7 +37,7 @@ func (t *Table) SetProperties(ctx context.Context, set map[string]string, remove
 			return fmt.Errorf("set properties: %q is reserved: it describes the metadata and is not a table property", k)
 		}
 	}
-	res, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Metadata, error) {
+	res, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Changes, error) {
 		changed := false
 		for k, v := range set {
 			if old, ok := base.Metadata.Properties[k]; !ok || old != v {
@@ -51,17 +52,18 @@ func (t *Table) SetProperties(ctx context.Context, set map[string]string, remove
 		if !changed {
 			return nil, nil
 		}
-		next := base.Metadata.Clone()
-		for k, v := range set {
-			next.Properties[k] = v
+		changes := metadata.Edit(base.Metadata)
+		var updates []metadata.Update
+		if len(set) > 0 {
+			updates = append(updates, metadata.SetProperties{Updates: maps.Clone(set)})
 		}
-		for k := range removing {
-			delete(next.Properties, k)
+		if len(removing) > 0 {
+			updates = append(updates, metadata.RemoveProperties{Removals: slices.Sorted(maps.Keys(removing))})
 		}
-		if err := recordPrevious(next, base, max(time.Now().UnixMilli(), base.Metadata.LastUpdatedMs)); err != nil {
+		if err := changes.Apply(updates...); err != nil {
 			return nil, err
 		}
-		return next, nil
+		return changes, nil
 	})
 	if err != nil {
 		return fmt.Errorf("set properties: %w", err)

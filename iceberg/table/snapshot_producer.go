@@ -132,7 +132,7 @@ func (p *snapshotProducer) deleteUnused(ctx context.Context, keep map[string]boo
 }
 
 // build is the buildFunc of one attempt.
-func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) (*metadata.Metadata, error) {
+func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) (*metadata.Changes, error) {
 	md := base.Metadata
 	if id, ok := SnapshotWithToken(md, p.u.opts.Token); ok {
 		p.existingID = id
@@ -220,22 +220,20 @@ func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) 
 		snap.Summary[SummaryRunID] = p.u.opts.RunID
 	}
 
-	next := md.Clone()
 	if md.FormatVersion >= 3 {
 		first, added := md.NextRowID, assigned
 		snap.FirstRowID, snap.AddedRows = &first, &added
-		next.NextRowID += assigned
 	}
-	if err := next.AddSnapshot(snap); err != nil {
+	ref, ok := md.Refs[b.branch]
+	if !ok {
+		ref = metadata.Ref{Type: metadata.RefBranch}
+	}
+	ref.SnapshotID = snap.SnapshotID
+	changes := metadata.Edit(md)
+	if err := changes.Apply(metadata.AddSnapshot{Snapshot: snap}, metadata.SetSnapshotRef{Name: b.branch, Ref: ref}); err != nil {
 		return nil, err
 	}
-	if err := next.SetBranch(b.branch, snap.SnapshotID, now); err != nil {
-		return nil, err
-	}
-	if err := recordPrevious(next, base, now); err != nil {
-		return nil, err
-	}
-	return next, nil
+	return changes, nil
 }
 
 // recordPrevious adds the base's metadata file to the metadata log and
