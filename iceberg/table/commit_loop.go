@@ -26,9 +26,30 @@ import (
 // Publishing is the only step a storage without link() (S3: a conditional
 // put) does differently, and that lives in its FileIO.
 
-// errLostRace means another writer published the version this attempt
-// wanted.
-var errLostRace = errors.New("another writer committed first")
+// ErrStale is what a Publisher returns when the table moved on since the
+// base a commit was built on (another writer published first, or a
+// catalog's requirements failed): the commit loop refreshes, builds again
+// and retries.
+var ErrStale = errkind.New(errkind.Conflict, "another writer committed first")
+
+// errLostRace is ErrStale under its old name, for the filesystem's own
+// publishing.
+var errLostRace = ErrStale
+
+// Publisher is where a table's commits go and its current version comes
+// from: a catalog. A Table without one (Publisher nil) is its own: its
+// metadata directory holds the versions, and a commit publishes the next
+// with put-if-absent. A catalog that keeps metadata elsewhere (a SQL
+// table's row, a REST server) sets one on the tables it loads.
+type Publisher interface {
+	// Publish commits changes built on base and returns the table at the
+	// version it published: ErrStale when the table moved on since base,
+	// an error of kind CommitStateUnknown when whether it was published
+	// is not known (ErrCommitStateUnknown).
+	Publish(ctx context.Context, base *Table, changes *metadata.Changes) (*Table, error)
+	// Refresh loads the table's current version.
+	Refresh(ctx context.Context, t *Table) (*Table, error)
+}
 
 // ErrCommitStateUnknown means a metadata file may or may not have been
 // published; the files the commit wrote must then be left alone (a stray
@@ -64,8 +85,10 @@ type commitResult struct {
 
 // commitMetadata runs the optimistic commit loop starting from t.
 func (t *Table) commitMetadata(ctx context.Context, build buildFunc) (commitResult, error) {
-	if _, err := metadataVersion(t.MetadataLocation); err != nil {
-		return commitResult{}, err
+	if t.Publisher == nil {
+		if _, err := metadataVersion(t.MetadataLocation); err != nil {
+			return commitResult{}, err
+		}
 	}
 	retry, err := retryPolicyOf(t.Metadata)
 	if err != nil {
@@ -93,10 +116,15 @@ func (t *Table) commitMetadata(ctx context.Context, build buildFunc) (commitResu
 		if changes == nil {
 			return commitResult{Table: base, Attempt: attempt}, nil
 		}
-		committed, err := publish(ctx, base, changes)
+		if testHookChanges != nil {
+			testHookChanges(base, changes)
+		}
+		committed, err := base.publish(ctx, changes)
 		if err == nil {
 			commitStep("published")
-			committed.afterCommit(ctx, base)
+			if base.Publisher == nil {
+				committed.afterCommit(ctx, base)
+			}
 			return commitResult{Table: committed, Committed: true, Attempt: attempt}, nil
 		}
 		if !errors.Is(err, errLostRace) {
@@ -122,19 +150,18 @@ func (t *Table) commitMetadata(ctx context.Context, build buildFunc) (commitResu
 // they are published.
 var testHookChanges func(base *Table, changes *metadata.Changes)
 
-// publish writes the metadata the changes produce as the version after
-// base's, with what no update says (the metadata log, last-updated-ms),
-// and returns the table at that version.
-func publish(ctx context.Context, base *Table, changes *metadata.Changes) (*Table, error) {
+// publish hands the changes to the table's publisher, or writes them as
+// the next version in its metadata directory.
+func (base *Table) publish(ctx context.Context, changes *metadata.Changes) (*Table, error) {
+	if base.Publisher != nil {
+		return base.Publisher.Publish(ctx, base, changes)
+	}
 	version, err := metadataVersion(base.MetadataLocation)
 	if err != nil {
 		return nil, err
 	}
-	if testHookChanges != nil {
-		testHookChanges(base, changes)
-	}
-	md := changes.Metadata()
-	if err := recordPrevious(md, base, max(time.Now().UnixMilli(), base.Metadata.LastUpdatedMs)); err != nil {
+	md, err := NextMetadata(base, changes)
+	if err != nil {
 		return nil, err
 	}
 	// Compact JSON: indenting cost a seventh of a small commit's CPU.
@@ -164,6 +191,18 @@ func publish(ctx context.Context, base *Table, changes *metadata.Changes) (*Tabl
 		}
 	}
 	return &Table{Metadata: md, MetadataLocation: path, IO: base.IO, Locations: base.Locations}, nil
+}
+
+// NextMetadata is the metadata a catalog that writes metadata files
+// publishes for changes built on base: what the updates produce, with
+// base's file added to the metadata log (write.metadata.previous-versions-max
+// entries kept) and last-updated-ms stamped, which no update carries.
+func NextMetadata(base *Table, changes *metadata.Changes) (*metadata.Metadata, error) {
+	md := changes.Metadata()
+	if err := recordPrevious(md, base, max(time.Now().UnixMilli(), base.Metadata.LastUpdatedMs)); err != nil {
+		return nil, err
+	}
+	return md, nil
 }
 
 // afterCommit does the best-effort work that follows publishing: the
@@ -217,6 +256,9 @@ func (t *Table) Refresh(ctx context.Context) error {
 // refreshedIfBehind refreshes only when a newer version exists, which a
 // single existence check shows.
 func (t *Table) refreshedIfBehind(ctx context.Context) (*Table, error) {
+	if t.Publisher != nil {
+		return t.refreshed(ctx)
+	}
 	version, err := metadataVersion(t.MetadataLocation)
 	if err != nil {
 		return nil, err
@@ -229,6 +271,16 @@ func (t *Table) refreshedIfBehind(ctx context.Context) (*Table, error) {
 }
 
 func (t *Table) refreshed(ctx context.Context) (*Table, error) {
+	if t.Publisher != nil {
+		fresh, err := t.Publisher.Refresh(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		if t.Metadata.TableUUID != "" && fresh.Metadata.TableUUID != t.Metadata.TableUUID {
+			return nil, fmt.Errorf("refresh: table uuid changed from %s to %s: another table was created in its place", t.Metadata.TableUUID, fresh.Metadata.TableUUID)
+		}
+		return fresh, nil
+	}
 	path, err := locateInMetadataDir(ctx, t.IO, parentDir(t.MetadataLocation))
 	if err != nil {
 		return nil, err

@@ -426,3 +426,39 @@ func newTableSortOrder(order *iceberg.SortOrder, schema *iceberg.Schema) (iceber
 	}
 	return out, nil
 }
+
+// NewMetadata is the first metadata of a table created at location, as
+// Create builds it (see Create for the schema, spec, sort order,
+// properties and format version), for a catalog that writes the file
+// itself and records it elsewhere.
+func NewMetadata(location string, schema *iceberg.Schema, spec *iceberg.PartitionSpec, order *iceberg.SortOrder, props map[string]string, formatVersion int) (*metadata.Metadata, error) {
+	return newTableMetadata(location, schema, spec, order, props, formatVersion)
+}
+
+// MetadataFilePath names a new metadata file of a table at location as
+// catalogs that record metadata locations name them (the reference
+// implementation's <NNNNN>-<uuid>.metadata.json): version follows the
+// version of the file it replaces, and the uuid makes two writers'
+// attempts at one version two files.
+func MetadataFilePath(location string, version int64) string {
+	return fileio.JoinPath(location, "metadata", fmt.Sprintf("%05d-%s.metadata.json", version, uuid.NewString()))
+}
+
+// MetadataVersion is the version in a metadata file's name (vN or
+// NNNNN-<uuid>), 0 when it has none.
+func MetadataVersion(metadataLocation string) int64 {
+	v, _ := parseMetadataFileName(lastElem(metadataLocation))
+	return v
+}
+
+// Load reads the table whose current metadata file is metadataLocation,
+// through files, and has its commits go through publisher (nil: the
+// metadata directory, as for Open).
+func Load(ctx context.Context, files fileio.FileIO, metadataLocation string, publisher Publisher) (*Table, error) {
+	t, err := load(ctx, files, fileio.LocationMap{}, metadataLocation)
+	if err != nil {
+		return nil, err
+	}
+	t.Publisher = publisher
+	return t, nil
+}

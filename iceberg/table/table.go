@@ -58,6 +58,9 @@ type Table struct {
 	// Locations is the location map, for callers that must compare paths
 	// (position deletes name data files by path).
 	Locations fileio.LocationMap
+	// Publisher is the catalog the table's commits go through; nil: the
+	// table's own metadata directory (see Publisher).
+	Publisher Publisher
 }
 
 // Open opens the table at location: a metadata JSON file, a table

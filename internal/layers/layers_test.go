@@ -17,16 +17,18 @@ const module = "github.com/floedb/floe/"
 // packages it must not depend on (directly or not); the longest key that
 // names a package decides. The Parquet core knows nothing of Iceberg,
 // pruning or scans; pruning knows Parquet and expressions but not tables,
-// manifests or storage; the table format knows no file format; writer
-// writes files, and reading tables and committing are writer/ops's.
+// manifests or storage; the table format knows no file format and no
+// catalog; catalogs know tables and storage, not file formats or scans;
+// writer writes files, and reading tables and committing are writer/ops's.
 var forbidden = map[string][]string{
-	"errkind":       {"iceberg", "parquet", "scan", "writer", "kernels", "capi", "cmd", "internal"},
+	"errkind":       {"iceberg", "parquet", "scan", "writer", "kernels", "catalog", "capi", "cmd", "internal"},
 	"kernels":       {"iceberg", "parquet", "scan", "writer", "capi", "cmd", "internal"},
-	"parquet":       {"iceberg", "parquet/prune", "scan", "writer", "capi", "cmd", "internal"},
+	"parquet":       {"iceberg", "parquet/prune", "scan", "writer", "catalog", "capi", "cmd", "internal"},
 	"parquet/prune": {"iceberg/table", "iceberg/manifest", "iceberg/metadata", "iceberg/fileio", "scan", "writer", "capi", "cmd", "internal"},
-	"iceberg":       {"parquet", "scan", "writer", "capi", "cmd"},
-	"scan":          {"writer", "capi", "cmd"},
-	"writer":        {"scan", "iceberg/table", "capi", "cmd"},
+	"iceberg":       {"parquet", "scan", "writer", "catalog", "capi", "cmd"},
+	"catalog":       {"parquet", "scan", "writer", "capi", "cmd", "internal"},
+	"scan":          {"writer", "catalog", "capi", "cmd"},
+	"writer":        {"scan", "iceberg/table", "catalog", "capi", "cmd"},
 	"writer/ops":    {"capi", "cmd"},
 	"capi":          {"cmd"},
 	"internal":      {"capi", "cmd"},

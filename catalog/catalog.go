@@ -1,0 +1,99 @@
+// Package catalog is where tables live by name: a Catalog lists, creates,
+// loads, renames and drops tables in namespaces, and the tables it loads
+// commit through it (table.Publisher), so catalog and table never
+// disagree. The catalogs are SQL (catalog/sql: SQLite embedded, the
+// schema Iceberg's JDBC catalog, pyiceberg, iceberg-go and iceberg-rust
+// share) and, to come, REST and the filesystem warehouse.
+//
+// Commits reach a catalog as the REST protocol's metadata updates and
+// requirements (metadata.Changes): a catalog that stores metadata files
+// writes what they produce and swaps its pointer to the new file only if
+// it still points at the base's; a REST catalog sends them.
+package catalog
+
+import (
+	"context"
+	"strings"
+
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// Identifier names a table: its namespace (one or more levels) and name.
+type Identifier struct {
+	Namespace []string
+	Name      string
+}
+
+// ParseIdentifier reads "ns.table" or "a.b.table": the last part is the
+// table, the others its namespace.
+func ParseIdentifier(s string) (Identifier, error) {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 {
+		return Identifier{}, errkind.Errorf(errkind.InvalidArgument, "table name %q needs a namespace: ns.table", s)
+	}
+	for _, p := range parts {
+		if p == "" {
+			return Identifier{}, errkind.Errorf(errkind.InvalidArgument, "table name %q has an empty part", s)
+		}
+	}
+	return Identifier{Namespace: parts[:len(parts)-1], Name: parts[len(parts)-1]}, nil
+}
+
+func (id Identifier) String() string { return JoinNamespace(id.Namespace) + "." + id.Name }
+
+// JoinNamespace writes a namespace as catalogs store it: levels joined
+// with dots.
+func JoinNamespace(ns []string) string { return strings.Join(ns, ".") }
+
+// SplitNamespace reads a stored namespace.
+func SplitNamespace(s string) []string { return strings.Split(s, ".") }
+
+// The errors of catalog operations, by kind.
+var (
+	ErrNoSuchTable       = errkind.New(errkind.NotFound, "no such table")
+	ErrNoSuchNamespace   = errkind.New(errkind.NotFound, "no such namespace")
+	ErrTableExists       = table.ErrTableExists
+	ErrNamespaceExists   = errkind.New(errkind.Conflict, "namespace already exists")
+	ErrNamespaceNotEmpty = errkind.New(errkind.Conflict, "namespace is not empty")
+)
+
+// CreateOptions are a new table's partition spec, sort order, properties,
+// format version (0: the "format-version" property, else 2) and location
+// (empty: <warehouse>/<namespace levels>/<name>).
+type CreateOptions struct {
+	Spec          *iceberg.PartitionSpec
+	SortOrder     *iceberg.SortOrder
+	Properties    map[string]string
+	FormatVersion int
+	Location      string
+}
+
+// Catalog is one catalog's tables and namespaces.
+type Catalog interface {
+	// Name is the catalog's name (the catalog_name of a SQL catalog).
+	Name() string
+
+	CreateNamespace(ctx context.Context, ns []string, props map[string]string) error
+	// DropNamespace refuses a namespace that still holds tables.
+	DropNamespace(ctx context.Context, ns []string) error
+	NamespaceExists(ctx context.Context, ns []string) (bool, error)
+	// ListNamespaces lists the namespaces directly below parent (nil: the
+	// top level).
+	ListNamespaces(ctx context.Context, parent []string) ([][]string, error)
+	NamespaceProperties(ctx context.Context, ns []string) (map[string]string, error)
+	UpdateNamespaceProperties(ctx context.Context, ns []string, removals []string, updates map[string]string) error
+
+	CreateTable(ctx context.Context, id Identifier, schema *iceberg.Schema, opts CreateOptions) (*table.Table, error)
+	LoadTable(ctx context.Context, id Identifier) (*table.Table, error)
+	TableExists(ctx context.Context, id Identifier) (bool, error)
+	ListTables(ctx context.Context, ns []string) ([]Identifier, error)
+	// DropTable forgets the table; purge also deletes its files.
+	DropTable(ctx context.Context, id Identifier, purge bool) error
+	RenameTable(ctx context.Context, from, to Identifier) error
+	// RegisterTable adopts an existing metadata file as a new table.
+	RegisterTable(ctx context.Context, id Identifier, metadataLocation string) (*table.Table, error)
+
+	Close() error
+}

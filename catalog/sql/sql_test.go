@@ -1,0 +1,368 @@
+package sql
+
+import (
+	"context"
+	dbsql "database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/floedb/floe/catalog"
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/metadata"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/rowstest"
+	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/writer/ops"
+)
+
+var idSchema = iceberg.NewSchema(0, []iceberg.NestedField{
+	{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
+	{ID: 2, Name: "writer", Type: iceberg.StringType{}},
+})
+
+func openCatalog(t testing.TB, dir string) *Catalog {
+	t.Helper()
+	c, err := Open(context.Background(), "sqlite:"+filepath.Join(dir, "catalog.db"), map[string]string{PropWarehouse: filepath.Join(dir, "warehouse")}, table.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func appendRows(t testing.TB, tbl *table.Table, rows [][]any, token string) ops.Result {
+	t.Helper()
+	rec := rowstest.BuildRecord(t, tbl.Metadata.CurrentSchema(), rows)
+	defer rec.Release()
+	rr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	res, err := ops.Append(context.Background(), tbl, rr, table.CommitOptions{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func ids(t testing.TB, tbl *table.Table) []int64 {
+	t.Helper()
+	var out []int64
+	for _, row := range rowstest.ScanRows(t, tbl, scan.Options{}) {
+		out = append(out, row[0].(int64))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestCreateAppendLoad(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := openCatalog(t, dir)
+	id := catalog.Identifier{Namespace: []string{"db"}, Name: "events"}
+	if _, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{}); !errors.Is(err, catalog.ErrNoSuchNamespace) {
+		t.Fatalf("create in a missing namespace: %v", err)
+	}
+	if err := c.CreateNamespace(ctx, []string{"db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{Properties: map[string]string{"owner": "floe"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.ToSlash(filepath.Join(dir, "warehouse", "db", "events")); tbl.Metadata.Location != want {
+		t.Errorf("location %s, want %s", tbl.Metadata.Location, want)
+	}
+	if _, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{}); !errors.Is(err, catalog.ErrTableExists) {
+		t.Fatalf("second create: %v", err)
+	}
+	appendRows(t, tbl, [][]any{{int64(1), "a"}, {int64(2), "a"}}, "")
+	appendRows(t, tbl, [][]any{{int64(3), "a"}}, "")
+
+	// Another handle on the same database sees both commits: the row
+	// points at the newest metadata file.
+	other := openCatalog(t, dir)
+	loaded, err := other.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(t, loaded); !slices.Equal(got, []int64{1, 2, 3}) {
+		t.Fatalf("rows %v", got)
+	}
+	if n := len(loaded.Metadata.Snapshots); n != 2 {
+		t.Errorf("%d snapshots", n)
+	}
+	if loaded.Metadata.Properties["owner"] != "floe" {
+		t.Errorf("properties %v", loaded.Metadata.Properties)
+	}
+	var loc, prev string
+	if err := c.db.QueryRow(`SELECT metadata_location, previous_metadata_location FROM iceberg_tables WHERE table_name = 'events'`).Scan(&loc, &prev); err != nil {
+		t.Fatal(err)
+	}
+	if loc != loaded.MetadataLocation || !strings.HasSuffix(filepath.Base(loc), ".metadata.json") || !strings.HasPrefix(filepath.Base(loc), "00002-") || !strings.HasPrefix(filepath.Base(prev), "00001-") {
+		t.Errorf("row points at %s (previous %s), the table was loaded from %s", loc, prev, loaded.MetadataLocation)
+	}
+	if len(loaded.Metadata.MetadataLog) != 2 {
+		t.Errorf("metadata log %v", loaded.Metadata.MetadataLog)
+	}
+}
+
+// A handle that fell behind loses the swap, refreshes through the
+// catalog and commits on top: nothing is lost, and a token already
+// committed is found again.
+func TestStaleHandleRetries(t *testing.T) {
+	ctx := context.Background()
+	c := openCatalog(t, t.TempDir())
+	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
+	if err := c.CreateNamespace(ctx, []string{"db"}, map[string]string{"k": "v"}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendRows(t, a, [][]any{{int64(1), "a"}}, "tok-a")
+	appendRows(t, b, [][]any{{int64(2), "b"}}, "tok-b") // b's base is stale
+	if res := appendRows(t, b, [][]any{{int64(1), "a"}}, "tok-a"); !res.TokenFound {
+		t.Errorf("the retried token was committed again: %+v", res)
+	}
+	fresh, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(t, fresh); !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("rows %v", got)
+	}
+}
+
+// Writers in parallel, each with its own connection, commit every append
+// exactly once.
+func TestConcurrentAppends(t *testing.T) {
+	const writers, each = 4, 6
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := openCatalog(t, dir)
+	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
+	if err := c.CreateNamespace(ctx, []string{"db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{Properties: map[string]string{"commit.retry.num-retries": "100", "commit.retry.min-wait-ms": "1", "commit.retry.max-wait-ms": "20"}}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mine := openCatalog(t, dir)
+			tbl, err := mine.LoadTable(ctx, id)
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i := range each {
+				appendRows(t, tbl, [][]any{{int64(w*100 + i), fmt.Sprint(w)}}, "")
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	tbl, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tbl.Metadata.Snapshots); n != writers*each {
+		t.Errorf("%d snapshots, want %d", n, writers*each)
+	}
+	if got := ids(t, tbl); len(got) != writers*each || len(slices.Compact(slices.Clone(got))) != writers*each {
+		t.Errorf("rows %v", got)
+	}
+}
+
+func TestNamespacesAndTables(t *testing.T) {
+	ctx := context.Background()
+	c := openCatalog(t, t.TempDir())
+	for _, ns := range [][]string{{"a"}, {"a", "b"}, {"c"}} {
+		if err := c.CreateNamespace(ctx, ns, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.CreateNamespace(ctx, []string{"a"}, nil); !errors.Is(err, catalog.ErrNamespaceExists) {
+		t.Errorf("second create: %v", err)
+	}
+	top, err := c.ListNamespaces(ctx, nil)
+	if err != nil || len(top) != 2 {
+		t.Fatalf("top namespaces %v (%v)", top, err)
+	}
+	if below, err := c.ListNamespaces(ctx, []string{"a"}); err != nil || len(below) != 1 || catalog.JoinNamespace(below[0]) != "a.b" {
+		t.Fatalf("below a: %v (%v)", below, err)
+	}
+	if err := c.UpdateNamespaceProperties(ctx, []string{"c"}, nil, map[string]string{"owner": "me", "x": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.UpdateNamespaceProperties(ctx, []string{"c"}, []string{"x"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if props, err := c.NamespaceProperties(ctx, []string{"c"}); err != nil || len(props) != 1 || props["owner"] != "me" {
+		t.Errorf("properties %v (%v)", props, err)
+	}
+	if _, err := c.NamespaceProperties(ctx, []string{"nope"}); errkind.Of(err) != errkind.NotFound {
+		t.Errorf("properties of a missing namespace: %v", err)
+	}
+
+	ab := catalog.Identifier{Namespace: []string{"a", "b"}, Name: "t1"}
+	if _, err := c.CreateTable(ctx, ab, idSchema, catalog.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DropNamespace(ctx, []string{"a", "b"}); !errors.Is(err, catalog.ErrNamespaceNotEmpty) {
+		t.Errorf("dropping a namespace with a table: %v", err)
+	}
+	if err := c.DropNamespace(ctx, []string{"a"}); !errors.Is(err, catalog.ErrNamespaceNotEmpty) {
+		t.Errorf("dropping a namespace with a namespace: %v", err)
+	}
+	if list, err := c.ListTables(ctx, []string{"a", "b"}); err != nil || len(list) != 1 || list[0].String() != "a.b.t1" {
+		t.Errorf("tables %v (%v)", list, err)
+	}
+	moved := catalog.Identifier{Namespace: []string{"c"}, Name: "t2"}
+	if err := c.RenameTable(ctx, ab, catalog.Identifier{Namespace: []string{"zz"}, Name: "t"}); !errors.Is(err, catalog.ErrNoSuchNamespace) {
+		t.Errorf("rename into a missing namespace: %v", err)
+	}
+	if err := c.RenameTable(ctx, ab, moved); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := c.TableExists(ctx, ab); ok {
+		t.Error("the old name still exists")
+	}
+	tbl, err := c.LoadTable(ctx, moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendRows(t, tbl, [][]any{{int64(7), "x"}}, "") // commits under the new name
+	if err := c.DropTable(ctx, moved, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.LoadTable(ctx, moved); !errors.Is(err, catalog.ErrNoSuchTable) || errkind.Of(err) != errkind.NotFound {
+		t.Errorf("load after drop: %v", err)
+	}
+	// The dropped table's files are still there: register adopts them,
+	// at the version the append left (the handle moved with its commit).
+	back, err := c.RegisterTable(ctx, catalog.Identifier{Namespace: []string{"c"}, Name: "again"}, tbl.MetadataLocation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(t, back); !slices.Equal(got, []int64{7}) {
+		t.Errorf("the registered table shows rows %v", got)
+	}
+	if err := c.DropNamespace(ctx, []string{"a", "b"}); err != nil {
+		t.Errorf("drop the emptied namespace: %v", err)
+	}
+}
+
+// A catalog made with the older schema, without iceberg_type, opens, and
+// floe's rows fit it.
+func TestOlderSchemaWithoutType(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := dbsql.Open("sqlite", "file:"+filepath.Join(dir, "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT NULL,
+		table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location VARCHAR(1000),
+		PRIMARY KEY (catalog_name, table_namespace, table_name))`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	c := openCatalog(t, dir)
+	if c.typed {
+		t.Fatal("the older schema was taken for the newer")
+	}
+	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
+	if err := c.CreateNamespace(ctx, id.Namespace, nil); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendRows(t, tbl, [][]any{{int64(1), "a"}}, "")
+	if list, err := c.ListTables(ctx, id.Namespace); err != nil || len(list) != 1 {
+		t.Errorf("tables %v (%v)", list, err)
+	}
+}
+
+func TestOpenRefusesOtherURIs(t *testing.T) {
+	for _, uri := range []string{"postgresql://u:secret@h/db", "sqlite://host/x.db", "sqlite:", "mysql:x"} {
+		_, err := Open(context.Background(), uri, nil, table.Options{})
+		if errkind.Of(err) != errkind.InvalidArgument || strings.Contains(fmt.Sprint(err), "secret") {
+			t.Errorf("%s: %v", uri, err)
+		}
+	}
+}
+
+// The swap itself refuses a stale base (the commit loop's lock and
+// refresh usually spare it the attempt): the row is left alone and the
+// attempt's metadata file removed.
+func TestPublishRefusesStaleBase(t *testing.T) {
+	ctx := context.Background()
+	c := openCatalog(t, t.TempDir())
+	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
+	if err := c.CreateNamespace(ctx, id.Namespace, nil); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	current, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := current.SetProperties(ctx, map[string]string{"a": "1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	changes := metadata.Edit(stale.Metadata)
+	if err := changes.Apply(metadata.SetProperties{Updates: map[string]string{"b": "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(filepath.FromSlash(stale.Metadata.Location), "metadata", "*.metadata.json"))
+	_, err = stale.Publisher.Publish(ctx, stale, changes)
+	if !errors.Is(err, table.ErrStale) || errkind.Of(err) != errkind.Conflict {
+		t.Fatalf("publish on a stale base: %v", err)
+	}
+	after, _ := filepath.Glob(filepath.Join(filepath.FromSlash(stale.Metadata.Location), "metadata", "*.metadata.json"))
+	if len(after) != len(before) {
+		t.Errorf("metadata files %d before, %d after the refused attempt", len(before), len(after))
+	}
+	loaded, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.MetadataLocation != current.MetadataLocation || loaded.Metadata.Properties["b"] != "" {
+		t.Errorf("the refused commit moved the table to %s", loaded.MetadataLocation)
+	}
+	// Through the commit loop the same stale handle refreshes and commits.
+	if err := stale.SetProperties(ctx, map[string]string{"b": "2"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p := stale.Metadata.Properties; p["a"] != "1" || p["b"] != "2" {
+		t.Errorf("properties %v", p)
+	}
+}
