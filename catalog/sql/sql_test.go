@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
@@ -40,12 +38,7 @@ func openCatalog(t testing.TB, dir string) *Catalog {
 
 func appendRows(t testing.TB, tbl *table.Table, rows [][]any, token string) ops.Result {
 	t.Helper()
-	rec := rowstest.BuildRecord(t, tbl.Metadata.CurrentSchema(), rows)
-	defer rec.Release()
-	rr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), rows)
 	defer rr.Release()
 	res, err := ops.Append(context.Background(), tbl, rr, table.CommitOptions{Token: token})
 	if err != nil {

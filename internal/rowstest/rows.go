@@ -15,6 +15,18 @@ import (
 	"github.com/floedb/floe/iceberg/arrowschema"
 )
 
+// Reader hands rows of schema out as one batch.
+func Reader(t testing.TB, schema *iceberg.Schema, rows [][]any) array.RecordReader {
+	t.Helper()
+	rec := BuildRecord(t, schema, rows)
+	defer rec.Release()
+	rr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
+}
+
 // BuildRecord builds an Arrow batch of rows with the types the reader
 // gives for the schema.
 func BuildRecord(t testing.TB, schema *iceberg.Schema, rows [][]any) arrow.RecordBatch {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
@@ -30,13 +29,7 @@ var (
 // rowsReader hands rows of tbl's current schema out as one batch.
 func rowsReader(t testing.TB, tbl *table.Table, rows [][]any) array.RecordReader {
 	t.Helper()
-	rec := rowstest.BuildRecord(t, tbl.Metadata.CurrentSchema(), rows)
-	defer rec.Release()
-	rr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rr
+	return rowstest.Reader(t, tbl.Metadata.CurrentSchema(), rows)
 }
 
 // writeTableFiles writes rows as data files of tbl (WriteFiles) without
