@@ -179,7 +179,7 @@ func (c *Catalog) CreateNamespace(ctx context.Context, ns []string, props map[st
 	if len(props) == 0 {
 		props = map[string]string{existsKey: "true"}
 	}
-	return c.inTx(ctx, func(tx *dbsql.Tx) error {
+	err = c.inTx(ctx, func(tx *dbsql.Tx) error {
 		for k, v := range props {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES (?, ?, ?, ?)`,
 				c.name, catalog.JoinNamespace(ns), k, v); err != nil {
@@ -188,6 +188,12 @@ func (c *Catalog) CreateNamespace(ctx context.Context, ns []string, props map[st
 		}
 		return nil
 	})
+	if err != nil {
+		if exists, _ := c.NamespaceExists(ctx, ns); exists {
+			return fmt.Errorf("create namespace %s: %w (created concurrently)", catalog.JoinNamespace(ns), catalog.ErrNamespaceExists)
+		}
+	}
+	return err
 }
 
 func checkNamespace(ns []string) error {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
+	"github.com/floedb/floe/catalog"
+	"github.com/floedb/floe/catalog/open"
 	"github.com/floedb/floe/iceberg/table"
 )
 
@@ -22,7 +25,8 @@ type args struct {
 // argument or after "="), boolFlags take none.
 func parseArgs(raw []string, valueFlags, boolFlags []string) (*args, error) {
 	a := &args{values: map[string][]string{}, bools: map[string]bool{}}
-	isValue := map[string]bool{}
+	// Every command takes a catalog.
+	isValue := map[string]bool{"catalog": true, "catalog-prop": true}
 	for _, f := range valueFlags {
 		isValue[f] = true
 	}
@@ -119,14 +123,56 @@ func (a *args) openTable(ctx context.Context, usage string) (*table.Table, table
 	if len(a.positional) != 1 {
 		return nil, table.SnapshotSelector{}, errors.New(usage)
 	}
-	opts, err := a.tableOptions()
-	if err != nil {
-		return nil, table.SnapshotSelector{}, err
-	}
 	sel, err := a.snapshotSelector()
 	if err != nil {
 		return nil, sel, err
 	}
-	t, err := table.Open(ctx, a.positional[0], opts)
+	t, err := a.loadTable(ctx, a.positional[0])
 	return t, sel, err
+}
+
+// loadTable opens TABLE: through the catalog when there is one (TABLE is
+// then ns.table), else as a location or warehouse name.
+func (a *args) loadTable(ctx context.Context, name string) (*table.Table, error) {
+	opts, err := a.tableOptions()
+	if err != nil {
+		return nil, err
+	}
+	cat, err := a.catalog(ctx, opts)
+	if err != nil || cat == nil {
+		if err != nil {
+			return nil, err
+		}
+		return table.Open(ctx, name, opts)
+	}
+	// The table commits through the catalog for as long as the command
+	// runs, so it stays open; the process's exit closes it.
+	id, err := catalog.ParseIdentifier(name)
+	if err != nil {
+		return nil, err
+	}
+	return cat.LoadTable(ctx, id)
+}
+
+// hasCatalog reports whether the command names a catalog.
+func (a *args) hasCatalog() bool {
+	_, ok := a.last("catalog")
+	return ok || os.Getenv(open.EnvCatalog) != ""
+}
+
+// catalog opens --catalog URI (or $FLOE_CATALOG) with its --catalog-prop
+// KEY=VALUE properties; nil when neither names one. The caller closes it.
+func (a *args) catalog(ctx context.Context, opts table.Options) (catalog.Catalog, error) {
+	uri, ok := a.last("catalog")
+	if !ok {
+		uri = os.Getenv(open.EnvCatalog)
+	}
+	if uri == "" {
+		return nil, nil
+	}
+	props, err := keyValues(a.values["catalog-prop"], "--catalog-prop")
+	if err != nil {
+		return nil, err
+	}
+	return open.Catalog(ctx, uri, props, opts)
 }

@@ -22,11 +22,7 @@ func runInfo(ctx context.Context, raw []string, out, _ io.Writer) error {
 	if len(a.positional) != 1 {
 		return fmt.Errorf("usage: floe info TABLE [--map PREFIX=TARGET]… [--json]")
 	}
-	opts, err := a.tableOptions()
-	if err != nil {
-		return err
-	}
-	t, err := table.Open(ctx, a.positional[0], opts)
+	t, err := a.loadTable(ctx, a.positional[0])
 	if err != nil {
 		return err
 	}

@@ -38,10 +38,20 @@ usage:
              deletes the rows EXPR selects, in one snapshot; --mode
              overrides the table's write.delete.mode (default copy-on-write)
 
+  floe catalog namespaces [PARENT] | tables NS | create-namespace NS
+             | drop-namespace NS | drop-table NS.T [--purge]
+             | rename NS.T NS.U | register NS.T METADATA_LOCATION
+
 TABLE is a metadata JSON file, a table directory, or a dataset name
-"ns.table" under the warehouse (--warehouse DIR or $FLOE_WAREHOUSE).
+"ns.table" under the warehouse (--warehouse DIR or $FLOE_WAREHOUSE); with
+a catalog it is the catalog's ns.table (a.b.table for nested namespaces).
 
 Every command takes:
+  --catalog URI         tables live in this catalog (or $FLOE_CATALOG):
+                        sqlite:///abs/path.db or sqlite:relative.db; a table
+                        appended to that does not exist is created in it,
+                        with its namespace
+  --catalog-prop K=V    a catalog property (repeatable): name, warehouse
   --map PREFIX=TARGET   read locations starting with PREFIX from TARGET
                         instead (repeatable; for tables copied elsewhere).
                         /p, file:/p and file:///p are one path
@@ -56,13 +66,14 @@ Every command takes:
 type command func(ctx context.Context, a []string, out, errOut io.Writer) error
 
 var commands = map[string]command{
-	"info":   runInfo,
-	"files":  runFiles,
-	"scan":   runScan,
-	"create": runCreate,
-	"append": runAppend,
-	"expire": runExpire,
-	"delete": runDelete,
+	"info":    runInfo,
+	"files":   runFiles,
+	"scan":    runScan,
+	"create":  runCreate,
+	"append":  runAppend,
+	"expire":  runExpire,
+	"delete":  runDelete,
+	"catalog": runCatalog,
 }
 
 func main() {

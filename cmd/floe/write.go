@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/writer/ops"
@@ -62,11 +63,31 @@ func runCreate(ctx context.Context, raw []string, out, _ io.Writer) error {
 // createTable creates the table the command names with schema, the
 // --partition fields and table properties props.
 func createTable(ctx context.Context, a *args, schema *iceberg.Schema, props map[string]string, version int) (*table.Table, error) {
-	loc, err := tableLocation(a)
+	spec, err := partitionSpec(a.values["partition"], schema)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := partitionSpec(a.values["partition"], schema)
+	opts, err := a.tableOptions()
+	if err != nil {
+		return nil, err
+	}
+	cat, err := a.catalog(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if cat != nil {
+		// In a catalog, as in a warehouse, a table's namespace is made for
+		// it when missing.
+		id, err := catalog.ParseIdentifier(a.positional[0])
+		if err != nil {
+			return nil, err
+		}
+		if err := cat.CreateNamespace(ctx, id.Namespace, nil); err != nil && !errors.Is(err, catalog.ErrNamespaceExists) {
+			return nil, err
+		}
+		return cat.CreateTable(ctx, id, schema, catalog.CreateOptions{Spec: spec, Properties: props, FormatVersion: version})
+	}
+	loc, err := tableLocation(a)
 	if err != nil {
 		return nil, err
 	}
@@ -227,16 +248,12 @@ func runAppend(ctx context.Context, raw []string, out, _ io.Writer) error {
 // openOrCreate opens the command's table, creating it with the input's
 // schema when there is none.
 func openOrCreate(ctx context.Context, a *args, in input) (*table.Table, bool, error) {
-	opts, err := a.tableOptions()
-	if err != nil {
-		return nil, false, err
+	name := a.positional[0]
+	if loc, err := tableLocation(a); err == nil && !a.hasCatalog() {
+		name = loc
 	}
-	loc, err := tableLocation(a)
-	if err != nil {
-		return nil, false, err
-	}
-	t, err := table.Open(ctx, loc, opts)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+	t, err := a.loadTable(ctx, name)
+	if err == nil || !(errors.Is(err, fs.ErrNotExist) || errors.Is(err, catalog.ErrNoSuchTable)) {
 		return t, false, err
 	}
 	schema, err := in.schema()
@@ -245,7 +262,7 @@ func openOrCreate(ctx context.Context, a *args, in input) (*table.Table, bool, e
 	}
 	t, err = createTable(ctx, a, schema, nil, 0)
 	if errors.Is(err, table.ErrTableExists) { // another process created it first
-		t, err = table.Open(ctx, loc, opts)
+		t, err = a.loadTable(ctx, name)
 		return t, false, err
 	}
 	return t, err == nil, err

@@ -1,0 +1,36 @@
+// Package open opens a catalog by URI, the one place the kinds of
+// catalogs are told apart (package catalog cannot: its implementations
+// import it): sqlite:… is the SQL catalog on SQLite. PostgreSQL, REST and
+// filesystem warehouses are to come.
+package open
+
+import (
+	"context"
+	"strings"
+
+	"github.com/floedb/floe/catalog"
+	sqlcatalog "github.com/floedb/floe/catalog/sql"
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// EnvCatalog names the catalog commands use when given none.
+const EnvCatalog = "FLOE_CATALOG"
+
+// Catalog opens the catalog at uri with its properties; tableOpts give
+// the tables' FileIO (location map, S3 settings).
+func Catalog(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (catalog.Catalog, error) {
+	switch {
+	case strings.HasPrefix(uri, "sqlite:"):
+		return sqlcatalog.Open(ctx, uri, props, tableOpts)
+	case strings.HasPrefix(uri, "postgresql:"), strings.HasPrefix(uri, "postgres:"),
+		strings.HasPrefix(uri, "http:"), strings.HasPrefix(uri, "https:"):
+		scheme, _, _ := strings.Cut(uri, ":")
+		return nil, errkind.Errorf(errkind.Unsupported, "%s catalogs are not supported yet (sqlite: is)", scheme)
+	}
+	scheme, _, found := strings.Cut(uri, ":")
+	if !found {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "a catalog URI needs a scheme: sqlite:///abs/path.db or sqlite:relative.db")
+	}
+	return nil, errkind.Errorf(errkind.InvalidArgument, "catalog URI with scheme %q: use sqlite:///abs/path.db or sqlite:relative.db", scheme)
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// A table in a SQLite catalog, from the command line: append creates it
+// (and its namespace), commits go through the catalog, a token is found
+// again, and the catalog commands list, rename, register and drop.
+func TestCatalogCommands(t *testing.T) {
+	dir := t.TempDir()
+	cat := "sqlite:" + filepath.Join(dir, "cat.db")
+	rows := filepath.Join(dir, "rows.jsonl")
+	writeTestFile(t, rows, `{"id": 1, "who": "a"}`+"\n"+`{"id": 2, "who": "b"}`+"\n")
+	mustRun(t, "append", "db.events", rows, "--catalog", cat, "--catalog-prop", "warehouse="+filepath.Join(dir, "wh"))
+	if out := mustRun(t, "append", "db.events", rows, "--catalog", cat, "--token", "t1"); !strings.Contains(out, "2 rows in 1 files") {
+		t.Fatalf("second append: %s", out)
+	}
+	if out := mustRun(t, "append", "db.events", rows, "--catalog", cat, "--token", "t1"); !strings.Contains(out, "already committed") {
+		t.Fatalf("retried append: %s", out)
+	}
+	if out := mustRun(t, "scan", "db.events", "--catalog", cat, "--filter", "id = 2"); strings.Count(out, `"id":2`) != 2 {
+		t.Errorf("scan: %s", out)
+	}
+	if out := mustRun(t, "info", "db.events", "--catalog", cat); !strings.Contains(out, filepath.ToSlash(filepath.Join(dir, "wh", "db", "events"))) {
+		t.Errorf("info does not show the table under the warehouse: %s", out)
+	}
+	if out := mustRun(t, "catalog", "namespaces", "--catalog", cat); out != "db\n" {
+		t.Errorf("namespaces: %q", out)
+	}
+	mustRun(t, "catalog", "create-namespace", "other", "--catalog", cat)
+	mustRun(t, "catalog", "rename", "db.events", "other.moved", "--catalog", cat)
+	if out := mustRun(t, "catalog", "tables", "other", "--catalog", cat); out != "other.moved\n" {
+		t.Errorf("tables after rename: %q", out)
+	}
+	if info := mustRun(t, "info", "other.moved", "--catalog", cat, "--json"); strings.Count(info, `"manifest-list"`) != 2 {
+		t.Errorf("the renamed table has lost snapshots: %s", info)
+	}
+	mustRun(t, "catalog", "drop-table", "other.moved", "--catalog", cat)
+	if status, _, errOut := runCLI(t, "scan", "other.moved", "--catalog", cat); status == 0 || !strings.Contains(errOut, "no such table") {
+		t.Errorf("scan of a dropped table: %d %s", status, errOut)
+	}
+	if status, _, errOut := runCLI(t, "catalog", "drop-namespace", "nope", "--catalog", cat); status == 0 || !strings.Contains(errOut, "no such namespace") {
+		t.Errorf("dropping a missing namespace: %d %s", status, errOut)
+	}
+	if status, _, errOut := runCLI(t, "scan", "db.events", "--catalog", "postgresql://u:hunter2@127.0.0.1/db"); status == 0 || strings.Contains(errOut, "hunter2") {
+		t.Errorf("an unsupported catalog: %d %s", status, errOut)
+	}
+}
+
+// 8 processes × 25 appends through one SQLite catalog: exactly 200
+// snapshots, every row once.
+func TestCatalogConcurrentProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 200 processes")
+	}
+	const procs, each = 8, 25
+	dir := t.TempDir()
+	cat := "sqlite:" + filepath.Join(dir, "cat.db")
+	seed := filepath.Join(dir, "seed.jsonl")
+	writeTestFile(t, seed, `{"id": -1, "who": "seed"}`+"\n")
+	mustRun(t, "append", "db.t", seed, "--catalog", cat)
+	var wg sync.WaitGroup
+	errs := make(chan error, procs)
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				rows := filepath.Join(dir, fmt.Sprintf("rows-%d-%d.jsonl", p, i))
+				writeTestFile(t, rows, fmt.Sprintf(`{"id": %d, "who": "p%d"}`+"\n", p*1000+i, p))
+				out, err := floeProcess(t, "", "append", "db.t", rows, "--catalog", cat, "--token", fmt.Sprintf("p%d-%d", p, i)).CombinedOutput()
+				if err != nil || !strings.Contains(string(out), "1 rows in 1 files") {
+					errs <- fmt.Errorf("process %d append %d: %v: %s", p, i, err, out)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	out := mustRun(t, "scan", "db.t", "--catalog", cat, "--columns", "id")
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		ids = append(ids, line)
+	}
+	slices.Sort(ids)
+	if len(ids) != procs*each+1 || len(slices.Compact(slices.Clone(ids))) != len(ids) {
+		t.Errorf("%d rows (%d distinct), want %d", len(ids), len(slices.Compact(slices.Clone(ids))), procs*each+1)
+	}
+	info := mustRun(t, "info", "db.t", "--catalog", cat, "--json")
+	if n := strings.Count(info, `"manifest-list"`); n != procs*each+1 {
+		t.Errorf("%d snapshots, want %d", n, procs*each+1)
+	}
+}
