@@ -1,6 +1,6 @@
 // Package open opens a catalog by URI, the one place the kinds of
 // catalogs are told apart (package catalog cannot: its implementations
-// import it): sqlite:… is the SQL catalog on SQLite. PostgreSQL, REST and
+// import it): sqlite:… and postgresql://… are the SQL catalog. REST and
 // filesystem warehouses are to come.
 package open
 
@@ -21,16 +21,15 @@ const EnvCatalog = "FLOE_CATALOG"
 // the tables' FileIO (location map, S3 settings).
 func Catalog(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (catalog.Catalog, error) {
 	switch {
-	case strings.HasPrefix(uri, "sqlite:"):
+	case strings.HasPrefix(uri, "sqlite:"), strings.HasPrefix(uri, "postgresql://"), strings.HasPrefix(uri, "postgres://"):
 		return sqlcatalog.Open(ctx, uri, props, tableOpts)
-	case strings.HasPrefix(uri, "postgresql:"), strings.HasPrefix(uri, "postgres:"),
-		strings.HasPrefix(uri, "http:"), strings.HasPrefix(uri, "https:"):
+	case strings.HasPrefix(uri, "http:"), strings.HasPrefix(uri, "https:"):
 		scheme, _, _ := strings.Cut(uri, ":")
-		return nil, errkind.Errorf(errkind.Unsupported, "%s catalogs are not supported yet (sqlite: is)", scheme)
+		return nil, errkind.Errorf(errkind.Unsupported, "%s catalogs are not supported yet (sqlite: and postgresql:// are)", scheme)
 	}
 	scheme, _, found := strings.Cut(uri, ":")
 	if !found {
-		return nil, errkind.Errorf(errkind.InvalidArgument, "a catalog URI needs a scheme: sqlite:///abs/path.db or sqlite:relative.db")
+		return nil, errkind.Errorf(errkind.InvalidArgument, "a catalog URI needs a scheme: sqlite:///abs/path.db, sqlite:relative.db or postgresql://user:password@host:port/db")
 	}
-	return nil, errkind.Errorf(errkind.InvalidArgument, "catalog URI with scheme %q: use sqlite:///abs/path.db or sqlite:relative.db", scheme)
+	return nil, errkind.Errorf(errkind.InvalidArgument, "catalog URI with scheme %q: use sqlite:///abs/path.db, sqlite:relative.db or postgresql://user:password@host:port/db", scheme)
 }

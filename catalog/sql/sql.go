@@ -3,7 +3,8 @@
 // Iceberg's JdbcCatalog, pyiceberg's SqlCatalog, iceberg-go and
 // iceberg-rust share, so any of them can open a catalog floe writes and
 // the other way round. SQLite (modernc.org/sqlite, pure Go, so libfloe.so
-// needs no system library) is the embedded default.
+// needs no system library) is the embedded default; PostgreSQL (pgx) is
+// for teams.
 //
 // A commit writes the next metadata file, then swaps the table's row to
 // it with UPDATE … WHERE metadata_location = <the base's>: one row changed
@@ -18,7 +19,9 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/errkind"
@@ -26,7 +29,8 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
-	_ "modernc.org/sqlite" // the "sqlite" driver
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
+	_ "modernc.org/sqlite"             // the "sqlite" driver
 )
 
 // Properties a SQL catalog takes besides its URI.
@@ -35,14 +39,14 @@ const (
 	// "default", as pyiceberg and iceberg-go name a catalog given none).
 	PropName = "name"
 	// PropWarehouse is the root new tables go under (default: the
-	// directory of a SQLite database file).
+	// directory of a SQLite database file; PostgreSQL needs one).
 	PropWarehouse = "warehouse"
 )
 
 // Catalog is a SQL catalog.
 type Catalog struct {
 	name      string
-	db        *dbsql.DB
+	db        *db
 	warehouse string
 	// typed: iceberg_tables has the iceberg_type column (the older schema
 	// lacks it, and every row is then a table).
@@ -54,37 +58,74 @@ type Catalog struct {
 var _ catalog.Catalog = (*Catalog)(nil)
 
 // Open opens the catalog at uri, creating its tables when missing:
-// sqlite:///abs/path/catalog.db or sqlite:relative.db. FileIO for table
-// locations comes from tableOpts (location map, S3 settings).
+// sqlite:///abs/path/catalog.db or sqlite:relative.db (SQLite), or
+// postgresql://user:password@host:port/db (PostgreSQL). FileIO for table
+// locations comes from tableOpts (location map, S3 settings). Errors
+// never show the URI's password.
 func Open(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (*Catalog, error) {
-	path, ok := sqlitePath(uri)
-	if !ok {
-		return nil, errkind.Errorf(errkind.InvalidArgument, "SQL catalog URI %q: only sqlite:///abs/path.db and sqlite:relative.db are supported", redact(uri))
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, errkind.Wrap(errkind.InvalidArgument, err)
-	}
-	// WAL lets readers go on while a writer commits; the busy timeout
-	// makes concurrent writers (other processes too) wait their turn.
-	dsn := "file:" + abs + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
-	db, err := dbsql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, errkind.Wrap(errkind.IO, fmt.Errorf("open SQL catalog %s: %w", abs, err))
-	}
-	c := &Catalog{name: props[PropName], db: db, warehouse: props[PropWarehouse]}
+	c := &Catalog{name: props[PropName], warehouse: props[PropWarehouse], files: tableOpts.FileIO}
 	if c.name == "" {
 		c.name = "default"
 	}
-	if c.warehouse == "" {
-		c.warehouse = filepath.ToSlash(filepath.Dir(abs))
+	var where string
+	switch {
+	case strings.HasPrefix(uri, "postgresql://"), strings.HasPrefix(uri, "postgres://"):
+		where = redact(uri)
+		if c.warehouse == "" {
+			return nil, errkind.Errorf(errkind.InvalidArgument, "SQL catalog %s: a PostgreSQL catalog needs the %q property: where new tables go", where, PropWarehouse)
+		}
+		conn, err := dbsql.Open("pgx", uri)
+		if err != nil {
+			return nil, errkind.Wrap(errkind.InvalidArgument, fmt.Errorf("SQL catalog %s: %s", where, redactErr(err, uri)))
+		}
+		c.db = &db{DB: conn, dollar: true}
+	default:
+		path, ok := sqlitePath(uri)
+		if !ok {
+			return nil, errkind.Errorf(errkind.InvalidArgument, "SQL catalog URI %q: use sqlite:///abs/path.db, sqlite:relative.db or postgresql://user:password@host:port/db", redact(uri))
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, errkind.Wrap(errkind.InvalidArgument, err)
+		}
+		where = abs
+		// WAL lets readers go on while a writer commits; the busy timeout
+		// makes concurrent writers (other processes too) wait their turn.
+		conn, err := dbsql.Open("sqlite", "file:"+abs+"?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+		if err != nil {
+			return nil, errkind.Wrap(errkind.IO, fmt.Errorf("open SQL catalog %s: %w", abs, err))
+		}
+		c.db = &db{DB: conn}
+		if c.warehouse == "" {
+			c.warehouse = filepath.ToSlash(filepath.Dir(abs))
+		}
 	}
-	c.files = tableOpts.FileIO
-	if err := c.init(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open SQL catalog %s: %w", abs, err)
+	err := c.init(ctx)
+	if err != nil && c.db.dollar {
+		// PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe against
+		// another session creating the same table at once: the loser
+		// fails, and finds the tables there when it tries again.
+		time.Sleep(50 * time.Millisecond)
+		err = c.init(ctx)
+	}
+	if err != nil {
+		c.db.Close()
+		return nil, fmt.Errorf("open SQL catalog %s: %s", where, redactErr(err, uri))
 	}
 	return c, nil
+}
+
+// redactErr is err's message without uri's password.
+func redactErr(err error, uri string) error {
+	u, perr := url.Parse(uri)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	pw, has := u.User.Password()
+	if !has || pw == "" || !strings.Contains(err.Error(), pw) {
+		return err
+	}
+	return errkind.Wrap(errkind.Of(err), errors.New(strings.ReplaceAll(err.Error(), pw, "xxxxx")))
 }
 
 // sqlitePath reads the file path of a sqlite: URI.
@@ -179,7 +220,7 @@ func (c *Catalog) CreateNamespace(ctx context.Context, ns []string, props map[st
 	if len(props) == 0 {
 		props = map[string]string{existsKey: "true"}
 	}
-	err = c.inTx(ctx, func(tx *dbsql.Tx) error {
+	err = c.inTx(ctx, func(tx *tx) error {
 		for k, v := range props {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES (?, ?, ?, ?)`,
 				c.name, catalog.JoinNamespace(ns), k, v); err != nil {
@@ -314,7 +355,7 @@ func (c *Catalog) UpdateNamespaceProperties(ctx context.Context, ns []string, re
 		return err
 	}
 	name := catalog.JoinNamespace(ns)
-	return c.inTx(ctx, func(tx *dbsql.Tx) error {
+	return c.inTx(ctx, func(tx *tx) error {
 		for _, k := range removals {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND property_key = ?`, c.name, name, k); err != nil {
 				return err
@@ -330,7 +371,7 @@ func (c *Catalog) UpdateNamespaceProperties(ctx context.Context, ns []string, re
 		}
 		// The namespace stays when its last property goes.
 		_, err := tx.ExecContext(ctx, `INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value)
-			SELECT ?, ?, ?, 'true' WHERE NOT EXISTS (SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?)`,
+			SELECT CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(255)), 'true' WHERE NOT EXISTS (SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?)`,
 			c.name, name, existsKey, c.name, name)
 		return err
 	})
@@ -603,11 +644,12 @@ func (p *publisher) Refresh(ctx context.Context, t *table.Table) (*table.Table, 
 	return fresh, nil
 }
 
-func (c *Catalog) inTx(ctx context.Context, fn func(*dbsql.Tx) error) error {
-	tx, err := c.db.BeginTx(ctx, nil)
+func (c *Catalog) inTx(ctx context.Context, fn func(*tx) error) error {
+	t, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return errkind.Wrap(errkind.IO, err)
 	}
+	tx := &tx{Tx: t, dollar: c.db.dollar}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return errkind.Default(errkind.IO, err)
@@ -620,4 +662,51 @@ func wrapIO(err error) error {
 		return nil
 	}
 	return errkind.Default(errkind.IO, err)
+}
+
+// db and tx run the catalog's statements, written with ? placeholders,
+// on either database: PostgreSQL numbers its placeholders ($1, $2, …).
+type db struct {
+	*dbsql.DB
+	dollar bool
+}
+
+type tx struct {
+	*dbsql.Tx
+	dollar bool
+}
+
+func (d *db) ExecContext(ctx context.Context, q string, args ...any) (dbsql.Result, error) {
+	return d.DB.ExecContext(ctx, bind(q, d.dollar), args...)
+}
+
+func (d *db) QueryContext(ctx context.Context, q string, args ...any) (*dbsql.Rows, error) {
+	return d.DB.QueryContext(ctx, bind(q, d.dollar), args...)
+}
+
+func (d *db) QueryRowContext(ctx context.Context, q string, args ...any) *dbsql.Row {
+	return d.DB.QueryRowContext(ctx, bind(q, d.dollar), args...)
+}
+
+func (t *tx) ExecContext(ctx context.Context, q string, args ...any) (dbsql.Result, error) {
+	return t.Tx.ExecContext(ctx, bind(q, t.dollar), args...)
+}
+
+// bind numbers q's ? placeholders for PostgreSQL. The catalog's
+// statements hold no ? inside a string literal.
+func bind(q string, dollar bool) string {
+	if !dollar || !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	dbsql "database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/pgtest"
 	"github.com/floedb/floe/internal/rowstest"
 	"github.com/floedb/floe/scan"
 	"github.com/floedb/floe/writer/ops"
@@ -26,14 +28,40 @@ var idSchema = iceberg.NewSchema(0, []iceberg.NestedField{
 	{ID: 2, Name: "writer", Type: iceberg.StringType{}},
 })
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
+}
+
 func openCatalog(t testing.TB, dir string) *Catalog {
 	t.Helper()
-	c, err := Open(context.Background(), "sqlite:"+filepath.Join(dir, "catalog.db"), map[string]string{PropWarehouse: filepath.Join(dir, "warehouse")}, table.Options{})
+	return openURI(t, "sqlite:"+filepath.Join(dir, "catalog.db"), filepath.Join(dir, "warehouse"))
+}
+
+func openURI(t testing.TB, uri, warehouse string) *Catalog {
+	t.Helper()
+	c, err := Open(context.Background(), uri, map[string]string{PropWarehouse: warehouse}, table.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// onBoth runs a test on a SQLite catalog and on a PostgreSQL one; handle
+// opens another connection to the same catalog, and dir is the directory
+// its warehouse is in.
+func onBoth(t *testing.T, test func(t *testing.T, handle func() *Catalog, dir string)) {
+	t.Run("sqlite", func(t *testing.T) {
+		dir := t.TempDir()
+		test(t, func() *Catalog { return openCatalog(t, dir) }, dir)
+	})
+	t.Run("postgresql", func(t *testing.T) {
+		uri := pgtest.Shared(t).NewDatabase(t)
+		dir := t.TempDir()
+		test(t, func() *Catalog { return openURI(t, uri, filepath.Join(dir, "warehouse")) }, dir)
+	})
 }
 
 func appendRows(t testing.TB, tbl *table.Table, rows [][]any, token string) ops.Result {
@@ -57,10 +85,11 @@ func ids(t testing.TB, tbl *table.Table) []int64 {
 	return out
 }
 
-func TestCreateAppendLoad(t *testing.T) {
+func TestCreateAppendLoad(t *testing.T) { onBoth(t, testCreateAppendLoad) }
+
+func testCreateAppendLoad(t *testing.T, handle func() *Catalog, dir string) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	c := openCatalog(t, dir)
+	c := handle()
 	id := catalog.Identifier{Namespace: []string{"db"}, Name: "events"}
 	if _, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{}); !errors.Is(err, catalog.ErrNoSuchNamespace) {
 		t.Fatalf("create in a missing namespace: %v", err)
@@ -83,7 +112,7 @@ func TestCreateAppendLoad(t *testing.T) {
 
 	// Another handle on the same database sees both commits: the row
 	// points at the newest metadata file.
-	other := openCatalog(t, dir)
+	other := handle()
 	loaded, err := other.LoadTable(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +127,7 @@ func TestCreateAppendLoad(t *testing.T) {
 		t.Errorf("properties %v", loaded.Metadata.Properties)
 	}
 	var loc, prev string
-	if err := c.db.QueryRow(`SELECT metadata_location, previous_metadata_location FROM iceberg_tables WHERE table_name = 'events'`).Scan(&loc, &prev); err != nil {
+	if err := c.db.QueryRowContext(ctx, `SELECT metadata_location, previous_metadata_location FROM iceberg_tables WHERE table_name = 'events'`).Scan(&loc, &prev); err != nil {
 		t.Fatal(err)
 	}
 	if loc != loaded.MetadataLocation || !strings.HasSuffix(filepath.Base(loc), ".metadata.json") || !strings.HasPrefix(filepath.Base(loc), "00002-") || !strings.HasPrefix(filepath.Base(prev), "00001-") {
@@ -112,9 +141,11 @@ func TestCreateAppendLoad(t *testing.T) {
 // A handle that fell behind loses the swap, refreshes through the
 // catalog and commits on top: nothing is lost, and a token already
 // committed is found again.
-func TestStaleHandleRetries(t *testing.T) {
+func TestStaleHandleRetries(t *testing.T) { onBoth(t, testStaleHandleRetries) }
+
+func testStaleHandleRetries(t *testing.T, handle func() *Catalog, _ string) {
 	ctx := context.Background()
-	c := openCatalog(t, t.TempDir())
+	c := handle()
 	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
 	if err := c.CreateNamespace(ctx, []string{"db"}, map[string]string{"k": "v"}); err != nil {
 		t.Fatal(err)
@@ -143,11 +174,12 @@ func TestStaleHandleRetries(t *testing.T) {
 
 // Writers in parallel, each with its own connection, commit every append
 // exactly once.
-func TestConcurrentAppends(t *testing.T) {
+func TestConcurrentAppends(t *testing.T) { onBoth(t, testConcurrentAppends) }
+
+func testConcurrentAppends(t *testing.T, handle func() *Catalog, _ string) {
 	const writers, each = 4, 6
 	ctx := context.Background()
-	dir := t.TempDir()
-	c := openCatalog(t, dir)
+	c := handle()
 	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
 	if err := c.CreateNamespace(ctx, []string{"db"}, nil); err != nil {
 		t.Fatal(err)
@@ -161,7 +193,7 @@ func TestConcurrentAppends(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mine := openCatalog(t, dir)
+			mine := handle()
 			tbl, err := mine.LoadTable(ctx, id)
 			if err != nil {
 				errs <- err
@@ -189,9 +221,11 @@ func TestConcurrentAppends(t *testing.T) {
 	}
 }
 
-func TestNamespacesAndTables(t *testing.T) {
+func TestNamespacesAndTables(t *testing.T) { onBoth(t, testNamespacesAndTables) }
+
+func testNamespacesAndTables(t *testing.T, handle func() *Catalog, _ string) {
 	ctx := context.Background()
-	c := openCatalog(t, t.TempDir())
+	c := handle()
 	for _, ns := range [][]string{{"a"}, {"a", "b"}, {"c"}} {
 		if err := c.CreateNamespace(ctx, ns, nil); err != nil {
 			t.Fatal(err)
@@ -301,6 +335,15 @@ func TestOlderSchemaWithoutType(t *testing.T) {
 	}
 }
 
+// A PostgreSQL catalog that cannot be reached says so, without the
+// password its URI holds.
+func TestUnreachablePostgresHidesPassword(t *testing.T) {
+	_, err := Open(context.Background(), "postgresql://postgres:hunter2@127.0.0.1:1/db?connect_timeout=2", map[string]string{PropWarehouse: t.TempDir()}, table.Options{})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "127.0.0.1") {
+		t.Errorf("open: %v", err)
+	}
+}
+
 func TestOpenRefusesOtherURIs(t *testing.T) {
 	for _, uri := range []string{"postgresql://u:secret@h/db", "sqlite://host/x.db", "sqlite:", "mysql:x"} {
 		_, err := Open(context.Background(), uri, nil, table.Options{})
@@ -313,9 +356,11 @@ func TestOpenRefusesOtherURIs(t *testing.T) {
 // The swap itself refuses a stale base (the commit loop's lock and
 // refresh usually spare it the attempt): the row is left alone and the
 // attempt's metadata file removed.
-func TestPublishRefusesStaleBase(t *testing.T) {
+func TestPublishRefusesStaleBase(t *testing.T) { onBoth(t, testPublishRefusesStaleBase) }
+
+func testPublishRefusesStaleBase(t *testing.T, handle func() *Catalog, _ string) {
 	ctx := context.Background()
-	c := openCatalog(t, t.TempDir())
+	c := handle()
 	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
 	if err := c.CreateNamespace(ctx, id.Namespace, nil); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/pgtest"
 )
 
 // The test binary doubles as the CLI: with FLOE_TEST_AS_CLI set it runs
@@ -20,7 +21,9 @@ import (
 // processes that hold at a chosen point (FLOE_TEST_HOLD, read only here).
 func TestMain(m *testing.M) {
 	if os.Getenv("FLOE_TEST_AS_CLI") == "" {
-		os.Exit(m.Run())
+		code := m.Run()
+		pgtest.StopShared()
+		os.Exit(code)
 	}
 	if dir := os.Getenv("FLOE_TEST_HOLD"); dir != "" {
 		testHookInputRead = func() { holdUntilReleased(dir) }

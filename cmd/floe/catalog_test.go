@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/floedb/floe/internal/pgtest"
 )
 
 // A table in a SQLite catalog, from the command line: append creates it
@@ -53,18 +55,26 @@ func TestCatalogCommands(t *testing.T) {
 	}
 }
 
-// 8 processes × 25 appends through one SQLite catalog: exactly 200
-// snapshots, every row once.
+// 8 processes × 25 appends through one SQL catalog, SQLite and
+// PostgreSQL: exactly 200 snapshots, every row once.
 func TestCatalogConcurrentProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 200 processes")
 	}
+	t.Run("sqlite", func(t *testing.T) {
+		dir := t.TempDir()
+		concurrentAppends(t, dir, "sqlite:"+filepath.Join(dir, "cat.db"))
+	})
+	t.Run("postgresql", func(t *testing.T) {
+		concurrentAppends(t, t.TempDir(), pgtest.Shared(t).NewDatabase(t))
+	})
+}
+
+func concurrentAppends(t *testing.T, dir, cat string) {
 	const procs, each = 8, 25
-	dir := t.TempDir()
-	cat := "sqlite:" + filepath.Join(dir, "cat.db")
 	seed := filepath.Join(dir, "seed.jsonl")
 	writeTestFile(t, seed, `{"id": -1, "who": "seed"}`+"\n")
-	mustRun(t, "append", "db.t", seed, "--catalog", cat)
+	mustRun(t, "append", "db.t", seed, "--catalog", cat, "--catalog-prop", "warehouse="+filepath.Join(dir, "wh"))
 	var wg sync.WaitGroup
 	errs := make(chan error, procs)
 	for p := range procs {
@@ -74,7 +84,7 @@ func TestCatalogConcurrentProcesses(t *testing.T) {
 			for i := range each {
 				rows := filepath.Join(dir, fmt.Sprintf("rows-%d-%d.jsonl", p, i))
 				writeTestFile(t, rows, fmt.Sprintf(`{"id": %d, "who": "p%d"}`+"\n", p*1000+i, p))
-				out, err := floeProcess(t, "", "append", "db.t", rows, "--catalog", cat, "--token", fmt.Sprintf("p%d-%d", p, i)).CombinedOutput()
+				out, err := floeProcess(t, "", "append", "db.t", rows, "--catalog", cat, "--catalog-prop", "warehouse="+filepath.Join(dir, "wh"), "--token", fmt.Sprintf("p%d-%d", p, i)).CombinedOutput()
 				if err != nil || !strings.Contains(string(out), "1 rows in 1 files") {
 					errs <- fmt.Errorf("process %d append %d: %v: %s", p, i, err, out)
 					return
@@ -87,7 +97,7 @@ func TestCatalogConcurrentProcesses(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	out := mustRun(t, "scan", "db.t", "--catalog", cat, "--columns", "id")
+	out := mustRun(t, "scan", "db.t", "--catalog", cat, "--catalog-prop", "warehouse=unused", "--columns", "id")
 	var ids []string
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		ids = append(ids, line)
@@ -96,7 +106,7 @@ func TestCatalogConcurrentProcesses(t *testing.T) {
 	if len(ids) != procs*each+1 || len(slices.Compact(slices.Clone(ids))) != len(ids) {
 		t.Errorf("%d rows (%d distinct), want %d", len(ids), len(slices.Compact(slices.Clone(ids))), procs*each+1)
 	}
-	info := mustRun(t, "info", "db.t", "--catalog", cat, "--json")
+	info := mustRun(t, "info", "db.t", "--catalog", cat, "--catalog-prop", "warehouse=unused", "--json")
 	if n := strings.Count(info, `"manifest-list"`); n != procs*each+1 {
 		t.Errorf("%d snapshots, want %d", n, procs*each+1)
 	}
