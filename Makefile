@@ -72,6 +72,7 @@ fuzz:
 
 # make demo writes its tables here (recreated on every run).
 DEMO_WAREHOUSE := $(CURDIR)/build/demo-warehouse
+DEMO_CATALOG   := $(CURDIR)/build/demo-warehouse/sql-catalog/catalog.db
 DEMO_PARQUET   := $(FIX)/duckdb_lineitem_iceberg/data/00000-1-66fee7c2-c97c-4af9-963d-930afd99ace4-00001.parquet
 
 demo: cli lib
@@ -112,6 +113,14 @@ demo: cli lib
 	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe scan tpch.lineitem \
 	  --filter "l_returnflag = 'R'" --columns l_orderkey,l_returnflag,l_shipdate --limit 3 --format table
 	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe files tpch.lineitem | head -4
+	@echo
+	@echo "== a SQLite catalog (the SQL catalog schema iceberg-go, pyiceberg and Java share): append creates ns and table, scan, list"
+	mkdir -p $(dir $(DEMO_CATALOG))
+	$(BIN)/floe append tpch.lineitem $(DEMO_PARQUET) --catalog sqlite:$(DEMO_CATALOG) --token demo-cat-1
+	$(BIN)/floe append tpch.lineitem $(DEMO_PARQUET) --catalog sqlite:$(DEMO_CATALOG) --token demo-cat-1
+	$(BIN)/floe scan tpch.lineitem --catalog sqlite:$(DEMO_CATALOG) \
+	  --filter "l_shipmode = 'AIR'" --columns l_orderkey,l_shipmode --limit 3 --format table
+	$(BIN)/floe catalog tables tpch --catalog sqlite:$(DEMO_CATALOG)
 	@echo
 	@echo "== Python: Table.create, append rows (dicts, no pyarrow) and a floe scan stream, then scan back"
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) PYTHONPATH=bindings/python python3 -c "import floe; \

@@ -17,6 +17,7 @@ import (
 	dbsql "database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -475,6 +476,12 @@ func (c *Catalog) CreateTable(ctx context.Context, id catalog.Identifier, schema
 	}
 	files, err := c.files(md.Location)
 	if err != nil {
+		return nil, fmt.Errorf("create table %s: %w", id, err)
+	}
+	// Two tables in one directory would read each other's metadata.
+	if existing, err := table.LocateMetadata(ctx, files, md.Location); err == nil {
+		return nil, fmt.Errorf("create table %s: %s already holds a table (%s); register it instead: %w", id, md.Location, existing, catalog.ErrTableExists)
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("create table %s: %w", id, err)
 	}
 	path := table.MetadataFilePath(md.Location, 0)

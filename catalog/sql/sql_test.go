@@ -107,6 +107,13 @@ func testCreateAppendLoad(t *testing.T, handle func() *Catalog, dir string) {
 	if _, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{}); !errors.Is(err, catalog.ErrTableExists) {
 		t.Fatalf("second create: %v", err)
 	}
+	// Another name at the same location would share its metadata directory.
+	if err := c.CreateNamespace(ctx, []string{"db2"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateTable(ctx, catalog.Identifier{Namespace: []string{"db2"}, Name: "events"}, idSchema, catalog.CreateOptions{Location: tbl.Metadata.Location}); !errors.Is(err, catalog.ErrTableExists) {
+		t.Fatalf("a second table at %s: %v", tbl.Metadata.Location, err)
+	}
 	appendRows(t, tbl, [][]any{{int64(1), "a"}, {int64(2), "a"}}, "")
 	appendRows(t, tbl, [][]any{{int64(3), "a"}}, "")
 
