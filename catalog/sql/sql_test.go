@@ -5,6 +5,7 @@ import (
 	dbsql "database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -409,5 +410,64 @@ func testPublishRefusesStaleBase(t *testing.T, handle func() *Catalog, _ string)
 	}
 	if p := stale.Metadata.Properties; p["a"] != "1" || p["b"] != "2" {
 		t.Errorf("properties %v", p)
+	}
+}
+
+// Two writers replacing one partition from the same version, through the
+// catalog: the first wins, the second fails with a conflict and commits
+// nothing, and its files are gone.
+func TestReplacePartitionsConflict(t *testing.T) { onBoth(t, testReplacePartitionsConflict) }
+
+func testReplacePartitionsConflict(t *testing.T, handle func() *Catalog, _ string) {
+	ctx := context.Background()
+	c := handle()
+	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
+	if err := c.CreateNamespace(ctx, id.Namespace, nil); err != nil {
+		t.Fatal(err)
+	}
+	spec := &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 2, FieldID: 1000, Name: "writer", Transform: iceberg.IdentityTransform{}}}}
+	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendRows(t, tbl, [][]any{{int64(1), "p"}, {int64(2), "q"}}, "")
+	first, err := handle().LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := handle().LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace := func(tbl *table.Table, rows [][]any) (ops.Result, error) {
+		rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), rows)
+		defer rr.Release()
+		return ops.ReplacePartitions(ctx, tbl, rr, table.CommitOptions{})
+	}
+	if _, err := replace(first, [][]any{{int64(10), "p"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := replace(second, [][]any{{int64(20), "p"}})
+	if !errors.Is(err, table.ErrConflict) {
+		t.Fatalf("the second replace of partition p: %+v, %v", res, err)
+	}
+	final, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(t, final); !slices.Equal(got, []int64{2, 10}) {
+		t.Errorf("rows %v, want the first replace's and partition q's", got)
+	}
+	// On disk: the first append's two files and the winner's; the loser
+	// removed its own.
+	var files []string
+	_ = filepath.WalkDir(filepath.Join(filepath.FromSlash(final.Metadata.Location), "data"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) != 3 {
+		t.Errorf("%d data files on disk, want 3: %v", len(files), files)
 	}
 }
