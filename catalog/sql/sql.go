@@ -30,6 +30,7 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/commitstep"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
 	_ "modernc.org/sqlite"             // the "sqlite" driver
 )
@@ -47,6 +48,7 @@ const (
 // Catalog is a SQL catalog.
 type Catalog struct {
 	name      string
+	uri       string
 	db        *db
 	warehouse string
 	// typed: iceberg_tables has the iceberg_type column (the older schema
@@ -64,7 +66,7 @@ var _ catalog.Catalog = (*Catalog)(nil)
 // locations comes from tableOpts (location map, S3 settings). Errors
 // never show the URI's password.
 func Open(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (*Catalog, error) {
-	c := &Catalog{name: props[PropName], warehouse: props[PropWarehouse], files: tableOpts.FileIO}
+	c := &Catalog{name: props[PropName], uri: uri, warehouse: props[PropWarehouse], files: tableOpts.FileIO}
 	if c.name == "" {
 		c.name = "default"
 	}
@@ -609,6 +611,7 @@ func (p *publisher) Publish(ctx context.Context, base *table.Table, changes *met
 	if err := writeMetadata(ctx, base.IO, path, md); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", p.id, err)
 	}
+	commitstep.Reached("metadata-file")
 	c := p.c
 	res, err := c.db.ExecContext(ctx, `UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?
 		WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?`,

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/internal/commitstep"
 )
 
 // crashEnv hands the child process its job: "<table>|<data dir>|<step>".
@@ -103,11 +104,11 @@ func TestCrashChildProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testHookCommitStep = func(s string) {
+	commitstep.SetHook(func(s string) {
 		if s == step {
 			kill()
 		}
-	}
+	})
 	if _, err := tbl.Append(context.Background(), added, CommitOptions{Token: crashToken}); err != nil {
 		t.Fatal(err)
 	}

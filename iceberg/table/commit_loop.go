@@ -13,6 +13,7 @@ import (
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/metadata"
+	"github.com/floedb/floe/internal/commitstep"
 )
 
 // A commit publishes the next metadata version as
@@ -56,17 +57,11 @@ type Publisher interface {
 // file is harmless, a missing one breaks the table).
 var ErrCommitStateUnknown = errkind.New(errkind.CommitStateUnknown, "the commit may or may not have happened")
 
-// testHookCommitStep, when set by a test, is called as a commit passes
-// each step: "manifests" (added files' manifests written), "manifest-list",
-// "published" (the metadata file is in place, the hint not yet) and
-// "hint". A test kills its process there to check what a crash leaves.
-var testHookCommitStep func(step string)
-
-func commitStep(step string) {
-	if testHookCommitStep != nil {
-		testHookCommitStep(step)
-	}
-}
+// commitStep reports a step of the commit (commitstep.Reached):
+// "manifests" (added files' manifests written), "manifest-list",
+// "published" (the new version is in place, the hint not yet) and "hint".
+// A crash test kills its process there to check what a crash leaves.
+func commitStep(step string) { commitstep.Reached(step) }
 
 // buildFunc builds the changes to publish on top of base: the metadata
 // updates of the commit, applied to base (metadata.Changes). attempt

@@ -26,7 +26,7 @@ var forbidden = map[string][]string{
 	"parquet":       {"iceberg", "parquet/prune", "scan", "writer", "catalog", "capi", "cmd", "internal"},
 	"parquet/prune": {"iceberg/table", "iceberg/manifest", "iceberg/metadata", "iceberg/fileio", "scan", "writer", "capi", "cmd", "internal"},
 	"iceberg":       {"parquet", "scan", "writer", "catalog", "capi", "cmd"},
-	"catalog":       {"parquet", "scan", "writer", "capi", "cmd", "internal"},
+	"catalog":       {"parquet", "scan", "writer", "capi", "cmd"},
 	"scan":          {"writer", "catalog", "capi", "cmd"},
 	"writer":        {"scan", "iceberg/table", "catalog", "capi", "cmd"},
 	"writer/ops":    {"capi", "cmd"},
