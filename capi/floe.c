@@ -73,6 +73,135 @@ floe_status floe_table_free(floe_table* table) {
   return capiTableFree((uintptr_t)table);
 }
 
+floe_status floe_catalog_open(const char* uri, const char* properties_json, floe_catalog** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_catalog_open", "out");
+  *out = NULL;
+  uintptr_t handle = 0;
+  floe_status rc = capiCatalogOpen((char*)uri, (char*)properties_json, &handle);
+  if (rc == FLOE_OK) *out = (floe_catalog*)handle;
+  return rc;
+}
+
+floe_status floe_catalog_free(floe_catalog* catalog) {
+  capi_clear_error();
+  if (catalog == NULL) return FLOE_OK;
+  return capiCatalogFree((uintptr_t)catalog);
+}
+
+floe_status floe_catalog_load_table(floe_catalog* catalog, const char* name, floe_table** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_catalog_load_table", "out");
+  *out = NULL;
+  REQUIRE(catalog != NULL, "floe_catalog_load_table", "catalog");
+  REQUIRE(name != NULL, "floe_catalog_load_table", "name");
+  uintptr_t handle = 0;
+  floe_status rc = capiCatalogLoadTable((uintptr_t)catalog, (char*)name, &handle);
+  if (rc == FLOE_OK) *out = (floe_table*)handle;
+  return rc;
+}
+
+floe_status floe_catalog_create_table(floe_catalog* catalog, const char* name, const char* schema_json,
+                                      const char* options_json, floe_table** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_catalog_create_table", "out");
+  *out = NULL;
+  REQUIRE(catalog != NULL, "floe_catalog_create_table", "catalog");
+  REQUIRE(name != NULL, "floe_catalog_create_table", "name");
+  REQUIRE(schema_json != NULL, "floe_catalog_create_table", "schema_json");
+  uintptr_t handle = 0;
+  floe_status rc = capiCatalogCreateTable((uintptr_t)catalog, (char*)name, (char*)schema_json, (char*)options_json, &handle);
+  if (rc == FLOE_OK) *out = (floe_table*)handle;
+  return rc;
+}
+
+floe_status floe_catalog_register_table(floe_catalog* catalog, const char* name, const char* metadata_location,
+                                        floe_table** out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_catalog_register_table", "out");
+  *out = NULL;
+  REQUIRE(catalog != NULL, "floe_catalog_register_table", "catalog");
+  REQUIRE(name != NULL, "floe_catalog_register_table", "name");
+  REQUIRE(metadata_location != NULL, "floe_catalog_register_table", "metadata_location");
+  uintptr_t handle = 0;
+  floe_status rc = capiCatalogRegisterTable((uintptr_t)catalog, (char*)name, (char*)metadata_location, &handle);
+  if (rc == FLOE_OK) *out = (floe_table*)handle;
+  return rc;
+}
+
+floe_status floe_catalog_drop_table(floe_catalog* catalog, const char* name, int purge) {
+  capi_clear_error();
+  REQUIRE(catalog != NULL, "floe_catalog_drop_table", "catalog");
+  REQUIRE(name != NULL, "floe_catalog_drop_table", "name");
+  return capiCatalogDropTable((uintptr_t)catalog, (char*)name, purge);
+}
+
+floe_status floe_catalog_rename_table(floe_catalog* catalog, const char* from, const char* to) {
+  capi_clear_error();
+  REQUIRE(catalog != NULL, "floe_catalog_rename_table", "catalog");
+  REQUIRE(from != NULL, "floe_catalog_rename_table", "from");
+  REQUIRE(to != NULL, "floe_catalog_rename_table", "to");
+  return capiCatalogRenameTable((uintptr_t)catalog, (char*)from, (char*)to);
+}
+
+floe_status floe_catalog_list_tables(floe_catalog* catalog, const char* namespace_, char** out_json) {
+  capi_clear_error();
+  REQUIRE(out_json != NULL, "floe_catalog_list_tables", "out_json");
+  *out_json = NULL;
+  REQUIRE(catalog != NULL, "floe_catalog_list_tables", "catalog");
+  REQUIRE(namespace_ != NULL, "floe_catalog_list_tables", "namespace");
+  return capiCatalogListTables((uintptr_t)catalog, (char*)namespace_, out_json);
+}
+
+floe_status floe_catalog_create_namespace(floe_catalog* catalog, const char* namespace_, const char* properties_json) {
+  capi_clear_error();
+  REQUIRE(catalog != NULL, "floe_catalog_create_namespace", "catalog");
+  REQUIRE(namespace_ != NULL, "floe_catalog_create_namespace", "namespace");
+  return capiCatalogCreateNamespace((uintptr_t)catalog, (char*)namespace_, (char*)properties_json);
+}
+
+floe_status floe_catalog_drop_namespace(floe_catalog* catalog, const char* namespace_) {
+  capi_clear_error();
+  REQUIRE(catalog != NULL, "floe_catalog_drop_namespace", "catalog");
+  REQUIRE(namespace_ != NULL, "floe_catalog_drop_namespace", "namespace");
+  return capiCatalogDropNamespace((uintptr_t)catalog, (char*)namespace_);
+}
+
+floe_status floe_catalog_list_namespaces(floe_catalog* catalog, const char* parent, char** out_json) {
+  capi_clear_error();
+  REQUIRE(out_json != NULL, "floe_catalog_list_namespaces", "out_json");
+  *out_json = NULL;
+  REQUIRE(catalog != NULL, "floe_catalog_list_namespaces", "catalog");
+  return capiCatalogListNamespaces((uintptr_t)catalog, (char*)parent, out_json);
+}
+
+floe_status floe_catalog_namespace_properties(floe_catalog* catalog, const char* namespace_, char** out_json) {
+  capi_clear_error();
+  REQUIRE(out_json != NULL, "floe_catalog_namespace_properties", "out_json");
+  *out_json = NULL;
+  REQUIRE(catalog != NULL, "floe_catalog_namespace_properties", "catalog");
+  REQUIRE(namespace_ != NULL, "floe_catalog_namespace_properties", "namespace");
+  return capiCatalogNamespaceProperties((uintptr_t)catalog, (char*)namespace_, out_json);
+}
+
+floe_status floe_catalog_update_namespace_properties(floe_catalog* catalog, const char* namespace_,
+                                                     const char* removals_json, const char* updates_json) {
+  capi_clear_error();
+  REQUIRE(catalog != NULL, "floe_catalog_update_namespace_properties", "catalog");
+  REQUIRE(namespace_ != NULL, "floe_catalog_update_namespace_properties", "namespace");
+  return capiCatalogUpdateNamespaceProperties((uintptr_t)catalog, (char*)namespace_, (char*)removals_json,
+                                              (char*)updates_json);
+}
+
+floe_status floe_catalog_exists(floe_catalog* catalog, const char* name, int is_table, int* exists) {
+  capi_clear_error();
+  REQUIRE(exists != NULL, "floe_catalog_exists", "exists");
+  *exists = 0;
+  REQUIRE(catalog != NULL, "floe_catalog_exists", "catalog");
+  REQUIRE(name != NULL, "floe_catalog_exists", "name");
+  return capiCatalogExists((uintptr_t)catalog, (char*)name, is_table, exists);
+}
+
 floe_status floe_scan_open(floe_table* table, const char* scan_json, floe_scan** out) {
   capi_clear_error();
   REQUIRE(out != NULL, "floe_scan_open", "out");

@@ -54,6 +54,8 @@ func describe(obj any) string {
 		return "Arrow stream"
 	case *taskIOHandle:
 		return "floe_task_io"
+	case *catalogHandle:
+		return "floe_catalog"
 	}
 	return fmt.Sprintf("%T", obj)
 }

@@ -20,6 +20,9 @@ type tableHandle struct {
 	mu       sync.RWMutex
 	table    *table.Table
 	commitMu sync.Mutex
+	// onFree runs when the handle is freed: a table loaded from a catalog
+	// lets go of the catalog it commits through.
+	onFree func()
 }
 
 // current is the table version the handle holds now.
@@ -88,8 +91,15 @@ func capiTableMetadataLocation(h C.uintptr_t, out **C.char) (rc C.int) {
 func capiTableFree(h C.uintptr_t) (rc C.int) {
 	const fn = "floe_table_free"
 	defer recoverStatus(fn, &rc)
+	t, err := lookup[*tableHandle](uintptr(h), "floe_table")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
 	if err := release[*tableHandle](uintptr(h), "floe_table"); err != nil {
 		return fail(fn, err, statusInvalidArgument)
+	}
+	if t.onFree != nil {
+		t.onFree()
 	}
 	return C.int(statusOK)
 }

@@ -38,22 +38,7 @@ func capiTableCreate(location, schemaJSON, optionsJSON *C.char, out *C.uintptr_t
 	if where == "" {
 		return fail(fn, invalidArgument("location is empty"), statusInvalidArgument)
 	}
-	raw, err := checkJSON(cBytes(schemaJSON), "schema")
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
-	if raw == nil {
-		return fail(fn, invalidArgument("schema is empty"), statusInvalidArgument)
-	}
-	var schema iceberg.Schema
-	if err := json.Unmarshal(raw, &schema); err != nil {
-		return fail(fn, invalidArgument("schema: %v", err), statusInvalidArgument)
-	}
-	spec, err := opts.spec(&schema)
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
-	order, err := opts.sortOrder()
+	schema, spec, order, err := opts.tableDefinition(cBytes(schemaJSON))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
@@ -64,9 +49,9 @@ func capiTableCreate(location, schemaJSON, optionsJSON *C.char, out *C.uintptr_t
 	ctx := context.Background()
 	var t *table.Table
 	if opts.Ensure {
-		t, err = table.EnsureTable(ctx, files, where, &schema, spec, order, opts.Properties, opts.FormatVersion)
+		t, err = table.EnsureTable(ctx, files, where, schema, spec, order, opts.Properties, opts.FormatVersion)
 	} else {
-		t, err = table.Create(ctx, files, where, &schema, spec, order, opts.Properties, opts.FormatVersion)
+		t, err = table.Create(ctx, files, where, schema, spec, order, opts.Properties, opts.FormatVersion)
 	}
 	if err != nil {
 		return fail(fn, err, createFailureStatus(err))
@@ -308,4 +293,29 @@ func cByteBuffer(b []byte) *C.uint8_t {
 	}
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(p)), len(b)), b)
 	return p
+}
+
+// tableDefinition reads a new table's schema JSON and the partition spec
+// and sort order the create options give for it.
+func (o createOptions) tableDefinition(schemaJSON []byte) (*iceberg.Schema, *iceberg.PartitionSpec, *iceberg.SortOrder, error) {
+	raw, err := checkJSON(schemaJSON, "schema")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if raw == nil {
+		return nil, nil, nil, invalidArgument("schema is empty")
+	}
+	var schema iceberg.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return nil, nil, nil, invalidArgument("schema: %v", err)
+	}
+	spec, err := o.spec(&schema)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	order, err := o.sortOrder()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return &schema, spec, order, nil
 }

@@ -236,6 +236,59 @@ floe_status floe_table_metadata_location(floe_table* table, char** out);
 floe_status floe_table_free(floe_table* table);
 
 /* ------------------------------------------------------------------------
+ * Catalogs
+ *
+ * A catalog keeps tables by name ("ns.table"; nested namespaces
+ * "a.b.table") in namespaces ("a", "a.b"), and the tables it loads commit
+ * through it with every commit function below. The SQL catalog shares its
+ * schema with Java's JdbcCatalog, pyiceberg, iceberg-go and iceberg-rust:
+ *   "sqlite:///abs/path/catalog.db", "sqlite:relative.db"   embedded;
+ *   "postgresql://user:password@host:port/db"   (needs "warehouse").
+ * properties_json (NULL or an object of strings): "name" (the catalog
+ * name rows are kept under, default "default"), "warehouse" (where new
+ * tables go; default the SQLite file's directory), "uri" (when uri is
+ * NULL). Errors never show a password.
+ *
+ * A catalog stays open while its handle or any table loaded from it is
+ * alive: free them in any order. Lists come back as JSON in a new string
+ * to free with floe_string_free: namespaces [["a"],["a","b"]], tables
+ * [["ns","t"],...]. A missing table or namespace is FLOE_NOT_FOUND; one
+ * that exists already, or a namespace that still holds tables, is
+ * FLOE_CONFLICT. */
+typedef struct floe_catalog floe_catalog;
+
+floe_status floe_catalog_open(const char* uri, const char* properties_json, floe_catalog** out);
+floe_status floe_catalog_free(floe_catalog* catalog);
+
+/* Load, create (schema_json and options_json as for floe_table_create,
+ * without "warehouse" or "s3": the catalog decides), and adopt an
+ * existing metadata file as a table (register). */
+floe_status floe_catalog_load_table(floe_catalog* catalog, const char* name, floe_table** out);
+floe_status floe_catalog_create_table(floe_catalog* catalog, const char* name, const char* schema_json,
+                                      const char* options_json, floe_table** out);
+floe_status floe_catalog_register_table(floe_catalog* catalog, const char* name, const char* metadata_location,
+                                        floe_table** out);
+/* Drop forgets the table (purge != 0 would delete its files too: not
+ * supported yet, FLOE_UNSUPPORTED); rename moves it, across namespaces. */
+floe_status floe_catalog_drop_table(floe_catalog* catalog, const char* name, int purge);
+floe_status floe_catalog_rename_table(floe_catalog* catalog, const char* from, const char* to);
+floe_status floe_catalog_list_tables(floe_catalog* catalog, const char* namespace_, char** out_json);
+
+/* Namespaces: create (properties_json NULL or an object of strings), drop
+ * (refused while it holds tables or namespaces), list those directly
+ * below parent (NULL: the top level), read and change properties. */
+floe_status floe_catalog_create_namespace(floe_catalog* catalog, const char* namespace_, const char* properties_json);
+floe_status floe_catalog_drop_namespace(floe_catalog* catalog, const char* namespace_);
+floe_status floe_catalog_list_namespaces(floe_catalog* catalog, const char* parent, char** out_json);
+floe_status floe_catalog_namespace_properties(floe_catalog* catalog, const char* namespace_, char** out_json);
+floe_status floe_catalog_update_namespace_properties(floe_catalog* catalog, const char* namespace_,
+                                                     const char* removals_json, const char* updates_json);
+
+/* *exists is 1 when the table (is_table != 0: name is "ns.table") or the
+ * namespace exists, else 0. */
+floe_status floe_catalog_exists(floe_catalog* catalog, const char* name, int is_table, int* exists);
+
+/* ------------------------------------------------------------------------
  * Creating tables, writing and committing
  *
  * A floe_table handle holds one version of the table. A commit made through

@@ -860,6 +860,7 @@ static const struct test tests[] = {
     {"write", "errors", test_write_errors},
     {"write", "json_rows", test_write_json_rows},
     {"write", "delete_rows", test_write_delete_rows},
+    {"write", "catalog", test_write_catalog},
 };
 
 static int selected(const char* group, int argc, char** argv) {

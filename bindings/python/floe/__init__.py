@@ -11,6 +11,9 @@
     scan.add_filter("id < 1000")     # tighten it, also while it is being read
     scan.metrics()                   # what it pruned and read, as a dict
 
+    cat = floe.load_catalog("local", uri="sqlite:///tmp/catalog.db")   # pyiceberg's names
+    cat.create_namespace("db"); t = cat.create_table("db.events", schema)
+
 libfloe.so is found through $FLOE_LIBRARY, else build/libfloe.so in the
 repository this package sits in, else the system library path.
 
@@ -20,6 +23,7 @@ method). Tasks pickle, so they can be read in worker processes.
 """
 
 from ._arrow import Field
+from ._catalog import Catalog, load_catalog
 from ._errors import FloeError, Status
 from ._lib import library
 from ._table import HostIO, Scan, Table, Task
@@ -30,4 +34,4 @@ def version():
     return library().floe_version().decode("ascii")
 
 
-__all__ = ["Field", "FloeError", "HostIO", "Scan", "Status", "Table", "Task", "version"]
+__all__ = ["Catalog", "Field", "FloeError", "HostIO", "Scan", "Status", "Table", "Task", "load_catalog", "version"]

@@ -117,6 +117,20 @@ _SIGNATURES = {
     "floe_expire_snapshots": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_json_rows_stream": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_size_t, _c.c_void_p]),
     "floe_array_stream": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_void_p]),
+    "floe_catalog_open": (_c.c_int, [_c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_catalog_free": (_c.c_int, [_c.c_void_p]),
+    "floe_catalog_load_table": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_catalog_create_table": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_catalog_register_table": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_catalog_drop_table": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_int]),
+    "floe_catalog_rename_table": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p]),
+    "floe_catalog_list_tables": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_catalog_create_namespace": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p]),
+    "floe_catalog_drop_namespace": (_c.c_int, [_c.c_void_p, _c.c_char_p]),
+    "floe_catalog_list_namespaces": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_catalog_namespace_properties": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_catalog_update_namespace_properties": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _c.c_char_p]),
+    "floe_catalog_exists": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_int, _P(_c.c_int)]),
 }
 
 _lock = threading.Lock()

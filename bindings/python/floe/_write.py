@@ -112,26 +112,9 @@ class TableWrites:
         an existing table is opened and its schema brought up to schema by
         name. An existing table otherwise raises FloeError (CONFLICT). s3
         is a dict of S3 settings, as Table.open takes."""
-        opts = {}
-        if partition_by:
-            fields = []
-            for p in partition_by:
-                if isinstance(p, str):
-                    fields.append({"column": p})
-                elif isinstance(p, dict):
-                    fields.append(dict(p))
-                else:
-                    column, transform = p
-                    fields.append({"column": column, "transform": transform})
-            opts["partition_by"] = fields
-        for key, value in (("partition_spec", partition_spec), ("sort_order", sort_order),
-                           ("format_version", format_version), ("warehouse", warehouse), ("s3", s3)):
-            if value is not None:
-                opts[key] = value
-        if properties:
-            opts["properties"] = {str(k): str(v) for k, v in properties.items()}
-        if ensure:
-            opts["ensure"] = True
+        opts = _create_options(partition_by=partition_by, partition_spec=partition_spec, sort_order=sort_order,
+                               properties=properties, format_version=format_version, warehouse=warehouse, s3=s3,
+                               ensure=ensure)
         schema_json = schema if isinstance(schema, str) else json.dumps(schema)
         handle = ctypes.c_void_p()
         _check(library().floe_table_create(str(location).encode("utf-8"), schema_json.encode("utf-8"),
@@ -230,3 +213,30 @@ class TableWrites:
         _check(library().floe_expire_snapshots(self._handle, _json_arg(opts), ctypes.byref(out)))
         self._metadata = None
         return json.loads(_take_string(out))
+
+
+def _create_options(partition_by=None, partition_spec=None, sort_order=None, properties=None, format_version=None,
+                    warehouse=None, s3=None, ensure=False):
+    """The create options JSON object of floe_table_create and
+    floe_catalog_create_table."""
+    opts = {}
+    if partition_by:
+        fields = []
+        for p in partition_by:
+            if isinstance(p, str):
+                fields.append({"column": p})
+            elif isinstance(p, dict):
+                fields.append(dict(p))
+            else:
+                column, transform = p
+                fields.append({"column": column, "transform": transform})
+        opts["partition_by"] = fields
+    for key, value in (("partition_spec", partition_spec), ("sort_order", sort_order),
+                       ("format_version", format_version), ("warehouse", warehouse), ("s3", s3)):
+        if value is not None:
+            opts[key] = value
+    if properties:
+        opts["properties"] = {str(k): str(v) for k, v in properties.items()}
+    if ensure:
+        opts["ensure"] = True
+    return opts

@@ -1,0 +1,163 @@
+"""Catalogs: tables by name, with pyiceberg's method names.
+
+    cat = floe.load_catalog("local", uri="sqlite:///tmp/catalog.db")
+    cat.create_namespace("db")
+    t = cat.create_table("db.events", schema, partition_by=["day"])
+    t.append(rows)                    # commits through the catalog
+    cat.load_table(("db", "events")).scan().to_pylist()
+
+The SQL catalog (uri ``sqlite:///abs/path.db``, ``sqlite:relative.db`` or
+``postgresql://user:password@host:port/db`` with ``warehouse``) shares its
+tables with pyiceberg's SqlCatalog, iceberg-go, iceberg-rust and Java's
+JdbcCatalog. Failures raise FloeError: NOT_FOUND for a missing table or
+namespace, CONFLICT for one that exists or a namespace that is not empty.
+"""
+
+import ctypes
+import json
+
+from ._calls import _check, _json_arg, _take_string
+from ._errors import FloeError, Status
+from ._lib import library
+from ._table import Table, _Handle
+from ._write import _create_options
+
+
+def _name(identifier):
+    """"ns.t" or ("ns", "t") as floe's dotted name."""
+    if isinstance(identifier, str):
+        return identifier
+    return ".".join(identifier)
+
+
+def _tuple(identifier):
+    return tuple(identifier.split(".")) if isinstance(identifier, str) else tuple(identifier)
+
+
+class Catalog(_Handle):
+    """An open catalog. Tables it loads commit through it and keep it open
+    until they are closed too."""
+
+    _free_name = "floe_catalog_free"
+
+    def __init__(self, handle, name):
+        super().__init__(handle)
+        self.name = name
+
+    def _table(self, call, *args):
+        handle = ctypes.c_void_p()
+        _check(call(self._handle, *args, ctypes.byref(handle)))
+        return Table(handle.value, {})
+
+    def _json(self, call, *args):
+        out = ctypes.c_void_p()
+        _check(call(self._handle, *args, ctypes.byref(out)))
+        return json.loads(_take_string(out))
+
+    def load_table(self, identifier):
+        return self._table(library().floe_catalog_load_table, _name(identifier).encode("utf-8"))
+
+    def create_table(self, identifier, schema, partition_spec=None, sort_order=None, properties=None,
+                     partition_by=None, format_version=None):
+        """Creates the table (its namespace must exist) under the catalog's
+        warehouse. schema, partition_spec, partition_by, sort_order and
+        properties are as for Table.create."""
+        opts = _create_options(partition_by=partition_by, partition_spec=partition_spec, sort_order=sort_order,
+                               properties=properties, format_version=format_version)
+        schema_json = schema if isinstance(schema, str) else json.dumps(schema)
+        return self._table(library().floe_catalog_create_table, _name(identifier).encode("utf-8"),
+                           schema_json.encode("utf-8"), _json_arg(opts))
+
+    def create_table_if_not_exists(self, identifier, schema, **kwargs):
+        try:
+            return self.create_table(identifier, schema, **kwargs)
+        except FloeError as e:
+            if e.code != Status.CONFLICT:
+                raise
+            return self.load_table(identifier)
+
+    def register_table(self, identifier, metadata_location):
+        return self._table(library().floe_catalog_register_table, _name(identifier).encode("utf-8"),
+                           str(metadata_location).encode("utf-8"))
+
+    def table_exists(self, identifier):
+        out = ctypes.c_int()
+        _check(library().floe_catalog_exists(self._handle, _name(identifier).encode("utf-8"), 1, ctypes.byref(out)))
+        return bool(out.value)
+
+    def namespace_exists(self, namespace):
+        out = ctypes.c_int()
+        _check(library().floe_catalog_exists(self._handle, _name(namespace).encode("utf-8"), 0, ctypes.byref(out)))
+        return bool(out.value)
+
+    def drop_table(self, identifier):
+        _check(library().floe_catalog_drop_table(self._handle, _name(identifier).encode("utf-8"), 0))
+
+    def purge_table(self, identifier):
+        _check(library().floe_catalog_drop_table(self._handle, _name(identifier).encode("utf-8"), 1))
+
+    def rename_table(self, from_identifier, to_identifier):
+        _check(library().floe_catalog_rename_table(self._handle, _name(from_identifier).encode("utf-8"),
+                                                   _name(to_identifier).encode("utf-8")))
+        return self.load_table(to_identifier)
+
+    def list_tables(self, namespace):
+        """The tables directly in namespace, as (namespace..., name) tuples."""
+        return [tuple(t) for t in self._json(library().floe_catalog_list_tables, _name(namespace).encode("utf-8"))]
+
+    def create_namespace(self, namespace, properties=None):
+        props = {str(k): str(v) for k, v in (properties or {}).items()}
+        _check(library().floe_catalog_create_namespace(self._handle, _name(namespace).encode("utf-8"),
+                                                       _json_arg(props)))
+
+    def create_namespace_if_not_exists(self, namespace, properties=None):
+        try:
+            self.create_namespace(namespace, properties)
+        except FloeError as e:
+            if e.code != Status.CONFLICT:
+                raise
+
+    def drop_namespace(self, namespace):
+        _check(library().floe_catalog_drop_namespace(self._handle, _name(namespace).encode("utf-8")))
+
+    def list_namespaces(self, namespace=()):
+        """The namespaces directly below namespace (the top level by
+        default), as tuples."""
+        parent = _name(namespace).encode("utf-8") if namespace else None
+        return [tuple(ns) for ns in self._json(library().floe_catalog_list_namespaces, parent)]
+
+    def load_namespace_properties(self, namespace):
+        return self._json(library().floe_catalog_namespace_properties, _name(namespace).encode("utf-8"))
+
+    def update_namespace_properties(self, namespace, removals=None, updates=None):
+        """Removes and sets properties; returns {"removed": [...],
+        "updated": [...], "missing": [...]} as pyiceberg's summary does."""
+        before = self.load_namespace_properties(namespace)
+        removals = list(removals or [])
+        updates = {str(k): str(v) for k, v in (updates or {}).items()}
+        _check(library().floe_catalog_update_namespace_properties(
+            self._handle, _name(namespace).encode("utf-8"), _json_arg(removals), _json_arg(updates)))
+        return {"removed": [k for k in removals if k in before],
+                "updated": sorted(updates), "missing": [k for k in removals if k not in before]}
+
+
+def load_catalog(name=None, **properties):
+    """Opens a catalog from pyiceberg-style properties: ``uri`` (the SQL
+    catalog: sqlite:…, postgresql://…), ``warehouse`` (where new tables
+    go), ``type`` ("sql", or left out when the URI says). name is the
+    catalog's name, under which a SQL catalog keeps its rows (default
+    "default")."""
+    props = {str(k): str(v) for k, v in properties.items()}
+    kind = props.pop("type", None)
+    if kind not in (None, "sql"):
+        raise FloeError(Status.UNSUPPORTED, f"catalog type {kind!r} is not supported yet (sql is)")
+    uri = props.pop("uri", None)
+    if not uri:
+        raise FloeError(Status.INVALID_ARGUMENT, "load_catalog needs uri=…")
+    props["name"] = name or "default"
+    handle = ctypes.c_void_p()
+    _check(library().floe_catalog_open(uri.encode("utf-8"), _json_arg(props), ctypes.byref(handle)))
+    return Catalog(handle.value, props["name"])
+
+
+__all__ = ["Catalog", "load_catalog"]
