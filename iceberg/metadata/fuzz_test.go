@@ -96,6 +96,14 @@ func FuzzParseUpdates(f *testing.F) {
 					t.Fatalf("applied updates give metadata that fails without a kind: %v", err)
 				}
 			}
+			// An update that fails changes nothing (Apply keeps no copy).
+			c := Edit(base)
+			for _, u := range updates {
+				before := c.Metadata().Clone()
+				if err := c.Apply(u); err != nil && !reflect.DeepEqual(before, c.Metadata()) {
+					t.Fatalf("the failed %s changed the metadata: %v", u.Action(), err)
+				}
+			}
 		}
 		if reqs, err := ParseRequirements(data); err == nil {
 			out, err := json.Marshal(reqs)

@@ -104,13 +104,13 @@ func Edit(base *Metadata) *Changes {
 }
 
 // Apply applies updates in order and records them. On an error the
-// changes are left as they were before the failing update.
+// changes are left as they were before the failing update: every update
+// checks all it needs before it changes anything (which spares a copy of
+// the metadata per update; a table's metadata can hold thousands of
+// snapshots).
 func (c *Changes) Apply(updates ...Update) error {
 	for _, u := range updates {
-		saved := *c
-		saved.next = c.next.Clone()
 		if err := u.apply(c); err != nil {
-			*c = saved
 			return fmt.Errorf("%s: %w", u.Action(), err)
 		}
 		c.updates = append(c.updates, u)
