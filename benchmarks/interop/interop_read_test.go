@@ -41,11 +41,18 @@ func readWithIcebergGo(t *testing.T, metadataPath string) ([]arrow.RecordBatch, 
 // file) with floe's reader.
 func readWithFloe(t *testing.T, location string) []arrow.RecordBatch {
 	t.Helper()
-	ctx := context.Background()
-	tbl, err := table.Open(ctx, location, table.Options{})
+	tbl, err := table.Open(context.Background(), location, table.Options{})
 	if err != nil {
 		t.Fatalf("floe open: %v", err)
 	}
+	return scanWithFloe(t, tbl)
+}
+
+// scanWithFloe reads every row of tbl's current snapshot with floe's
+// reader.
+func scanWithFloe(t *testing.T, tbl *table.Table) []arrow.RecordBatch {
+	t.Helper()
+	ctx := context.Background()
 	sc, err := scan.New(ctx, tbl, scan.Options{})
 	if err != nil {
 		t.Fatalf("floe scan: %v", err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	goiceberg "github.com/apache/iceberg-go"
 	gocatalog "github.com/apache/iceberg-go/catalog"
 	gosql "github.com/apache/iceberg-go/catalog/sql"
@@ -19,7 +18,6 @@ import (
 	sqlcatalog "github.com/floedb/floe/catalog/sql"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/pgtest"
-	"github.com/floedb/floe/scan"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
 )
@@ -106,27 +104,7 @@ func icebergGoRows(t *testing.T, cat *gosql.Catalog, ident icebergtable.Identifi
 // floeRows scans a table floe loaded from its catalog.
 func floeRows(t *testing.T, tbl *table.Table) []string {
 	t.Helper()
-	ctx := context.Background()
-	sc, err := scan.New(ctx, tbl, scan.Options{})
-	if err != nil {
-		t.Fatalf("floe scan: %v", err)
-	}
-	rr, err := sc.Reader(ctx, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatalf("floe reader: %v", err)
-	}
-	defer rr.Release()
-	var batches []arrow.RecordBatch
-	for rr.Next() {
-		rec := rr.RecordBatch()
-		rec.Retain()
-		t.Cleanup(rec.Release)
-		batches = append(batches, rec)
-	}
-	if err := rr.Err(); err != nil {
-		t.Fatalf("floe read: %v", err)
-	}
-	return rowKeys(t, batches)
+	return rowKeys(t, scanWithFloe(t, tbl))
 }
 
 // iceberg-go creates a table in the SQL catalog and appends; floe loads it
