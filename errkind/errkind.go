@@ -53,6 +53,9 @@ const (
 	Corrupt
 	// IO: reading or writing storage failed.
 	IO
+	// Unauthorized: a catalog or store refused the caller's credentials
+	// (HTTP 401 and 403): no retry will help until they change.
+	Unauthorized
 )
 
 var names = [...]string{
@@ -64,6 +67,7 @@ var names = [...]string{
 	Unsupported:        "unsupported",
 	Corrupt:            "corrupt",
 	IO:                 "I/O error",
+	Unauthorized:       "unauthorized",
 }
 
 // Error names the kind: a Kind is an error so that it can sit in an

@@ -109,7 +109,7 @@ func TestTypedErrorsCarryAKind(t *testing.T) {
 
 func TestKindNames(t *testing.T) {
 	seen := map[string]bool{}
-	for k := errkind.None; k <= errkind.IO; k++ {
+	for k := errkind.None; k <= errkind.Unauthorized; k++ {
 		name := k.Error()
 		if name == "" || seen[name] {
 			t.Fatalf("kind %d has name %q", k, name)

@@ -1,7 +1,7 @@
 // Package open opens a catalog by URI, the one place the kinds of
 // catalogs are told apart (package catalog cannot: its implementations
-// import it): sqlite:… and postgresql://… are the SQL catalog. REST and
-// filesystem warehouses are to come.
+// import it): sqlite:… and postgresql://… are the SQL catalog, http(s)://…
+// the REST catalog. Filesystem warehouses are to come.
 package open
 
 import (
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/floedb/floe/catalog"
+	"github.com/floedb/floe/catalog/rest"
 	sqlcatalog "github.com/floedb/floe/catalog/sql"
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/table"
@@ -23,13 +24,12 @@ func Catalog(ctx context.Context, uri string, props map[string]string, tableOpts
 	switch {
 	case strings.HasPrefix(uri, "sqlite:"), strings.HasPrefix(uri, "postgresql://"), strings.HasPrefix(uri, "postgres://"):
 		return sqlcatalog.Open(ctx, uri, props, tableOpts)
-	case strings.HasPrefix(uri, "http:"), strings.HasPrefix(uri, "https:"):
-		scheme, _, _ := strings.Cut(uri, ":")
-		return nil, errkind.Errorf(errkind.Unsupported, "%s catalogs are not supported yet (sqlite: and postgresql:// are)", scheme)
+	case strings.HasPrefix(uri, "http://"), strings.HasPrefix(uri, "https://"):
+		return rest.Open(ctx, uri, props, tableOpts)
 	}
 	scheme, _, found := strings.Cut(uri, ":")
 	if !found {
 		return nil, errkind.Errorf(errkind.InvalidArgument, "a catalog URI needs a scheme: sqlite:///abs/path.db, sqlite:relative.db or postgresql://user:password@host:port/db")
 	}
-	return nil, errkind.Errorf(errkind.InvalidArgument, "catalog URI with scheme %q: use sqlite:///abs/path.db, sqlite:relative.db or postgresql://user:password@host:port/db", scheme)
+	return nil, errkind.Errorf(errkind.InvalidArgument, "catalog URI with scheme %q: use sqlite:///abs/path.db, sqlite:relative.db, postgresql://user:password@host:port/db or http(s)://host[:port][/path] (REST)", scheme)
 }
