@@ -30,6 +30,8 @@ const char* floe_status_name(int status) {
     case FLOE_UNSUPPORTED: return "FLOE_UNSUPPORTED";
     case FLOE_CONFLICT: return "FLOE_CONFLICT";
     case FLOE_INTERNAL: return "FLOE_INTERNAL";
+    case FLOE_COMMIT_STATE_UNKNOWN: return "FLOE_COMMIT_STATE_UNKNOWN";
+    case FLOE_UNAUTHORIZED: return "FLOE_UNAUTHORIZED";
   }
   return "FLOE_UNKNOWN_STATUS";
 }

@@ -141,7 +141,8 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("append: %w", table.ErrConflict), statusConflict},
 		{fmt.Errorf("create: %w", table.ErrTableExists), statusConflict},
 		{errkind.Errorf(errkind.IO, "s3: reset"), statusIO},
-		{fmt.Errorf("commit: write v3: %w (%w: gone)", errors.New("timeout"), table.ErrCommitStateUnknown), statusIO},
+		{fmt.Errorf("commit: write v3: %w (%w: gone)", errors.New("timeout"), table.ErrCommitStateUnknown), statusCommitUnknown},
+		{errkind.Errorf(errkind.Unauthorized, "REST catalog x: 401"), statusUnauthorized},
 		{fmt.Errorf("cast: %w", arrow.ErrNotImplemented), statusUnsupported},
 		{withStatus(statusInvalidArgument, fmt.Errorf("wrapped: %w", fs.ErrNotExist)), statusInvalidArgument},
 	}

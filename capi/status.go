@@ -29,6 +29,8 @@ const (
 	statusUnsupported     status = 5
 	statusConflict        status = 6
 	statusInternal        status = 7
+	statusCommitUnknown   status = 8
+	statusUnauthorized    status = 9
 )
 
 // floeError is an error whose status the code that made it knows.
@@ -62,9 +64,11 @@ func classify(err error, fallback status) status {
 	if errors.As(err, &fe) {
 		return fe.code
 	}
-	// A commit whose outcome is unknown failed in storage; its files stay.
+	// A commit whose outcome is unknown says so before anything its
+	// cause says (a timeout, an I/O error): its files stay, a retry with
+	// the token settles it.
 	if errors.Is(err, errkind.CommitStateUnknown) {
-		return statusIO
+		return statusCommitUnknown
 	}
 	switch errkind.Of(err) {
 	case errkind.InvalidArgument:
@@ -79,6 +83,8 @@ func classify(err error, fallback status) status {
 		return statusFormat
 	case errkind.IO:
 		return statusIO
+	case errkind.Unauthorized:
+		return statusUnauthorized
 	}
 	var errno syscall.Errno
 	var pathErr *fs.PathError

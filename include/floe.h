@@ -169,7 +169,15 @@ typedef enum floe_status {
    * committed. */
   FLOE_CONFLICT = 6,
   /* A bug in floe, such as a caught panic. The message says where. */
-  FLOE_INTERNAL = 7
+  FLOE_INTERNAL = 7,
+  /* A commit may or may not have been published: its answer never came
+   * (a timeout, a cut connection) or the catalog failed while handling
+   * it (a 5xx). The files it wrote are kept; retrying with the same
+   * idempotency token settles it (committed once, or found committed). */
+  FLOE_COMMIT_STATE_UNKNOWN = 8,
+  /* A catalog or store refused the credentials (HTTP 401 or 403). The
+   * message names the catalog and never shows a secret. */
+  FLOE_UNAUTHORIZED = 9
 } floe_status;
 
 /* The message of the calling thread's last failed floe call, or "" when

@@ -29,20 +29,6 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 )
 
-// Fault is an injected failure: requests matching Method and a path
-// ending in PathSuffix (empty: any) get Status instead of an answer, or,
-// with CutAfter, are handled and then left without an answer (the
-// connection is closed). It applies to the next Times matching requests.
-type Fault struct {
-	Method     string
-	PathSuffix string
-	Status     int
-	Message    string
-	RetryAfter string
-	CutAfter   bool
-	Times      int
-}
-
 // Server is a running REST catalog.
 type Server struct {
 	URL     string
@@ -57,11 +43,12 @@ type Server struct {
 	// Config is added to every LoadTable answer's config.
 	Config map[string]string
 
+	// Faults are applied to every request before the catalog sees it.
+	Faults
+
 	mu       sync.Mutex
-	faults   []*Fault
 	tokens   map[string]time.Time
 	issued   int
-	requests []string
 	commitMu sync.Mutex
 }
 
@@ -84,23 +71,6 @@ func New(t testing.TB) *Server {
 	return s
 }
 
-// Inject adds a fault.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if f.Times == 0 {
-		f.Times = 1
-	}
-	s.faults = append(s.faults, &f)
-}
-
-// Requests are the requests served so far, as "METHOD /path".
-func (s *Server) Requests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.requests...)
-}
-
 // RevokeTokens makes every token issued so far invalid.
 func (s *Server) RevokeTokens() {
 	s.mu.Lock()
@@ -115,48 +85,8 @@ func (s *Server) TokensIssued() int {
 	return s.issued
 }
 
-func (s *Server) fault(r *http.Request) *Fault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, r.Method+" "+r.URL.EscapedPath())
-	for _, f := range s.faults {
-		if f.Times > 0 && (f.Method == "" || f.Method == r.Method) && strings.HasSuffix(r.URL.EscapedPath(), f.PathSuffix) {
-			f.Times--
-			return f
-		}
-	}
-	return nil
-}
-
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f := s.fault(r)
-	if f != nil && !f.CutAfter {
-		if f.RetryAfter != "" {
-			w.Header().Set("Retry-After", f.RetryAfter)
-		}
-		msg := f.Message
-		if msg == "" {
-			msg = "injected fault"
-		}
-		writeError(w, f.Status, "InjectedFault", msg)
-		return
-	}
-	rec := httptest.NewRecorder()
-	s.route(rec, r)
-	if f != nil && f.CutAfter {
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				conn.Close()
-				return
-			}
-		}
-		panic(http.ErrAbortHandler)
-	}
-	for k, vs := range rec.Header() {
-		w.Header()[k] = vs
-	}
-	w.WriteHeader(rec.Code)
-	_, _ = w.Write(rec.Body.Bytes())
+	s.Faults.Handler(http.HandlerFunc(s.route)).ServeHTTP(w, r)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -50,6 +50,8 @@ static const char* metadata_value(const char* metadata, const char* key, char* o
 static void test_version(void) {
   CHECK_STR(floe_version(), FLOE_VERSION_STRING);
   CHECK_STR(floe_status_name(FLOE_NOT_FOUND), "FLOE_NOT_FOUND");
+  CHECK_STR(floe_status_name(FLOE_COMMIT_STATE_UNKNOWN), "FLOE_COMMIT_STATE_UNKNOWN");
+  CHECK_STR(floe_status_name(FLOE_UNAUTHORIZED), "FLOE_UNAUTHORIZED");
   CHECK_STR(floe_status_name(1234), "FLOE_UNKNOWN_STATUS");
   CHECK_STR(floe_last_error(), "");
 }

@@ -14,6 +14,8 @@ class Status(enum.IntEnum):
     UNSUPPORTED = 5
     CONFLICT = 6
     INTERNAL = 7
+    COMMIT_STATE_UNKNOWN = 8
+    UNAUTHORIZED = 9
 
 
 class FloeError(Exception):

@@ -1,0 +1,157 @@
+package rest_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/floedb/floe/catalog"
+	"github.com/floedb/floe/catalog/rest"
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/resttest"
+	"github.com/floedb/floe/internal/rowstest"
+	"github.com/floedb/floe/internal/weedtest"
+	"github.com/floedb/floe/writer/ops"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	weedtest.StopShared()
+	os.Exit(code)
+}
+
+func openWeed(t testing.TB, uri string, w *weedtest.Server) *rest.Catalog {
+	t.Helper()
+	c, err := rest.Open(context.Background(), uri, w.Properties(), table.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestWeedCreateAppendRead(t *testing.T) {
+	w := weedtest.Shared(t)
+	c := openWeed(t, w.CatalogURL, w)
+	ctx := context.Background()
+	ns := w.Namespace("smoke")
+	if err := c.CreateNamespace(ctx, []string{ns}, nil); err != nil {
+		t.Fatal(err)
+	}
+	id := catalog.Identifier{Namespace: []string{ns}, Name: "events"}
+	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("location %s metadata %s", tbl.Metadata.Location, tbl.MetadataLocation)
+	mustAppend(t, tbl, [][]any{{int64(1), "floe"}, {int64(2), "floe"}}, "")
+	mustAppend(t, reload(t, c, id), [][]any{{int64(3), "floe"}}, "")
+	if got := ids(t, reload(t, c, id)); !slices.Equal(got, []int64{1, 2, 3}) {
+		t.Fatalf("rows %v", got)
+	}
+}
+
+// TestWeedFaults puts a fault-injecting proxy in front of weed: 503s on
+// reads are retried; a 503 on a commit, or a connection cut after weed
+// committed, leave the outcome unknown and the retry with the same token
+// settles it; a 409 makes the commit loop refresh and try again.
+func TestWeedFaults(t *testing.T) {
+	w := weedtest.Shared(t)
+	proxy := resttest.NewProxy(t, w.CatalogURL)
+	c := openWeed(t, proxy.URL, w)
+	ctx := context.Background()
+	ns := w.Namespace("faults")
+	if err := c.CreateNamespace(ctx, []string{ns}, nil); err != nil {
+		t.Fatal(err)
+	}
+	id := catalog.Identifier{Namespace: []string{ns}, Name: "t"}
+	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tablePath := "/namespaces/" + ns + "/tables/t"
+	mustAppend(t, tbl, [][]any{{int64(1), "plain"}}, "")
+
+	proxy.Inject(resttest.Fault{Method: http.MethodGet, PathSuffix: tablePath, Status: http.StatusServiceUnavailable, Times: 2, RetryAfter: "0"})
+	tbl = reload(t, c, id)
+
+	proxy.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: tablePath, Status: http.StatusServiceUnavailable})
+	if _, err := appendRows(t, tbl, [][]any{{int64(2), "503"}}, "weed-503"); !errors.Is(err, errkind.CommitStateUnknown) {
+		t.Fatalf("503 on commit: %v", err)
+	}
+	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(2), "503"}}, "weed-503"); !res.Committed {
+		t.Fatalf("retry after a 503: %+v", res)
+	}
+
+	proxy.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: tablePath, CutAfter: true})
+	if _, err := appendRows(t, reload(t, c, id), [][]any{{int64(3), "cut"}}, "weed-cut"); !errors.Is(err, errkind.CommitStateUnknown) {
+		t.Fatalf("connection cut after commit: %v", err)
+	}
+	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(3), "cut"}}, "weed-cut"); !res.TokenFound {
+		t.Fatalf("retry after a lost answer: %+v", res)
+	}
+
+	proxy.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: tablePath, Status: http.StatusConflict})
+	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(4), "409"}}, ""); !res.Committed {
+		t.Fatalf("after a 409: %+v", res)
+	}
+	final := reload(t, c, id)
+	if got := ids(t, final); !slices.Equal(got, []int64{1, 2, 3, 4}) {
+		t.Fatalf("rows %v: every row once", got)
+	}
+	if n := len(final.Metadata.Snapshots); n != 4 {
+		t.Fatalf("%d snapshots, want 4", n)
+	}
+}
+
+func TestWeedConcurrentReplacePartitions(t *testing.T) {
+	w := weedtest.Shared(t)
+	c := openWeed(t, w.CatalogURL, w)
+	ctx := context.Background()
+	ns := w.Namespace("replace")
+	if err := c.CreateNamespace(ctx, []string{ns}, nil); err != nil {
+		t.Fatal(err)
+	}
+	spec := iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 2, FieldID: 1000, Name: "writer", Transform: iceberg.IdentityTransform{}}}}
+	id := catalog.Identifier{Namespace: []string{ns}, Name: "p"}
+	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{Spec: &spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, tbl, [][]any{{int64(1), "x"}, {int64(2), "y"}}, "")
+	a, b := reload(t, c, id), reload(t, c, id)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, tb := range []*table.Table{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rr := rowstest.Reader(t, tb.Metadata.CurrentSchema(), [][]any{{int64(10 * (i + 1)), "x"}})
+			defer rr.Release()
+			_, errs[i] = ops.ReplacePartitions(ctx, tb, rr, table.CommitOptions{})
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, errkind.Conflict):
+			t.Fatalf("the loser failed with %v, want a conflict", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d replace_partitions succeeded, want 1 (%v)", won, errs)
+	}
+	got := ids(t, reload(t, c, id))
+	if len(got) != 2 || got[0] != 2 || (got[1] != 10 && got[1] != 20) {
+		t.Fatalf("rows %v: y's row and one winner's row", got)
+	}
+}
