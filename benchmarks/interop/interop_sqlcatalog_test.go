@@ -18,6 +18,7 @@ import (
 	sqlcatalog "github.com/floedb/floe/catalog/sql"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/pgtest"
+	"github.com/floedb/floe/internal/weedtest"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
 )
@@ -25,6 +26,7 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	pgtest.StopShared()
+	weedtest.StopShared()
 	os.Exit(code)
 }
 
@@ -79,7 +81,7 @@ func (c sharedCatalog) icebergGo(t *testing.T) *gosql.Catalog {
 }
 
 // icebergGoRows scans a table iceberg-go loads from its catalog.
-func icebergGoRows(t *testing.T, cat *gosql.Catalog, ident icebergtable.Identifier) []string {
+func icebergGoRows(t *testing.T, cat gocatalog.Catalog, ident icebergtable.Identifier) []string {
 	t.Helper()
 	ctx := context.Background()
 	tbl, err := cat.LoadTable(ctx, ident)
