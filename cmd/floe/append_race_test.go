@@ -14,6 +14,7 @@ import (
 
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/pgtest"
+	"github.com/floedb/floe/internal/weedtest"
 )
 
 // The test binary doubles as the CLI: with FLOE_TEST_AS_CLI set it runs
@@ -23,6 +24,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("FLOE_TEST_AS_CLI") == "" {
 		code := m.Run()
 		pgtest.StopShared()
+		weedtest.StopShared()
 		os.Exit(code)
 	}
 	if dir := os.Getenv("FLOE_TEST_HOLD"); dir != "" {
