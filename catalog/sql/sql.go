@@ -549,9 +549,16 @@ func (c *Catalog) RegisterTable(ctx context.Context, id catalog.Identifier, meta
 	return t, nil
 }
 
+// DropTable forgets the table; with purge it then deletes every file the
+// table reaches (table.Purge), once no reader can find it by name.
 func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bool) error {
+	var doomed *table.Table
 	if purge {
-		return errkind.Errorf(errkind.Unsupported, "drop table %s: purging the table's files is not supported yet; drop it without purge", id)
+		t, err := c.LoadTable(ctx, id)
+		if err != nil {
+			return fmt.Errorf("drop table %s: %w", id, err)
+		}
+		doomed = t
 	}
 	res, err := c.db.ExecContext(ctx, `DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?`+c.tablesOnly(),
 		c.name, catalog.JoinNamespace(id.Namespace), id.Name)
@@ -560,6 +567,11 @@ func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bo
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("drop table %s: %w", id, catalog.ErrNoSuchTable)
+	}
+	if doomed != nil {
+		if err := doomed.Purge(ctx); err != nil {
+			return fmt.Errorf("drop table %s: dropped, but %w", id, err)
+		}
 	}
 	return nil
 }

@@ -305,6 +305,16 @@ func testNamespacesAndTables(t *testing.T, handle func() *Catalog, _ string) {
 	if got := ids(t, back); !slices.Equal(got, []int64{7}) {
 		t.Errorf("the registered table shows rows %v", got)
 	}
+	// Drop with purge: the name is gone and so are the table's files.
+	files := livePaths(t, back)
+	if err := c.DropTable(ctx, catalog.Identifier{Namespace: []string{"c"}, Name: "again"}, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(files, back.MetadataLocation) {
+		if ok, err := back.IO.Exists(ctx, p); ok || err != nil {
+			t.Errorf("%s is left after a purge (%v)", p, err)
+		}
+	}
 	if err := c.DropNamespace(ctx, []string{"a", "b"}); err != nil {
 		t.Errorf("drop the emptied namespace: %v", err)
 	}
@@ -470,4 +480,21 @@ func testReplacePartitionsConflict(t *testing.T, handle func() *Catalog, _ strin
 	if len(files) != 3 {
 		t.Errorf("%d data files on disk, want 3: %v", len(files), files)
 	}
+}
+
+// livePaths are the data files of tbl's current snapshot.
+func livePaths(t testing.TB, tbl *table.Table) []string {
+	t.Helper()
+	plan, err := tbl.PlanFiles(context.Background(), table.SnapshotSelector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, task := range plan.Tasks {
+		out = append(out, task.File.FilePath)
+	}
+	if len(out) == 0 {
+		t.Fatal("the table has no data files")
+	}
+	return out
 }

@@ -118,3 +118,11 @@ func (l *lazyS3) List(ctx context.Context, dir string) ([]FileInfo, error) {
 	}
 	return s.List(ctx, dir)
 }
+
+func (l *lazyS3) ListDirs(ctx context.Context, dir string) ([]string, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.ListDirs(ctx, dir)
+}

@@ -54,3 +54,45 @@ func (s *S3) List(ctx context.Context, dir string) ([]FileInfo, error) {
 	slices.SortFunc(out, func(a, b FileInfo) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
+
+// ListDirs lists the common prefixes directly below dir's prefix.
+func (s *S3) ListDirs(ctx context.Context, dir string) ([]string, error) {
+	obj, err := parseS3Location(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	prefix := strings.TrimRight(obj.key, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	var out []string
+	var token *string
+	for {
+		var page *s3.ListObjectsV2Output
+		err := s.do(ctx, dir, func(ctx context.Context) error {
+			var err error
+			page, err = s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
+				Bucket:            &obj.bucket,
+				Prefix:            &prefix,
+				Delimiter:         aws.String("/"),
+				ContinuationToken: token,
+			})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range page.CommonPrefixes {
+			name := strings.TrimSuffix(strings.TrimPrefix(aws.ToString(p.Prefix), prefix), "/")
+			if name != "" && !strings.Contains(name, "/") {
+				out = append(out, JoinPath(dir, name))
+			}
+		}
+		if !aws.ToBool(page.IsTruncated) || aws.ToString(page.NextContinuationToken) == "" {
+			break
+		}
+		token = page.NextContinuationToken
+	}
+	slices.Sort(out)
+	return out, nil
+}

@@ -175,6 +175,14 @@ func TestS3ListsDirectChildrenInCallerSpelling(t *testing.T) {
 	if err != nil || len(infos) != 1 || infos[0].Path != srv.Location("tother") {
 		t.Fatalf("List(bucket) = %+v, %v", infos, err)
 	}
+	dirs, err := fileio.ListDirs(ctx, files, "s3a://"+srv.Bucket+"/t")
+	if want := []string{"s3a://" + srv.Bucket + "/t/sub"}; err != nil || !slices.Equal(dirs, want) {
+		t.Fatalf("ListDirs(t) = %q, %v; want %q", dirs, err, want)
+	}
+	dirs, err = fileio.ListDirs(ctx, files, "s3://"+srv.Bucket)
+	if want := []string{srv.Location("t"), srv.Location("t-sibling")}; err != nil || !slices.Equal(dirs, want) {
+		t.Fatalf("ListDirs(bucket) = %q, %v; want %q", dirs, err, want)
+	}
 }
 
 // More objects than one ListObjectsV2 page (1000) must all come back.
