@@ -248,14 +248,26 @@ floe_status floe_table_free(floe_table* table);
  *
  * A catalog keeps tables by name ("ns.table"; nested namespaces
  * "a.b.table") in namespaces ("a", "a.b"), and the tables it loads commit
- * through it with every commit function below. The SQL catalog shares its
- * schema with Java's JdbcCatalog, pyiceberg, iceberg-go and iceberg-rust:
- *   "sqlite:///abs/path/catalog.db", "sqlite:relative.db"   embedded;
- *   "postgresql://user:password@host:port/db"   (needs "warehouse").
- * properties_json (NULL or an object of strings): "name" (the catalog
- * name rows are kept under, default "default"), "warehouse" (where new
- * tables go; default the SQLite file's directory), "uri" (when uri is
- * NULL). Errors never show a password.
+ * through it with every commit function below. By URI:
+ *   "sqlite:///abs/path/catalog.db", "sqlite:relative.db"   SQL, embedded;
+ *   "postgresql://user:password@host:port/db"   SQL (needs "warehouse");
+ *     (the SQL catalog shares its schema with Java's JdbcCatalog,
+ *     pyiceberg, iceberg-go and iceberg-rust)
+ *   "http://host:port[/path]", "https://…"   an Iceberg REST catalog;
+ *   "/dir", "file:///dir", "s3://bucket/prefix"   a filesystem warehouse
+ *     (ns.t at <dir>/ns/t; no rename or register).
+ * properties_json (NULL or an object of strings), Iceberg's names:
+ * "name" (default "default"), "warehouse" (SQL: where new tables go,
+ * default the SQLite file's directory; REST: the warehouse asked for),
+ * "uri" (when uri is NULL); REST: "credential" ("id:secret", OAuth2
+ * client credentials, refreshed before expiry), "token", "oauth2-server-uri",
+ * "scope", "rest.sigv4-enabled", "rest.signing-region", "rest.signing-name",
+ * "header.NAME", "ssl.cabundle" (a PEM CA file), "rest.request-timeout",
+ * "rest.max-attempts"; every catalog: "s3.endpoint", "s3.region",
+ * "s3.access-key-id", "s3.secret-access-key", "s3.session-token",
+ * "s3.path-style-access" for the tables' files (a REST server's table
+ * config and vended credentials refine them). Errors never show a
+ * password, secret or token; refused credentials are FLOE_UNAUTHORIZED.
  *
  * A catalog stays open while its handle or any table loaded from it is
  * alive: free them in any order. Lists come back as JSON in a new string

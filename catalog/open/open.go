@@ -1,7 +1,8 @@
 // Package open opens a catalog by URI, the one place the kinds of
 // catalogs are told apart (package catalog cannot: its implementations
 // import it): sqlite:… and postgresql://… are the SQL catalog, http(s)://…
-// the REST catalog. Filesystem warehouses are to come.
+// the REST catalog, and a directory, file://… or s3://… a filesystem
+// warehouse.
 package open
 
 import (
@@ -11,6 +12,7 @@ import (
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/catalog/rest"
 	sqlcatalog "github.com/floedb/floe/catalog/sql"
+	"github.com/floedb/floe/catalog/warehouse"
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/table"
 )
@@ -26,10 +28,21 @@ func Catalog(ctx context.Context, uri string, props map[string]string, tableOpts
 		return sqlcatalog.Open(ctx, uri, props, tableOpts)
 	case strings.HasPrefix(uri, "http://"), strings.HasPrefix(uri, "https://"):
 		return rest.Open(ctx, uri, props, tableOpts)
+	case strings.HasPrefix(uri, "file://"), strings.HasPrefix(uri, "s3://"), strings.HasPrefix(uri, "s3a://"):
+		return warehouse.Open(ctx, uri, props, tableOpts)
 	}
 	scheme, _, found := strings.Cut(uri, ":")
-	if !found {
-		return nil, errkind.Errorf(errkind.InvalidArgument, "a catalog URI needs a scheme: sqlite:///abs/path.db, sqlite:relative.db or postgresql://user:password@host:port/db")
+	if !found || isWindowsDrive(scheme) {
+		// No scheme: a directory, the filesystem warehouse.
+		if uri == "" {
+			return nil, errkind.Errorf(errkind.InvalidArgument, "empty catalog URI: %s", uriForms)
+		}
+		return warehouse.Open(ctx, uri, props, tableOpts)
 	}
-	return nil, errkind.Errorf(errkind.InvalidArgument, "catalog URI with scheme %q: use sqlite:///abs/path.db, sqlite:relative.db, postgresql://user:password@host:port/db or http(s)://host[:port][/path] (REST)", scheme)
+	return nil, errkind.Errorf(errkind.InvalidArgument, "catalog URI with scheme %q: %s", scheme, uriForms)
 }
+
+const uriForms = "use sqlite:///abs/path.db, sqlite:relative.db, postgresql://user:password@host:port/db, http(s)://host[:port][/path] (REST), " +
+	"or a warehouse directory (/path, file:///path, s3://bucket/prefix)"
+
+func isWindowsDrive(s string) bool { return len(s) == 1 }

@@ -137,3 +137,31 @@ func concurrentAppends(t *testing.T, dir, name, cat string, props ...string) {
 		t.Errorf("%d snapshots, want %d", n, procs*each+1)
 	}
 }
+
+// A directory is a filesystem warehouse catalog: append creates the
+// namespace and the table where FLOE_WAREHOUSE would, the catalog
+// commands list them, and drop-table --purge removes the files.
+func TestCatalogWarehouseDirectory(t *testing.T) {
+	dir := t.TempDir()
+	wh := filepath.Join(dir, "wh")
+	rows := filepath.Join(dir, "rows.jsonl")
+	writeTestFile(t, rows, `{"id": 1, "who": "a"}`+"\n")
+	mustRun(t, "append", "db.events", rows, "--catalog", wh)
+	mustRun(t, "append", "db.events", rows, "--catalog", "file://"+filepath.ToSlash(wh))
+	if out := mustRun(t, "scan", "db.events", "--warehouse", wh); strings.Count(out, `"id":1`) != 2 {
+		t.Errorf("the table is not where a warehouse keeps it: %s", out)
+	}
+	if out := mustRun(t, "catalog", "namespaces", "--catalog", wh); out != "db\n" {
+		t.Errorf("namespaces: %q", out)
+	}
+	if out := mustRun(t, "catalog", "tables", "db", "--catalog", wh); out != "db.events\n" {
+		t.Errorf("tables: %q", out)
+	}
+	if status, _, errOut := runCLI(t, "catalog", "rename", "db.events", "db.other", "--catalog", wh); status == 0 || !strings.Contains(errOut, "filesystem warehouse") {
+		t.Errorf("rename in a warehouse: %d %s", status, errOut)
+	}
+	mustRun(t, "catalog", "drop-table", "db.events", "--purge", "--catalog", wh)
+	if out := mustRun(t, "catalog", "tables", "db", "--catalog", wh); out != "" {
+		t.Errorf("tables after drop: %q", out)
+	}
+}
