@@ -63,9 +63,12 @@ var _ catalog.Catalog = (*Catalog)(nil)
 // Open opens the catalog at uri, creating its tables when missing:
 // sqlite:///abs/path/catalog.db or sqlite:relative.db (SQLite), or
 // postgresql://user:password@host:port/db (PostgreSQL). FileIO for table
-// locations comes from tableOpts (location map, S3 settings). Errors
-// never show the URI's password.
+// locations comes from tableOpts (location map, S3 settings) and the s3.*
+// properties. Errors never show the URI's password.
 func Open(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (*Catalog, error) {
+	// The catalog's s3.* properties (Iceberg's names) configure its
+	// tables' files, over what the caller's options say.
+	tableOpts.S3 = fileio.WithProperties(tableOpts.S3, props)
 	c := &Catalog{name: props[PropName], uri: uri, warehouse: props[PropWarehouse], files: tableOpts.FileIO}
 	if c.name == "" {
 		c.name = "default"

@@ -20,6 +20,7 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/pgtest"
 	"github.com/floedb/floe/internal/rowstest"
+	"github.com/floedb/floe/internal/s3test"
 	"github.com/floedb/floe/scan"
 	"github.com/floedb/floe/writer/ops"
 )
@@ -497,4 +498,44 @@ func livePaths(t testing.TB, tbl *table.Table) []string {
 		t.Fatal("the table has no data files")
 	}
 	return out
+}
+
+// A catalog's s3.* properties reach its tables' files: a SQLite catalog
+// with its warehouse in S3 (versitygw) and no S3 options but properties.
+func TestS3PropertiesConfigureTables(t *testing.T) {
+	srv := s3test.Start(t)
+	dir := t.TempDir()
+	props := map[string]string{
+		PropWarehouse:          srv.Location("wh"),
+		"s3.endpoint":          srv.Endpoint,
+		"s3.region":            srv.Region,
+		"s3.access-key-id":     srv.AccessKey,
+		"s3.secret-access-key": srv.SecretKey,
+		"s3.path-style-access": "true",
+	}
+	c, err := Open(context.Background(), "sqlite:"+filepath.Join(dir, "c.db"), props, table.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.CreateNamespace(ctx, []string{"db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
+	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendRows(t, tbl, [][]any{{int64(5), "s3"}}, "")
+	again, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(again.Metadata.Location, "s3://") {
+		t.Fatalf("location %s", again.Metadata.Location)
+	}
+	if got := ids(t, again); !slices.Equal(got, []int64{5}) {
+		t.Fatalf("rows %v", got)
+	}
 }
