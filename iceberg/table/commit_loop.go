@@ -33,10 +33,6 @@ import (
 // and retries.
 var ErrStale = errkind.New(errkind.Conflict, "another writer committed first")
 
-// errLostRace is ErrStale under its old name, for the filesystem's own
-// publishing.
-var errLostRace = ErrStale
-
 // Publisher is where a table's commits go and its current version comes
 // from: a catalog. A Table without one (Publisher nil) is its own: its
 // metadata directory holds the versions, and a commit publishes the next
@@ -122,7 +118,7 @@ func (t *Table) commitMetadata(ctx context.Context, build buildFunc) (commitResu
 			}
 			return commitResult{Table: committed, Committed: true, Attempt: attempt}, nil
 		}
-		if !errors.Is(err, errLostRace) {
+		if !errors.Is(err, ErrStale) {
 			return commitResult{}, err
 		}
 		if attempt >= retry.retries || time.Since(started) > retry.totalTimeout {
@@ -168,7 +164,7 @@ func (base *Table) publish(ctx context.Context, changes *metadata.Changes) (*Tab
 	err = base.IO.WriteFileIfAbsent(ctx, path, data)
 	switch {
 	case errors.Is(err, fs.ErrExist):
-		return nil, errLostRace
+		return nil, ErrStale
 	case err != nil:
 		// Whether the file was published is unknown (a timeout after the
 		// write reached the store): it is ours exactly when it holds our
@@ -178,7 +174,7 @@ func (base *Table) publish(ctx context.Context, changes *metadata.Changes) (*Tab
 		case rerr == nil && bytes.Equal(got, data):
 			// published after all
 		case rerr == nil:
-			return nil, errLostRace
+			return nil, ErrStale
 		case errors.Is(rerr, fs.ErrNotExist):
 			return nil, fmt.Errorf("commit: write %s: %w", path, err)
 		default:

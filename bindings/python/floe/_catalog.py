@@ -9,8 +9,12 @@
 The SQL catalog (uri ``sqlite:///abs/path.db``, ``sqlite:relative.db`` or
 ``postgresql://user:password@host:port/db`` with ``warehouse``) shares its
 tables with pyiceberg's SqlCatalog, iceberg-go, iceberg-rust and Java's
-JdbcCatalog. Failures raise FloeError: NOT_FOUND for a missing table or
-namespace, CONFLICT for one that exists or a namespace that is not empty.
+JdbcCatalog; a REST catalog (uri ``http(s)://…``) is any server of the
+Iceberg REST protocol; a directory (or ``file://…``, ``s3://…``) is a
+filesystem warehouse. Failures raise FloeError: NOT_FOUND for a missing
+table or namespace, CONFLICT for one that exists or a namespace that is
+not empty, UNAUTHORIZED for refused credentials, COMMIT_STATE_UNKNOWN
+for a commit whose answer never came (retry it with the same token).
 """
 
 import ctypes
@@ -141,19 +145,41 @@ class Catalog(_Handle):
                 "updated": sorted(updates), "missing": [k for k in removals if k not in before]}
 
 
+_KINDS = {
+    "sql": ("sqlite:", "postgresql://", "postgres://"),
+    "rest": ("http://", "https://"),
+    # A filesystem warehouse: a directory, file://… or s3://….
+    "filesystem": None,
+    "hadoop": None,
+}
+
+
 def load_catalog(name=None, **properties):
-    """Opens a catalog from pyiceberg-style properties: ``uri`` (the SQL
-    catalog: sqlite:…, postgresql://…), ``warehouse`` (where new tables
-    go), ``type`` ("sql", or left out when the URI says). name is the
-    catalog's name, under which a SQL catalog keeps its rows (default
-    "default")."""
+    """Opens a catalog from pyiceberg-style properties: ``uri`` (a SQL
+    catalog: sqlite:…, postgresql://…; a REST catalog: http(s)://…; a
+    filesystem warehouse: a directory, file://… or s3://…), ``type``
+    ("sql", "rest", "filesystem", or left out when the URI says),
+    ``warehouse`` (SQL: where new tables go; REST: the warehouse asked
+    for; filesystem: the root when there is no uri), REST auth
+    (``credential`` "id:secret", ``token``, ``oauth2-server-uri``,
+    ``scope``, ``rest.sigv4-enabled``, ``header.NAME``, ``ssl.cabundle``)
+    and the tables' S3 settings (``s3.endpoint``, ``s3.region``,
+    ``s3.access-key-id``, ``s3.secret-access-key``, ``s3.session-token``,
+    ``s3.path-style-access``). name is the catalog's name (default
+    "default"). Refused credentials raise FloeError with UNAUTHORIZED;
+    no message shows a secret."""
     props = {str(k): str(v) for k, v in properties.items()}
     kind = props.pop("type", None)
-    if kind not in (None, "sql"):
-        raise FloeError(Status.UNSUPPORTED, f"catalog type {kind!r} is not supported yet (sql is)")
+    if kind is not None and kind not in _KINDS:
+        raise FloeError(Status.UNSUPPORTED, f"catalog type {kind!r} is not supported (sql, rest and filesystem are)")
     uri = props.pop("uri", None)
+    if not uri and kind in ("filesystem", "hadoop"):
+        uri = props.get("warehouse")
     if not uri:
         raise FloeError(Status.INVALID_ARGUMENT, "load_catalog needs uri=…")
+    prefixes = _KINDS.get(kind)
+    if prefixes and not uri.startswith(prefixes):
+        raise FloeError(Status.INVALID_ARGUMENT, f"a {kind} catalog's uri starts with {' or '.join(prefixes)}, not {uri.split(':')[0]!r}")
     props["name"] = name or "default"
     handle = ctypes.c_void_p()
     _check(library().floe_catalog_open(uri.encode("utf-8"), _json_arg(props), ctypes.byref(handle)))

@@ -77,16 +77,22 @@ class CatalogTest(unittest.TestCase):
         cat.drop_table("db.u")
         registered = cat.register_table("db.back", location)
         self.assertEqual(len(sorted_rows(registered)), 4)
-        with self.assertRaises(FloeError) as cm:
-            cat.purge_table("db.back")
-        self.assertEqual(cm.exception.code, Status.UNSUPPORTED)
+        metadata_file = registered.metadata_location
+        self.assertTrue(os.path.exists(metadata_file))
+        cat.purge_table("db.back")
+        self.assertFalse(cat.table_exists("db.back"))
+        self.assertFalse(os.path.exists(metadata_file), "purge left the metadata file")
 
     def test_load_catalog_errors(self):
         with self.assertRaises(FloeError) as cm:
             floe.load_catalog(uri="postgresql://u:hunter2@127.0.0.1:1/db", warehouse=self.dir, **{"connect_timeout": "1"})
         self.assertNotIn("hunter2", str(cm.exception))
         with self.assertRaises(FloeError) as cm:
-            floe.load_catalog(type="rest", uri="http://127.0.0.1:1")
+            floe.load_catalog(type="rest", uri="http://127.0.0.1:1", **{"rest.max-attempts": "1"})
+        self.assertEqual(cm.exception.code, Status.IO)
+        self.assertIn("REST catalog default", str(cm.exception))
+        with self.assertRaises(FloeError) as cm:
+            floe.load_catalog(type="glue", uri="http://127.0.0.1:1")
         self.assertEqual(cm.exception.code, Status.UNSUPPORTED)
         with self.assertRaises(FloeError) as cm:
             floe.load_catalog(uri="mysql://x")
