@@ -1,9 +1,11 @@
 // Package catalog is where tables live by name: a Catalog lists, creates,
 // loads, renames and drops tables in namespaces, and the tables it loads
 // commit through it (table.Publisher), so catalog and table never
-// disagree. The catalogs are SQL (catalog/sql: SQLite embedded, the
-// schema Iceberg's JDBC catalog, pyiceberg, iceberg-go and iceberg-rust
-// share) and, to come, REST and the filesystem warehouse.
+// disagree. The catalogs are SQL (catalog/sql: SQLite embedded and
+// PostgreSQL, in the schema Iceberg's JDBC catalog, pyiceberg, iceberg-go
+// and iceberg-rust share), REST (catalog/rest: any server of the Iceberg
+// REST protocol) and the filesystem warehouse (catalog/warehouse);
+// catalog/open picks one by URI.
 //
 // Commits reach a catalog as the REST protocol's metadata updates and
 // requirements (metadata.Changes): a catalog that stores metadata files

@@ -129,7 +129,7 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 			return nil, err
 		}
 	}
-	plan, err := t.PlanFilesFiltered(ctx, sel, filter, opts.CaseInsensitive)
+	plan, err := t.PlanScan(ctx, sel, filter, opts.CaseInsensitive)
 	if err != nil {
 		return nil, err
 	}

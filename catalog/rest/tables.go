@@ -72,6 +72,12 @@ func (cat *Catalog) tableOf(id catalog.Identifier, res *loadResult) (*table.Tabl
 		return nil, fmt.Errorf("table %s: %w", id, err)
 	}
 	t.Publisher = &publisher{cat: cat, id: id}
+	pl := &planner{cat: cat, id: id}
+	switch d := res.Config[tableDirective]; d {
+	case "client", "server":
+		pl.directive = d
+	}
+	t.Planner = pl
 	return t, nil
 }
 
@@ -217,7 +223,7 @@ func (p *publisher) Publish(ctx context.Context, base *table.Table, changes *met
 	if perr != nil {
 		return nil, fmt.Errorf("commit %s: %w: the answer's metadata: %w", p.id, table.ErrCommitStateUnknown, perr)
 	}
-	return &table.Table{Metadata: md, MetadataLocation: res.MetadataLocation, IO: base.IO, Locations: base.Locations, Publisher: p}, nil
+	return &table.Table{Metadata: md, MetadataLocation: res.MetadataLocation, IO: base.IO, Locations: base.Locations, Publisher: p, Planner: base.Planner}, nil
 }
 
 // commitError says what a failed commit means: 409 is a lost race (the

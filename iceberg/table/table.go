@@ -61,6 +61,9 @@ type Table struct {
 	// Publisher is the catalog the table's commits go through; nil: the
 	// table's own metadata directory (see Publisher).
 	Publisher Publisher
+	// Planner, when set, plans the table's scans (PlanScan): a catalog
+	// that plans on its server. nil: manifests are read here.
+	Planner Planner
 }
 
 // Open opens the table at location: a metadata JSON file, a table

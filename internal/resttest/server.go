@@ -42,11 +42,17 @@ type Server struct {
 	TokenTTL         time.Duration
 	// Config is added to every LoadTable answer's config.
 	Config map[string]string
+	// Planning, when set, announces server-side scan planning and serves
+	// it: "completed" answers the plan at once; "async" answers
+	// "submitted", is still submitted at the first poll, then completes
+	// with plan tasks of two file scan tasks each.
+	Planning string
 
 	// Faults are applied to every request before the catalog sees it.
 	Faults
 
 	mu       sync.Mutex
+	plans    map[string]*plan
 	tokens   map[string]time.Time
 	issued   int
 	commitMu sync.Mutex
@@ -60,7 +66,7 @@ func New(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Backend: backend, tokens: map[string]time.Time{}}
+	s := &Server{Backend: backend, tokens: map[string]time.Time{}, plans: map[string]*plan{}}
 	hs := httptest.NewServer(s)
 	s.URL = hs.URL
 	t.Cleanup(func() {
@@ -168,7 +174,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		if s.Prefix != "" {
 			over["prefix"] = s.Prefix
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"defaults": map[string]string{}, "overrides": over})
+		cfg := map[string]any{"defaults": map[string]string{}, "overrides": over}
+		if s.Planning != "" {
+			cfg["endpoints"] = endpoints
+		}
+		writeJSON(w, http.StatusOK, cfg)
 		return
 	case "oauth/tokens":
 		s.token(w, r)
@@ -208,6 +218,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.register(ctx, w, r, strings.Split(parts[1], "\x1f"))
 	case len(parts) == 4 && parts[0] == "namespaces" && parts[2] == "tables":
 		s.table(ctx, w, r, catalog.Identifier{Namespace: strings.Split(parts[1], "\x1f"), Name: parts[3]})
+	case len(parts) >= 5 && parts[0] == "namespaces" && parts[2] == "tables" && s.Planning != "":
+		s.planRoute(ctx, w, r, catalog.Identifier{Namespace: strings.Split(parts[1], "\x1f"), Name: parts[3]}, parts[4:])
 	case len(parts) == 2 && parts[0] == "tables" && parts[1] == "rename":
 		s.rename(ctx, w, r)
 	default:

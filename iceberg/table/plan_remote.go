@@ -1,0 +1,43 @@
+package table
+
+import (
+	"context"
+
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/metadata"
+)
+
+// Planner plans a table's scans somewhere other than here: a REST
+// catalog that plans on its server (catalog/rest). It returns the plan
+// PlanFilesFiltered would (tasks with their deletes and residuals bound
+// to schema); ok false means it declines this scan, which is then planned
+// by reading manifests.
+type Planner interface {
+	PlanScan(ctx context.Context, t *Table, snap *metadata.Snapshot, schema *iceberg.Schema, filter expr.Expr, caseInsensitive bool) (plan *Plan, ok bool, err error)
+}
+
+// PlanScan plans a scan of the selected snapshot: through the table's
+// Planner when it has one that takes the scan, else as PlanFilesFiltered.
+// Scans plan here; commits read manifests themselves, since their
+// conflict rules need what only manifests hold (sequence numbers, every
+// entry's status).
+func (t *Table) PlanScan(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseInsensitive bool) (*Plan, error) {
+	if t.Planner != nil {
+		snap, err := t.Snapshot(sel)
+		if err != nil {
+			return nil, err
+		}
+		if snap != nil {
+			schema, err := t.Metadata.SchemaForSnapshot(snap)
+			if err != nil {
+				return nil, err
+			}
+			plan, ok, err := t.Planner.PlanScan(ctx, t, snap, schema, filter, caseInsensitive)
+			if err != nil || ok {
+				return plan, err
+			}
+		}
+	}
+	return t.PlanFilesFiltered(ctx, sel, filter, caseInsensitive)
+}
