@@ -10,6 +10,7 @@ package resttest
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
@@ -42,6 +43,12 @@ type Server struct {
 	TokenTTL         time.Duration
 	// Config is added to every LoadTable answer's config.
 	Config map[string]string
+	// StorageCredentials are sent with every LoadTable answer.
+	StorageCredentials []map[string]any
+	// CertPEM is the TLS certificate of a server started with TLS.
+	CertPEM []byte
+	opts    Options
+
 	// Planning, when set, announces server-side scan planning and serves
 	// it: "completed" answers the plan at once; "async" answers
 	// "submitted", is still submitted at the first poll, then completes
@@ -59,15 +66,45 @@ type Server struct {
 }
 
 // New starts a server on 127.0.0.1 whose tables live under t.TempDir().
-func New(t testing.TB) *Server {
+func New(t testing.TB) *Server { return NewWith(t, Options{}) }
+
+// Options shape a server: where its tables go and how it is reached.
+type Options struct {
+	// Warehouse is where new tables go (default: a temporary directory);
+	// BackendProperties configure the backend catalog (s3.* for an S3
+	// warehouse).
+	Warehouse         string
+	BackendProperties map[string]string
+	// TLS serves HTTPS with a certificate of its own (Server.CertPEM).
+	TLS bool
+	// SigV4 requires every request to carry a valid AWS SigV4 signature
+	// of these credentials (for region SigV4Region, service SigV4Service).
+	SigV4Key, SigV4Secret, SigV4Region, SigV4Service string
+}
+
+// NewWith starts a server shaped by opts.
+func NewWith(t testing.TB, opts Options) *Server {
 	t.Helper()
 	dir := t.TempDir()
-	backend, err := sqlcatalog.Open(context.Background(), "sqlite:"+filepath.Join(dir, "rest.db"), map[string]string{"warehouse": dir}, table.Options{})
+	props := map[string]string{"warehouse": dir}
+	if opts.Warehouse != "" {
+		props["warehouse"] = opts.Warehouse
+	}
+	for k, v := range opts.BackendProperties {
+		props[k] = v
+	}
+	backend, err := sqlcatalog.Open(context.Background(), "sqlite:"+filepath.Join(dir, "rest.db"), props, table.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Backend: backend, tokens: map[string]time.Time{}, plans: map[string]*plan{}}
-	hs := httptest.NewServer(s)
+	s := &Server{Backend: backend, tokens: map[string]time.Time{}, plans: map[string]*plan{}, opts: opts}
+	var hs *httptest.Server
+	if opts.TLS {
+		hs = httptest.NewTLSServer(s)
+		s.CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hs.Certificate().Raw})
+	} else {
+		hs = httptest.NewServer(s)
+	}
 	s.URL = hs.URL
 	t.Cleanup(func() {
 		hs.CloseClientConnections()
@@ -92,6 +129,12 @@ func (s *Server) TokensIssued() int {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.SigV4Key != "" {
+		if err := s.checkSigV4(r); err != nil {
+			writeError(w, http.StatusForbidden, "NotAuthorizedException", "SigV4: "+err.Error())
+			return
+		}
+	}
 	s.Faults.Handler(http.HandlerFunc(s.route)).ServeHTTP(w, r)
 }
 
@@ -311,7 +354,11 @@ func (s *Server) loadResult(t *table.Table) map[string]any {
 	for k, v := range s.Config {
 		cfg[k] = v
 	}
-	return map[string]any{"metadata-location": t.MetadataLocation, "metadata": t.Metadata, "config": cfg}
+	out := map[string]any{"metadata-location": t.MetadataLocation, "metadata": t.Metadata, "config": cfg}
+	if s.StorageCredentials != nil {
+		out["storage-credentials"] = s.StorageCredentials
+	}
+	return out
 }
 
 func (s *Server) tables(ctx context.Context, w http.ResponseWriter, r *http.Request, ns []string) {
