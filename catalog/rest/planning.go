@@ -94,7 +94,9 @@ func (p *planner) PlanScan(ctx context.Context, t *table.Table, snap *metadata.S
 	body := map[string]any{
 		"snapshot-id":         snap.SnapshotID,
 		"case-sensitive":      !caseInsensitive,
-		"use-snapshot-schema": true,
+		// The schema floe reads with (table.ReadSchema) is the snapshot's
+		// only when travelling in time.
+		"use-snapshot-schema": schema.ID != t.Metadata.CurrentSchemaID,
 	}
 	if filter != nil {
 		raw, err := expr.MarshalJSON(filter)

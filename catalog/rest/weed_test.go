@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/catalog/rest"
@@ -153,5 +154,62 @@ func TestWeedConcurrentReplacePartitions(t *testing.T) {
 	got := ids(t, reload(t, c, id))
 	if len(got) != 2 || got[0] != 2 || (got[1] != 10 && got[1] != 20) {
 		t.Fatalf("rows %v: y's row and one winner's row", got)
+	}
+}
+
+// Every kind of commit goes through weed as updates its own builder
+// (iceberg-go's) accepts: properties set and removed, a schema change
+// (add-schema, set-current-schema), and an expiry (remove-snapshots).
+func TestWeedMetadataCommits(t *testing.T) {
+	w := weedtest.Shared(t)
+	c := openWeed(t, w.CatalogURL, w)
+	ctx := context.Background()
+	ns := w.Namespace("meta")
+	if err := c.CreateNamespace(ctx, []string{ns}, nil); err != nil {
+		t.Fatal(err)
+	}
+	id := catalog.Identifier{Namespace: []string{ns}, Name: "t"}
+	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		mustAppend(t, reload(t, c, id), [][]any{{int64(i), "w"}}, "")
+	}
+	tbl = reload(t, c, id)
+	if err := tbl.SetProperties(ctx, map[string]string{"owner": "floe", "commit.retry.num-retries": "9"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := reload(t, c, id).SetProperties(ctx, nil, []string{"owner"}); err != nil {
+		t.Fatal(err)
+	}
+	wider := iceberg.NewSchema(0, append(append([]iceberg.NestedField(nil), idSchema.Fields...),
+		iceberg.NestedField{ID: 3, Name: "note", Type: iceberg.StringType{}}))
+	if err := reload(t, c, id).UpdateSchemaByName(ctx, wider); err != nil {
+		t.Fatal(err)
+	}
+	keep := 1
+	now := time.Now().UnixMilli() + 1
+	res, err := reload(t, c, id).ExpireSnapshots(ctx, &now, &keep, table.ExpireOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := reload(t, c, id)
+	md := final.Metadata
+	if md.Properties["owner"] != "" || md.Properties["commit.retry.num-retries"] != "9" {
+		t.Errorf("properties %v", md.Properties)
+	}
+	if _, ok := md.CurrentSchema().FindFieldByName("note"); !ok || len(md.Schemas) != 2 {
+		t.Errorf("schema %v (%d schemas)", md.CurrentSchema(), len(md.Schemas))
+	}
+	if len(md.Snapshots) != 1 || len(res.ExpiredSnapshots) != 2 {
+		t.Errorf("%d snapshots left, %v expired; want 1 and 2", len(md.Snapshots), res.ExpiredSnapshots)
+	}
+	if got := ids(t, final); !slices.Equal(got, []int64{0, 1, 2}) {
+		t.Fatalf("rows %v", got)
+	}
+	mustAppend(t, final, [][]any{{int64(9), "after", "a note"}}, "")
+	if got := ids(t, reload(t, c, id)); !slices.Equal(got, []int64{0, 1, 2, 9}) {
+		t.Fatalf("rows after the append with the new column: %v", got)
 	}
 }

@@ -50,7 +50,8 @@ func (d *DeleteFile) IsDeletionVector() bool {
 type Plan struct {
 	// Snapshot is nil for a table with no snapshot; the plan is then empty.
 	Snapshot *metadata.Snapshot
-	// Schema is the schema the snapshot was written with.
+	// Schema is the schema the read sees (ReadSchema): the table's for the
+	// current snapshot or a branch, the snapshot's when travelling in time.
 	Schema      *iceberg.Schema
 	Tasks       []DataFileTask
 	DeleteFiles []*DeleteFile

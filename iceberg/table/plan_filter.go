@@ -27,12 +27,9 @@ func (t *Table) PlanFilesFiltered(ctx context.Context, sel SnapshotSelector, fil
 	if err != nil {
 		return nil, err
 	}
-	md := t.Metadata
-	schema := md.CurrentSchema()
-	if snap != nil {
-		if schema, err = md.SchemaForSnapshot(snap); err != nil {
-			return nil, err
-		}
+	schema, err := t.ReadSchema(sel, snap)
+	if err != nil {
+		return nil, err
 	}
 	var pruner *filePruner
 	if filter != nil {

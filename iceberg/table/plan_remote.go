@@ -29,7 +29,7 @@ func (t *Table) PlanScan(ctx context.Context, sel SnapshotSelector, filter expr.
 			return nil, err
 		}
 		if snap != nil {
-			schema, err := t.Metadata.SchemaForSnapshot(snap)
+			schema, err := t.ReadSchema(sel, snap)
 			if err != nil {
 				return nil, err
 			}

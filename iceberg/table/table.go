@@ -182,15 +182,34 @@ func (t *Table) Snapshot(sel SnapshotSelector) (*metadata.Snapshot, error) {
 	return md.CurrentSnapshot(), nil
 }
 
-// SchemaFor is the schema the selected snapshot was written with; the
-// current schema for a table that has no snapshot yet.
+// SchemaFor is the schema a read of the selected snapshot sees
+// (ReadSchema).
 func (t *Table) SchemaFor(sel SnapshotSelector) (*iceberg.Schema, error) {
 	snap, err := t.Snapshot(sel)
 	if err != nil {
 		return nil, err
 	}
-	if snap == nil {
-		return t.Metadata.CurrentSchema(), nil
+	return t.ReadSchema(sel, snap)
+}
+
+// ReadSchema is the schema a read of snap, selected by sel, sees, chosen
+// as Iceberg's Java scans and pyiceberg choose it: the table's current
+// schema for the current snapshot and for a branch's head (a column added
+// since the last commit reads as null; a column dropped is gone), and the
+// schema the snapshot was written with when travelling in time to it (by
+// id, timestamp or tag).
+func (t *Table) ReadSchema(sel SnapshotSelector, snap *metadata.Snapshot) (*iceberg.Schema, error) {
+	md := t.Metadata
+	timeTravel := sel.SnapshotID != nil || sel.AsOfMs != nil
+	if sel.Ref != "" {
+		ref, ok := md.Refs[sel.Ref]
+		timeTravel = ok && ref.Type != metadata.RefBranch
 	}
-	return t.Metadata.SchemaForSnapshot(snap)
+	if snap == nil || !timeTravel {
+		if s := md.CurrentSchema(); s != nil {
+			return s, nil
+		}
+		return nil, errkind.Errorf(errkind.Corrupt, "current schema %d is not in the table metadata", md.CurrentSchemaID)
+	}
+	return md.SchemaForSnapshot(snap)
 }
