@@ -92,8 +92,8 @@ func (p *planner) PlanScan(ctx context.Context, t *table.Table, snap *metadata.S
 		}
 	}
 	body := map[string]any{
-		"snapshot-id":         snap.SnapshotID,
-		"case-sensitive":      !caseInsensitive,
+		"snapshot-id":    snap.SnapshotID,
+		"case-sensitive": !caseInsensitive,
 		// The schema floe reads with (table.ReadSchema) is the snapshot's
 		// only when travelling in time.
 		"use-snapshot-schema": schema.ID != t.Metadata.CurrentSchemaID,
