@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	goiceberg "github.com/apache/iceberg-go"
-	gocatalog "github.com/apache/iceberg-go/catalog"
 	gorest "github.com/apache/iceberg-go/catalog/rest"
 	_ "github.com/apache/iceberg-go/io/gocloud/s3"
 	icebergtable "github.com/apache/iceberg-go/table"
@@ -88,28 +87,8 @@ func TestRESTCatalogIcebergGoToFloeAndBack(t *testing.T) {
 	w := weedtest.Shared(t)
 	ctx := context.Background()
 	ns := w.Namespace("gotofloe")
-	goCat := icebergGoREST(t, w)
-	if err := goCat.CreateNamespace(ctx, icebergtable.Identifier{ns}, nil); err != nil {
-		t.Fatalf("iceberg-go CreateNamespace: %v", err)
-	}
-	schema, spec := icebergGoSchemaAndSpec(t)
-	ident := icebergtable.Identifier{ns, "t"}
-	goTbl, err := goCat.CreateTable(ctx, ident, schema, gocatalog.WithPartitionSpec(spec))
-	if err != nil {
-		t.Fatalf("iceberg-go CreateTable: %v", err)
-	}
 	theirs := makeRows(11, 0, 400)
-	rec := batch(t, theirs)
-	arrTable := array.NewTableFromRecords(rec.Schema(), []arrow.RecordBatch{rec})
-	rec.Release()
-	tx := goTbl.NewTransaction()
-	if err := tx.AppendTable(ctx, arrTable, 1024, nil); err != nil {
-		t.Fatalf("iceberg-go AppendTable: %v", err)
-	}
-	arrTable.Release()
-	if _, err := tx.Commit(ctx); err != nil {
-		t.Fatalf("iceberg-go Commit: %v", err)
-	}
+	ident := icebergGoCreateAndAppend(t, icebergGoREST(t, w), ns, theirs)
 
 	floeCat := floeREST(t, w)
 	if list, err := floeCat.ListTables(ctx, []string{ns}); err != nil || len(list) != 1 || list[0].Name != "t" {

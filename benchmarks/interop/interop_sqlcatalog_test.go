@@ -103,6 +103,34 @@ func icebergGoRows(t *testing.T, cat gocatalog.Catalog, ident icebergtable.Ident
 	return rowKeys(t, batches)
 }
 
+// icebergGoCreateAndAppend creates namespace ns and the partitioned table
+// ns.t through iceberg-go's catalog, and appends rows in one transaction.
+func icebergGoCreateAndAppend(t *testing.T, goCat gocatalog.Catalog, ns string, rows []row) icebergtable.Identifier {
+	t.Helper()
+	ctx := context.Background()
+	if err := goCat.CreateNamespace(ctx, icebergtable.Identifier{ns}, nil); err != nil {
+		t.Fatalf("iceberg-go CreateNamespace: %v", err)
+	}
+	schema, spec := icebergGoSchemaAndSpec(t)
+	ident := icebergtable.Identifier{ns, "t"}
+	goTbl, err := goCat.CreateTable(ctx, ident, schema, gocatalog.WithPartitionSpec(spec))
+	if err != nil {
+		t.Fatalf("iceberg-go CreateTable: %v", err)
+	}
+	rec := batch(t, rows)
+	arrTable := array.NewTableFromRecords(rec.Schema(), []arrow.RecordBatch{rec})
+	rec.Release()
+	defer arrTable.Release()
+	tx := goTbl.NewTransaction()
+	if err := tx.AppendTable(ctx, arrTable, 1024, nil); err != nil {
+		t.Fatalf("iceberg-go AppendTable: %v", err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatalf("iceberg-go Commit: %v", err)
+	}
+	return ident
+}
+
 // floeRows scans a table floe loaded from its catalog.
 func floeRows(t *testing.T, tbl *table.Table) []string {
 	t.Helper()
@@ -115,28 +143,8 @@ func floeRows(t *testing.T, tbl *table.Table) []string {
 func TestSQLCatalogIcebergGoToFloeAndBack(t *testing.T) {
 	onSQLCatalogs(t, func(t *testing.T, c sharedCatalog) {
 		ctx := context.Background()
-		goCat := c.icebergGo(t)
-		if err := goCat.CreateNamespace(ctx, icebergtable.Identifier{"ns"}, nil); err != nil {
-			t.Fatalf("iceberg-go CreateNamespace: %v", err)
-		}
-		schema, spec := icebergGoSchemaAndSpec(t)
-		ident := icebergtable.Identifier{"ns", "t"}
-		goTbl, err := goCat.CreateTable(ctx, ident, schema, gocatalog.WithPartitionSpec(spec))
-		if err != nil {
-			t.Fatalf("iceberg-go CreateTable: %v", err)
-		}
 		theirs := makeRows(1, 0, 400)
-		rec := batch(t, theirs)
-		arrTable := array.NewTableFromRecords(rec.Schema(), []arrow.RecordBatch{rec})
-		rec.Release()
-		tx := goTbl.NewTransaction()
-		if err := tx.AppendTable(ctx, arrTable, 1024, nil); err != nil {
-			t.Fatalf("iceberg-go AppendTable: %v", err)
-		}
-		arrTable.Release()
-		if _, err := tx.Commit(ctx); err != nil {
-			t.Fatalf("iceberg-go Commit: %v", err)
-		}
+		ident := icebergGoCreateAndAppend(t, c.icebergGo(t), "ns", theirs)
 
 		floeCat := c.floe(t)
 		if list, err := floeCat.ListTables(ctx, []string{"ns"}); err != nil || len(list) != 1 || list[0].String() != "ns.t" {

@@ -14,9 +14,9 @@ import (
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/catalogtest"
 	"github.com/floedb/floe/internal/resttest"
 	"github.com/floedb/floe/internal/rowstest"
-	"github.com/floedb/floe/scan"
 	"github.com/floedb/floe/writer/ops"
 )
 
@@ -24,10 +24,7 @@ import (
 // whose faults can be chosen; the acceptance tests against SeaweedFS are
 // in weed_test.go.
 
-var idSchema = iceberg.NewSchema(0, []iceberg.NestedField{
-	{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
-	{ID: 2, Name: "writer", Type: iceberg.StringType{}},
-})
+var idSchema = catalogtest.IDSchema
 
 const secret = "s3cr3t-client-secret"
 
@@ -53,29 +50,15 @@ func open(t testing.TB, s *resttest.Server, extra map[string]string) *rest.Catal
 
 func appendRows(t testing.TB, tbl *table.Table, rows [][]any, token string) (ops.Result, error) {
 	t.Helper()
-	rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), rows)
-	defer rr.Release()
-	return ops.Append(context.Background(), tbl, rr, table.CommitOptions{Token: token})
+	return catalogtest.Append(t, tbl, rows, token)
 }
 
 func mustAppend(t testing.TB, tbl *table.Table, rows [][]any, token string) ops.Result {
 	t.Helper()
-	res, err := appendRows(t, tbl, rows, token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return catalogtest.MustAppend(t, tbl, rows, token)
 }
 
-func ids(t testing.TB, tbl *table.Table) []int64 {
-	t.Helper()
-	var out []int64
-	for _, row := range rowstest.ScanRows(t, tbl, scan.Options{}) {
-		out = append(out, row[0].(int64))
-	}
-	slices.Sort(out)
-	return out
-}
+func ids(t testing.TB, tbl *table.Table) []int64 { return catalogtest.IDs(t, tbl) }
 
 func reload(t testing.TB, c catalog.Catalog, id catalog.Identifier) *table.Table {
 	t.Helper()
@@ -235,12 +218,18 @@ func TestAuthErrorsNameTheCatalogAndHideSecrets(t *testing.T) {
 
 func newTable(t *testing.T, c *rest.Catalog) (catalog.Identifier, *table.Table) {
 	t.Helper()
+	return createIn(t, c, "db", "t", catalog.CreateOptions{})
+}
+
+// createIn creates namespace ns and table ns.name in it.
+func createIn(t *testing.T, c catalog.Catalog, ns, name string, opts catalog.CreateOptions) (catalog.Identifier, *table.Table) {
+	t.Helper()
 	ctx := context.Background()
-	if err := c.CreateNamespace(ctx, []string{"db"}, nil); err != nil {
+	if err := c.CreateNamespace(ctx, []string{ns}, nil); err != nil {
 		t.Fatal(err)
 	}
-	id := catalog.Identifier{Namespace: []string{"db"}, Name: "t"}
-	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
+	id := catalog.Identifier{Namespace: []string{ns}, Name: name}
+	tbl, err := c.CreateTable(ctx, id, idSchema, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,16 +40,7 @@ func openWeed(t testing.TB, uri string, w *weedtest.Server) *rest.Catalog {
 func TestWeedCreateAppendRead(t *testing.T) {
 	w := weedtest.Shared(t)
 	c := openWeed(t, w.CatalogURL, w)
-	ctx := context.Background()
-	ns := w.Namespace("smoke")
-	if err := c.CreateNamespace(ctx, []string{ns}, nil); err != nil {
-		t.Fatal(err)
-	}
-	id := catalog.Identifier{Namespace: []string{ns}, Name: "events"}
-	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, tbl := createIn(t, c, w.Namespace("smoke"), "events", catalog.CreateOptions{})
 	t.Logf("location %s metadata %s", tbl.Metadata.Location, tbl.MetadataLocation)
 	mustAppend(t, tbl, [][]any{{int64(1), "floe"}, {int64(2), "floe"}}, "")
 	mustAppend(t, reload(t, c, id), [][]any{{int64(3), "floe"}}, "")
@@ -66,17 +57,8 @@ func TestWeedFaults(t *testing.T) {
 	w := weedtest.Shared(t)
 	proxy := resttest.NewProxy(t, w.CatalogURL)
 	c := openWeed(t, proxy.URL, w)
-	ctx := context.Background()
-	ns := w.Namespace("faults")
-	if err := c.CreateNamespace(ctx, []string{ns}, nil); err != nil {
-		t.Fatal(err)
-	}
-	id := catalog.Identifier{Namespace: []string{ns}, Name: "t"}
-	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tablePath := "/namespaces/" + ns + "/tables/t"
+	id, tbl := createIn(t, c, w.Namespace("faults"), "t", catalog.CreateOptions{})
+	tablePath := "/namespaces/" + id.Namespace[0] + "/tables/t"
 	mustAppend(t, tbl, [][]any{{int64(1), "plain"}}, "")
 
 	proxy.Inject(resttest.Fault{Method: http.MethodGet, PathSuffix: tablePath, Status: http.StatusServiceUnavailable, Times: 2, RetryAfter: "0"})
@@ -115,16 +97,8 @@ func TestWeedConcurrentReplacePartitions(t *testing.T) {
 	w := weedtest.Shared(t)
 	c := openWeed(t, w.CatalogURL, w)
 	ctx := context.Background()
-	ns := w.Namespace("replace")
-	if err := c.CreateNamespace(ctx, []string{ns}, nil); err != nil {
-		t.Fatal(err)
-	}
 	spec := iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 2, FieldID: 1000, Name: "writer", Transform: iceberg.IdentityTransform{}}}}
-	id := catalog.Identifier{Namespace: []string{ns}, Name: "p"}
-	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{Spec: &spec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, tbl := createIn(t, c, w.Namespace("replace"), "p", catalog.CreateOptions{Spec: &spec})
 	mustAppend(t, tbl, [][]any{{int64(1), "x"}, {int64(2), "y"}}, "")
 	a, b := reload(t, c, id), reload(t, c, id)
 	var wg sync.WaitGroup
@@ -164,15 +138,7 @@ func TestWeedMetadataCommits(t *testing.T) {
 	w := weedtest.Shared(t)
 	c := openWeed(t, w.CatalogURL, w)
 	ctx := context.Background()
-	ns := w.Namespace("meta")
-	if err := c.CreateNamespace(ctx, []string{ns}, nil); err != nil {
-		t.Fatal(err)
-	}
-	id := catalog.Identifier{Namespace: []string{ns}, Name: "t"}
-	tbl, err := c.CreateTable(ctx, id, idSchema, catalog.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, tbl := createIn(t, c, w.Namespace("meta"), "t", catalog.CreateOptions{})
 	for i := range 3 {
 		mustAppend(t, reload(t, c, id), [][]any{{int64(i), "w"}}, "")
 	}

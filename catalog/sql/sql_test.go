@@ -18,17 +18,14 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/catalogtest"
 	"github.com/floedb/floe/internal/pgtest"
 	"github.com/floedb/floe/internal/rowstest"
 	"github.com/floedb/floe/internal/s3test"
-	"github.com/floedb/floe/scan"
 	"github.com/floedb/floe/writer/ops"
 )
 
-var idSchema = iceberg.NewSchema(0, []iceberg.NestedField{
-	{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
-	{ID: 2, Name: "writer", Type: iceberg.StringType{}},
-})
+var idSchema = catalogtest.IDSchema
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -68,24 +65,10 @@ func onBoth(t *testing.T, test func(t *testing.T, handle func() *Catalog, dir st
 
 func appendRows(t testing.TB, tbl *table.Table, rows [][]any, token string) ops.Result {
 	t.Helper()
-	rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), rows)
-	defer rr.Release()
-	res, err := ops.Append(context.Background(), tbl, rr, table.CommitOptions{Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return catalogtest.MustAppend(t, tbl, rows, token)
 }
 
-func ids(t testing.TB, tbl *table.Table) []int64 {
-	t.Helper()
-	var out []int64
-	for _, row := range rowstest.ScanRows(t, tbl, scan.Options{}) {
-		out = append(out, row[0].(int64))
-	}
-	slices.Sort(out)
-	return out
-}
+func ids(t testing.TB, tbl *table.Table) []int64 { return catalogtest.IDs(t, tbl) }
 
 func TestCreateAppendLoad(t *testing.T) { onBoth(t, testCreateAppendLoad) }
 

@@ -9,18 +9,12 @@ import (
 
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/errkind"
-	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/internal/rowstest"
+	"github.com/floedb/floe/internal/catalogtest"
 	"github.com/floedb/floe/internal/s3test"
-	"github.com/floedb/floe/scan"
-	"github.com/floedb/floe/writer/ops"
 )
 
-var idSchema = iceberg.NewSchema(0, []iceberg.NestedField{
-	{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
-	{ID: 2, Name: "writer", Type: iceberg.StringType{}},
-})
+var idSchema = catalogtest.IDSchema
 
 // onBoth runs test on a local warehouse and on one in S3 (versitygw).
 func onBoth(t *testing.T, test func(t *testing.T, root string, opts table.Options)) {
@@ -34,22 +28,10 @@ func onBoth(t *testing.T, test func(t *testing.T, root string, opts table.Option
 
 func appendRows(t testing.TB, tbl *table.Table, rows [][]any) {
 	t.Helper()
-	rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), rows)
-	defer rr.Release()
-	if _, err := ops.Append(context.Background(), tbl, rr, table.CommitOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	catalogtest.MustAppend(t, tbl, rows, "")
 }
 
-func ids(t testing.TB, tbl *table.Table) []int64 {
-	t.Helper()
-	var out []int64
-	for _, row := range rowstest.ScanRows(t, tbl, scan.Options{}) {
-		out = append(out, row[0].(int64))
-	}
-	slices.Sort(out)
-	return out
-}
+func ids(t testing.TB, tbl *table.Table) []int64 { return catalogtest.IDs(t, tbl) }
 
 func TestWarehouseCatalog(t *testing.T) {
 	onBoth(t, func(t *testing.T, root string, opts table.Options) {

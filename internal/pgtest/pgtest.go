@@ -15,10 +15,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/floedb/floe/internal/sharedserver"
 )
 
 // Server is one running PostgreSQL.
@@ -29,31 +30,16 @@ type Server struct {
 	dbs      atomic.Int64
 }
 
-var (
-	shared    *Server
-	sharedErr error
-	once      sync.Once
-)
+var shared = sharedserver.Server[*Server]{What: "PostgreSQL", Require: "FLOE_REQUIRE_POSTGRES", Start: start, StopFunc: (*Server).Stop}
 
 // Shared starts the package's server on first use; Stop it from TestMain.
 func Shared(t testing.TB) *Server {
 	t.Helper()
-	once.Do(func() { shared, sharedErr = start() })
-	if sharedErr != nil {
-		if os.Getenv("FLOE_REQUIRE_POSTGRES") != "" {
-			t.Fatalf("PostgreSQL: %v", sharedErr)
-		}
-		t.Skipf("no PostgreSQL server: %v", sharedErr)
-	}
-	return shared
+	return shared.Get(t)
 }
 
 // StopShared stops the shared server, if one was started.
-func StopShared() {
-	if shared != nil {
-		shared.Stop()
-	}
-}
+func StopShared() { shared.Stop() }
 
 func binDir() (string, error) {
 	if dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin"); len(dirs) > 0 {

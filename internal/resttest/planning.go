@@ -58,8 +58,7 @@ func (s *Server) planRoute(ctx context.Context, w http.ResponseWriter, r *http.R
 		var body struct {
 			Task string `json:"plan-task"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+		if !decode(w, r, &body) {
 			return
 		}
 		s.mu.Lock()
@@ -86,8 +85,7 @@ func (s *Server) planScan(ctx context.Context, w http.ResponseWriter, r *http.Re
 		Filter        json.RawMessage `json:"filter"`
 		CaseSensitive *bool           `json:"case-sensitive"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+	if !decode(w, r, &body) {
 		return
 	}
 	t, err := s.Backend.LoadTable(ctx, id)

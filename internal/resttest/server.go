@@ -138,6 +138,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.Faults.Handler(http.HandlerFunc(s.route)).ServeHTTP(w, r)
 }
 
+// decode reads a request's JSON body into v, answering 400 when it is not.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+		return false
+	}
+	return true
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -158,7 +167,7 @@ func writeErr(w http.ResponseWriter, err error) {
 		status, typ = http.StatusNotFound, "NoSuchTableException"
 	case errors.Is(err, catalog.ErrNamespaceNotEmpty):
 		status, typ = http.StatusConflict, "NamespaceNotEmptyException"
-	case errors.Is(err, catalog.ErrNamespaceExists):
+	case errors.Is(err, catalog.ErrNamespaceExists), errors.Is(err, catalog.ErrTableExists):
 		status, typ = http.StatusConflict, "AlreadyExistsException"
 	case errors.Is(err, errkind.Conflict):
 		status, typ = http.StatusConflict, "CommitFailedException"
@@ -291,8 +300,7 @@ func (s *Server) namespaces(ctx context.Context, w http.ResponseWriter, r *http.
 			Namespace  []string          `json:"namespace"`
 			Properties map[string]string `json:"properties"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+		if !decode(w, r, &body) {
 			return
 		}
 		if err := s.Backend.CreateNamespace(ctx, body.Namespace, body.Properties); err != nil {
@@ -334,8 +342,7 @@ func (s *Server) properties(ctx context.Context, w http.ResponseWriter, r *http.
 		Removals []string          `json:"removals"`
 		Updates  map[string]string `json:"updates"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+	if !decode(w, r, &body) {
 		return
 	}
 	if err := s.Backend.UpdateNamespaceProperties(ctx, ns, body.Removals, body.Updates); err != nil {
@@ -382,8 +389,7 @@ func (s *Server) tables(ctx context.Context, w http.ResponseWriter, r *http.Requ
 			Spec       json.RawMessage   `json:"partition-spec"`
 			Properties map[string]string `json:"properties"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+		if !decode(w, r, &body) {
 			return
 		}
 		schema := new(iceberg.Schema)
@@ -402,10 +408,6 @@ func (s *Server) tables(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		}
 		t, err := s.Backend.CreateTable(ctx, catalog.Identifier{Namespace: ns, Name: body.Name}, schema, opts)
 		if err != nil {
-			if errors.Is(err, catalog.ErrTableExists) {
-				writeError(w, http.StatusConflict, "AlreadyExistsException", err.Error())
-				return
-			}
 			writeErr(w, err)
 			return
 		}
@@ -420,16 +422,11 @@ func (s *Server) register(ctx context.Context, w http.ResponseWriter, r *http.Re
 		Name     string `json:"name"`
 		Location string `json:"metadata-location"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+	if !decode(w, r, &body) {
 		return
 	}
 	t, err := s.Backend.RegisterTable(ctx, catalog.Identifier{Namespace: ns, Name: body.Name}, body.Location)
 	if err != nil {
-		if errors.Is(err, catalog.ErrTableExists) {
-			writeError(w, http.StatusConflict, "AlreadyExistsException", err.Error())
-			return
-		}
 		writeErr(w, err)
 		return
 	}
@@ -470,8 +467,7 @@ func (s *Server) commit(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		Requirements json.RawMessage `json:"requirements"`
 		Updates      json.RawMessage `json:"updates"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+	if !decode(w, r, &body) {
 		return
 	}
 	reqs, err := metadata.ParseRequirements(body.Requirements)
@@ -521,17 +517,12 @@ func (s *Server) rename(ctx context.Context, w http.ResponseWriter, r *http.Requ
 			Name      string
 		} `json:"destination"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+	if !decode(w, r, &body) {
 		return
 	}
 	from := catalog.Identifier{Namespace: body.Source.Namespace, Name: body.Source.Name}
 	to := catalog.Identifier{Namespace: body.Destination.Namespace, Name: body.Destination.Name}
 	if err := s.Backend.RenameTable(ctx, from, to); err != nil {
-		if errors.Is(err, catalog.ErrTableExists) {
-			writeError(w, http.StatusConflict, "AlreadyExistsException", err.Error())
-			return
-		}
 		writeErr(w, err)
 		return
 	}

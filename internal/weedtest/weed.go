@@ -18,11 +18,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/floedb/floe/internal/sharedserver"
 )
 
 // Version is the SeaweedFS module version .ci/build-weed builds.
@@ -47,32 +48,17 @@ type Server struct {
 	namespaces        atomic.Int64
 }
 
-var (
-	shared    *Server
-	sharedErr error
-	once      sync.Once
-)
+var shared = sharedserver.Server[*Server]{What: "weedtest", Require: "FLOE_REQUIRE_WEED", Start: Launch, StopFunc: (*Server).Stop}
 
 // Shared starts the test binary's weed on first use; StopShared stops
 // it (from TestMain).
 func Shared(t testing.TB) *Server {
 	t.Helper()
-	once.Do(func() { shared, sharedErr = Launch() })
-	if sharedErr != nil {
-		if os.Getenv("FLOE_REQUIRE_WEED") != "" {
-			t.Fatalf("weedtest: %v (FLOE_REQUIRE_WEED is set)", sharedErr)
-		}
-		t.Skipf("weedtest: %v; skipping (set FLOE_REQUIRE_WEED=1 to fail instead)", sharedErr)
-	}
-	return shared
+	return shared.Get(t)
 }
 
 // StopShared stops the shared server, if one was started.
-func StopShared() {
-	if shared != nil {
-		shared.Stop()
-	}
-}
+func StopShared() { shared.Stop() }
 
 // Find locates the weed binary.
 func Find() (string, error) {
