@@ -5,7 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/floedb/floe/errkind"
@@ -110,11 +111,7 @@ func countMap(m map[int]int64) *countMapJSON {
 	if len(m) == 0 {
 		return nil
 	}
-	out := &countMapJSON{}
-	for k := range m {
-		out.Keys = append(out.Keys, k)
-	}
-	sort.Ints(out.Keys)
+	out := &countMapJSON{Keys: slices.Sorted(maps.Keys(m))}
 	for _, k := range out.Keys {
 		out.Values = append(out.Values, m[k])
 	}
@@ -126,11 +123,7 @@ func valueMap(m map[int][]byte) *valueMapJSON {
 	if len(m) == 0 {
 		return nil
 	}
-	out := &valueMapJSON{}
-	for k := range m {
-		out.Keys = append(out.Keys, k)
-	}
-	sort.Ints(out.Keys)
+	out := &valueMapJSON{Keys: slices.Sorted(maps.Keys(m))}
 	for _, k := range out.Keys {
 		raw, _ := json.Marshal(strings.ToUpper(hex.EncodeToString(m[k])))
 		out.Values = append(out.Values, raw)

@@ -77,29 +77,8 @@ func TestContentFileJSONRoundTripsEveryFixtureFile(t *testing.T) {
 // normalized is f with what the JSON form does not tell apart made
 // equal: the format's case, empty and absent collections.
 func normalized(f manifest.DataFile) manifest.DataFile {
+	f = f.EmptyAsNil()
 	f.FileFormat = strings.ToLower(f.FileFormat)
-	for _, m := range []*map[int]int64{&f.ColumnSizes, &f.ValueCounts, &f.NullValueCounts, &f.NaNValueCounts} {
-		if len(*m) == 0 {
-			*m = nil
-		}
-	}
-	for _, m := range []*map[int][]byte{&f.LowerBounds, &f.UpperBounds} {
-		if len(*m) == 0 {
-			*m = nil
-		}
-	}
-	if len(f.KeyMetadata) == 0 {
-		f.KeyMetadata = nil
-	}
-	if len(f.SplitOffsets) == 0 {
-		f.SplitOffsets = nil
-	}
-	if len(f.EqualityIDs) == 0 {
-		f.EqualityIDs = nil
-	}
-	if len(f.Partition) == 0 {
-		f.Partition = []any{}
-	}
 	return f
 }
 

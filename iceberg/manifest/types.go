@@ -182,3 +182,32 @@ type DataFile struct {
 	ContentOffset      *int64
 	ContentSizeInBytes *int64
 }
+
+// EmptyAsNil is f with its empty maps and slices nil: DataFile's fields do
+// not tell empty from absent, and neither do its encodings, so two files
+// that differ only so are the same file.
+func (f DataFile) EmptyAsNil() DataFile {
+	for _, m := range []*map[int]int64{&f.ColumnSizes, &f.ValueCounts, &f.NullValueCounts, &f.NaNValueCounts} {
+		if len(*m) == 0 {
+			*m = nil
+		}
+	}
+	for _, m := range []*map[int][]byte{&f.LowerBounds, &f.UpperBounds} {
+		if len(*m) == 0 {
+			*m = nil
+		}
+	}
+	if len(f.KeyMetadata) == 0 {
+		f.KeyMetadata = nil
+	}
+	if len(f.SplitOffsets) == 0 {
+		f.SplitOffsets = nil
+	}
+	if len(f.EqualityIDs) == 0 {
+		f.EqualityIDs = nil
+	}
+	if len(f.Partition) == 0 {
+		f.Partition = nil
+	}
+	return f
+}
