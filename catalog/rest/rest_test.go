@@ -163,6 +163,20 @@ func TestNamespacesAndTables(t *testing.T) {
 	}
 }
 
+// Every request carries the configured headers, the access-delegation
+// header asking for vended credentials, and the OAuth2 token.
+func TestRequestHeaders(t *testing.T) {
+	s := newServer(t)
+	c := open(t, s, map[string]string{"header.X-Tenant": "blue"})
+	if _, err := c.ListNamespaces(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	h := s.LastHeaders()
+	if h.Get("X-Tenant") != "blue" || h.Get("X-Iceberg-Access-Delegation") != "vended-credentials" || !strings.HasPrefix(h.Get("Authorization"), "Bearer token-") {
+		t.Fatalf("headers %v", h)
+	}
+}
+
 func TestTokensAreRefreshed(t *testing.T) {
 	s := newServer(t)
 	s.TokenTTL = 2 * time.Second

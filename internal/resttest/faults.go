@@ -27,6 +27,14 @@ type Faults struct {
 	mu       sync.Mutex
 	faults   []*Fault
 	requests []string
+	headers  http.Header
+}
+
+// LastHeaders are the headers of the last request seen.
+func (f *Faults) LastHeaders() http.Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.headers.Clone()
 }
 
 // Inject adds a fault.
@@ -50,6 +58,7 @@ func (f *Faults) match(r *http.Request) *Fault {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.requests = append(f.requests, r.Method+" "+r.URL.EscapedPath())
+	f.headers = r.Header.Clone()
 	for _, x := range f.faults {
 		if x.Times > 0 && (x.Method == "" || x.Method == r.Method) && strings.HasSuffix(r.URL.EscapedPath(), x.PathSuffix) {
 			x.Times--
