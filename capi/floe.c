@@ -367,6 +367,16 @@ floe_status floe_append_files(floe_table* table, const uint8_t* files, size_t le
   return capiAppendFiles((uintptr_t)table, (uint8_t*)files, len, (char*)commit_json, snapshot_id);
 }
 
+floe_status floe_add_files(floe_table* table, const char* paths_json, const char* commit_json,
+                           int64_t* snapshot_id) {
+  capi_clear_error();
+  REQUIRE(snapshot_id != NULL, "floe_add_files", "snapshot_id");
+  *snapshot_id = 0;
+  REQUIRE(table != NULL, "floe_add_files", "table");
+  REQUIRE(paths_json != NULL, "floe_add_files", "paths_json");
+  return capiAddFiles((uintptr_t)table, (char*)paths_json, (char*)commit_json, snapshot_id);
+}
+
 floe_status floe_commit(floe_table* table, const uint8_t* added_files, size_t len,
                         const char* removed_paths_json, const char* commit_json,
                         int64_t* snapshot_id) {

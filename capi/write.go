@@ -180,6 +180,26 @@ func capiAppendFiles(h C.uintptr_t, files *C.uint8_t, n C.size_t, commitJSON *C.
 	})
 }
 
+//export capiAddFiles
+func capiAddFiles(h C.uintptr_t, pathsJSON, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
+	const fn = "floe_add_files"
+	defer recoverStatus(fn, &rc)
+	paths, err := parsePaths(cBytes(pathsJSON), "file paths")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	if len(paths) == 0 {
+		return fail(fn, invalidArgument("file paths: none given"), statusInvalidArgument)
+	}
+	opts, err := parseCommitOptions(cBytes(commitJSON))
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+		return ops.AddFiles(ctx, t, paths, opts)
+	})
+}
+
 //export capiCommit
 func capiCommit(h C.uintptr_t, files *C.uint8_t, n C.size_t, removedJSON, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
 	const fn = "floe_commit"

@@ -174,18 +174,22 @@ func parseExpireOptions(data []byte) (expireOptions, error) {
 }
 
 // parseRemovedPaths reads the JSON array of file paths floe_commit removes.
-func parseRemovedPaths(data []byte) ([]string, error) {
-	data, err := checkJSON(data, "removed paths")
+func parseRemovedPaths(data []byte) ([]string, error) { return parsePaths(data, "removed paths") }
+
+// parsePaths reads a JSON array of file paths (what names them in
+// messages).
+func parsePaths(data []byte, what string) ([]string, error) {
+	data, err := checkJSON(data, what)
 	if err != nil || data == nil {
 		return nil, err
 	}
 	var paths []string
 	if err := json.Unmarshal(data, &paths); err != nil {
-		return nil, invalidArgument("removed paths: want a JSON array of strings: %v", err)
+		return nil, invalidArgument("%s: want a JSON array of strings: %v", what, err)
 	}
 	for _, p := range paths {
 		if p == "" {
-			return nil, invalidArgument("removed paths: an empty path")
+			return nil, invalidArgument("%s: an empty path", what)
 		}
 	}
 	return paths, nil

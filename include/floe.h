@@ -413,6 +413,23 @@ floe_status floe_write_files(floe_table* table, struct ArrowArrayStream* data, u
 floe_status floe_append_files(floe_table* table, const uint8_t* files, size_t len,
                               const char* commit_json, int64_t* snapshot_id);
 
+/* Register Parquet files that already exist (paths_json: a JSON array of
+ * their locations) as data files of the table in one append snapshot,
+ * without rewriting them (pyiceberg's add_files). Each entry comes from
+ * the file's footer: record count, column sizes, value and null counts,
+ * bounds truncated as the table's metrics modes say, split offsets.
+ * Columns are matched by field id, or by name for files without ids (the
+ * table then gets schema.name-mapping.default when it has none).
+ * Partition values come from Hive-style name=value directories (identity
+ * fields) or from statistics proving one value per file. A file whose
+ * columns do not fit the schema, or whose partition is not known, is
+ * FLOE_INVALID_ARGUMENT naming the file and column; one the table already
+ * references is FLOE_CONFLICT; nothing is committed then. The files are
+ * never deleted. commit_json as for floe_append (token, properties,
+ * branch). */
+floe_status floe_add_files(floe_table* table, const char* paths_json, const char* commit_json,
+                           int64_t* snapshot_id);
+
 /* Commit files added (from floe_write_files; NULL or len 0 for none; data
  * or delete files) and files removed (removed_paths_json: a JSON array of
  * file paths as the table's manifests write them; NULL for none) in one

@@ -19,6 +19,9 @@ type args struct {
 	positional []string
 	values     map[string][]string
 	bools      map[string]bool
+	// opened is the catalog the command opened, for its later steps (a
+	// REST catalog costs a configuration request and a token to open).
+	opened catalog.Catalog
 }
 
 // parseArgs splits raw arguments; valueFlags take a value (as the next
@@ -161,8 +164,12 @@ func (a *args) hasCatalog() bool {
 }
 
 // catalog opens --catalog URI (or $FLOE_CATALOG) with its --catalog-prop
-// KEY=VALUE properties; nil when neither names one. The caller closes it.
+// KEY=VALUE properties, once per command; nil when neither names one.
+// The command's end closes it.
 func (a *args) catalog(ctx context.Context, opts table.Options) (catalog.Catalog, error) {
+	if a.opened != nil {
+		return a.opened, nil
+	}
 	uri, ok := a.last("catalog")
 	if !ok {
 		uri = os.Getenv(open.EnvCatalog)
@@ -174,5 +181,9 @@ func (a *args) catalog(ctx context.Context, opts table.Options) (catalog.Catalog
 	if err != nil {
 		return nil, err
 	}
-	return open.Catalog(ctx, uri, props, opts)
+	cat, err := open.Catalog(ctx, uri, props, opts)
+	if err == nil {
+		a.opened = cat
+	}
+	return cat, err
 }

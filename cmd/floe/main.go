@@ -31,6 +31,11 @@ usage:
              --partition fields). --token makes the commit idempotent: a
              retry with the same token commits nothing. --property adds a
              snapshot summary entry
+  floe add-files TABLE FILE.parquet… [--token T] [--property K=V]…
+             registers existing Parquet files as data files, without
+             rewriting them: metrics from their footers, columns by field
+             id (or by name, giving the table a name mapping), identity
+             partitions from name=value directories or from statistics
   floe expire TABLE [--older-than 5d|36h|MS] [--retain-last N] [--keep-files]
              removes old snapshots and the files only they referenced
   floe delete TABLE EXPR [--mode copy-on-write|merge-on-read] [--token T]
@@ -48,10 +53,13 @@ a catalog it is the catalog's ns.table (a.b.table for nested namespaces).
 
 Every command takes:
   --catalog URI         tables live in this catalog (or $FLOE_CATALOG):
-                        sqlite:///abs/path.db or sqlite:relative.db; a table
-                        appended to that does not exist is created in it,
-                        with its namespace
-  --catalog-prop K=V    a catalog property (repeatable): name, warehouse
+                        sqlite:///abs/path.db or sqlite:relative.db,
+                        postgresql://…, http(s)://… (REST), or a warehouse
+                        directory, file://… or s3://…; a table appended to
+                        that does not exist is created in it, with its
+                        namespace
+  --catalog-prop K=V    a catalog property (repeatable): name, warehouse,
+                        credential, token, s3.endpoint, s3.access-key-id, …
   --map PREFIX=TARGET   read locations starting with PREFIX from TARGET
                         instead (repeatable; for tables copied elsewhere).
                         /p, file:/p and file:///p are one path
@@ -66,14 +74,15 @@ Every command takes:
 type command func(ctx context.Context, a []string, out, errOut io.Writer) error
 
 var commands = map[string]command{
-	"info":    runInfo,
-	"files":   runFiles,
-	"scan":    runScan,
-	"create":  runCreate,
-	"append":  runAppend,
-	"expire":  runExpire,
-	"delete":  runDelete,
-	"catalog": runCatalog,
+	"info":      runInfo,
+	"files":     runFiles,
+	"scan":      runScan,
+	"create":    runCreate,
+	"append":    runAppend,
+	"add-files": runAddFiles,
+	"expire":    runExpire,
+	"delete":    runDelete,
+	"catalog":   runCatalog,
 }
 
 func main() {

@@ -58,19 +58,32 @@ func allNull(s *bounds.Summary) bool { return s.HasValues && s.HasNulls && s.Nul
 // ChunkIntRange returns a row group's bounds on column n as values of t,
 // an integer-like Iceberg type, when its statistics give both.
 func ChunkIntRange(f *parquet.File, rowGroup int, n *parquet.Node, t iceberg.Type) (lo, hi int64, ok bool) {
-	dec, ok := newValueDecoder(n, t)
-	// Unsigned 32-bit leaves are left out: their statistics are unsigned
-	// but the reader widens their values with the sign (a known gap for a
-	// type Iceberg writers never produce), so bounds and keys would differ.
-	if !ok || dec.domain != bounds.DomainInt || dec.kind == decUint32 || n.RepLevel > 0 {
+	s, ok := ChunkSummary(f, rowGroup, n, t)
+	if !ok || bounds.DomainOf(t) != bounds.DomainInt {
 		return 0, 0, false
+	}
+	return s.Lower.Int, s.Upper.Int, s.HasLower && s.HasUpper && s.Lower.Int <= s.Upper.Int
+}
+
+// ChunkSummary describes a row group's chunk of leaf n as values of the
+// Iceberg type t, from its statistics, under the rules the pruner trusts
+// them by (legacy min/max, unsigned and unknown orders, writers known to
+// get float bounds wrong). ok is false when the leaf's values cannot be
+// read as t, or its chunk lives in another file. Leaves below a repeated
+// field are left out, and unsigned 32-bit ones: their statistics are
+// unsigned but the reader widens their values with the sign (a known gap
+// for a type Iceberg writers never produce), so bounds and values would
+// differ.
+func ChunkSummary(f *parquet.File, rowGroup int, n *parquet.Node, t iceberg.Type) (bounds.Summary, bool) {
+	dec, ok := newValueDecoder(n, t)
+	if !ok || dec.kind == decUint32 || n.RepLevel > 0 || rowGroup < 0 || rowGroup >= len(f.RowGroups) {
+		return bounds.Summary{}, false
 	}
 	rg := &f.RowGroups[rowGroup]
 	c := &pruneColumn{fileColumn: &fileColumn{node: n, dec: dec}, chunk: &rg.Columns[n.Leaf], usable: true}
 	if c.chunk.FilePath != "" {
-		return 0, 0, false
+		return bounds.Summary{}, false
 	}
 	c.boundsUntrusted = knownBadFloatBounds(f.CreatedBy, c.chunk)
-	s := chunkSummary(c, rg.NumRows)
-	return s.Lower.Int, s.Upper.Int, s.HasLower && s.HasUpper && s.Lower.Int <= s.Upper.Int
+	return chunkSummary(c, rg.NumRows), true
 }

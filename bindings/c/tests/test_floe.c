@@ -863,6 +863,7 @@ static const struct test tests[] = {
     {"write", "json_rows", test_write_json_rows},
     {"write", "delete_rows", test_write_delete_rows},
     {"write", "catalog", test_write_catalog},
+    {"write", "add_files", test_write_add_files},
 };
 
 static int selected(const char* group, int argc, char** argv) {

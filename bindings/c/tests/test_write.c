@@ -3,6 +3,7 @@
  * (5,NULL) (INDEX.md), so copying it into a new table and reading that
  * back must give those rows again. */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,5 +423,55 @@ void test_write_catalog(void) {
   CHECK_STATUS(floe_catalog_open("mysql://x", NULL, &other), FLOE_INVALID_ARGUMENT);
   CHECK(other == NULL);
   floe_catalog_free(cat);
+  remove_tree(dir);
+}
+
+/* floe_add_files registers the Parquet files one table wrote in another
+ * without rewriting them; a retry with its token adds nothing, a file the
+ * table has is FLOE_CONFLICT, and bad arguments are refused. */
+void test_write_add_files(void) {
+  char dir[4096], location[4200], other[4200];
+  temp_table(dir, sizeof dir, location, sizeof location);
+  snprintf(other, sizeof other, "%s/u", dir);
+  floe_table* src = NULL;
+  CHECK_OK(floe_table_create(location, schema_ij, NULL, &src));
+  if (src == NULL) {
+    remove_tree(dir);
+    return;
+  }
+  append_fixture_rows(src);
+  /* The data files src wrote, as a JSON array of paths. */
+  char data_dir[4300], paths[8192] = "[";
+  snprintf(data_dir, sizeof data_dir, "%s/data", location);
+  DIR* d = opendir(data_dir);
+  CHECK(d != NULL);
+  int files = 0;
+  for (struct dirent* e; d != NULL && (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len < 8 || strcmp(e->d_name + len - 8, ".parquet") != 0) continue;
+    size_t used = strlen(paths);
+    snprintf(paths + used, sizeof paths - used, "%s\"%s/%s\"", files ? ", " : "", data_dir, e->d_name);
+    files++;
+  }
+  if (d != NULL) closedir(d);
+  strncat(paths, "]", sizeof paths - strlen(paths) - 1);
+  CHECK(files >= 1);
+
+  floe_table* dst = NULL;
+  CHECK_OK(floe_table_create(other, schema_ij, NULL, &dst));
+  int64_t id = 0, again = 0;
+  CHECK_OK(floe_add_files(dst, paths, "{\"token\": \"add-1\"}", &id));
+  CHECK(id != 0);
+  CHECK_TOTALS(dst, 1);
+  CHECK_OK(floe_add_files(dst, paths, "{\"token\": \"add-1\"}", &again));
+  CHECK_EQ_I64(again, id);
+  CHECK_STATUS(floe_add_files(dst, paths, NULL, &again), FLOE_CONFLICT);
+  CHECK_STATUS(floe_add_files(dst, "[]", NULL, &again), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_add_files(dst, "{not json", NULL, &again), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_add_files(dst, NULL, NULL, &again), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_add_files(NULL, paths, NULL, &again), FLOE_INVALID_ARGUMENT);
+  CHECK_TOTALS(dst, 1);
+  floe_table_free(dst);
+  floe_table_free(src);
   remove_tree(dir);
 }

@@ -11,5 +11,6 @@ void test_write_errors(void);
 void test_write_json_rows(void);
 void test_write_delete_rows(void);
 void test_write_catalog(void);
+void test_write_add_files(void);
 
 #endif

@@ -183,6 +183,23 @@ class TableWrites:
                                            ctypes.byref(snapshot_id)))
         return self._committed(snapshot_id)
 
+    def add_files(self, file_paths, token=None, properties=None, branch=None):
+        """Registers Parquet files that already exist (their locations) as
+        data files in one append snapshot, without rewriting them
+        (pyiceberg's add_files). Metrics come from each file's footer;
+        files without field ids are matched by name; identity partition
+        values come from Hive-style name=value directories or from
+        statistics showing one value per file. Raises FloeError
+        (INVALID_ARGUMENT) naming the file and column when a file does not
+        fit the table, and (CONFLICT) when the table already has it."""
+        if isinstance(file_paths, (str, bytes)):
+            raise TypeError("add_files takes a list of paths")
+        paths = json.dumps([str(p) for p in file_paths]).encode("utf-8")
+        snapshot_id = ctypes.c_int64()
+        _check(library().floe_add_files(self._handle, paths, _commit_options(token, properties, branch=branch),
+                                        ctypes.byref(snapshot_id)))
+        return self._committed(snapshot_id)
+
     def commit(self, added=None, removed=None, token=None, properties=None, branch=None):
         """Commits files added (bytes from write_files) and removed (paths
         as the table's manifests write them) in one snapshot; raises
