@@ -52,6 +52,12 @@ func main() {
 	flag.Parse()
 	log.SetFlags(0)
 
+	if *foreignOnly {
+		if !runForeignSection(*repeat, log.Printf) {
+			os.Exit(1)
+		}
+		return
+	}
 	if *commitsOnly {
 		if !runCommitSection(*repeat, log.Printf) {
 			os.Exit(1)

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/scan"
+)
+
+// The foreign section (go run ./cmd/bench -foreign) scans files another
+// engine wrote: the lineitem-like table DuckDB writes (foreign_data.go),
+// zstd and snappy, registered with add_files. Every query runs on floe
+// (an Iceberg scan through its Go API) and on DuckDB (read_parquet with
+// the same predicate), at 1 and 2 threads; the report gives CPU time at 1
+// thread and wall time at 2, floe ÷ DuckDB, from one run. Both sides must
+// return the same number of rows.
+var (
+	foreignOnly  = flag.Bool("foreign", false, "run only the foreign section: floe and DuckDB on the table DuckDB writes")
+	foreignRows  = flag.Int64("foreign-rows", 6_000_000, "rows of the foreign table")
+	foreignFiles = flag.Int("foreign-files", 6, "files of the foreign table")
+	foreignDir   = flag.String("foreign-data", "data/foreign", "where the foreign tables are written (reused when there)")
+	foreignJSON  = flag.String("foreign-json", "results/latest-foreign.json", "where to write the foreign section's results (empty: nowhere)")
+)
+
+// foreignQuery is one query of the section.
+type foreignQuery struct {
+	Name    string   `json:"name"`
+	Columns []string `json:"columns,omitempty"` // nil: all
+	Filter  string   `json:"filter,omitempty"`  // floe's row_filter text; DuckDB's WHERE too
+	Limit   int64    `json:"limit,omitempty"`
+	Count   bool     `json:"count,omitempty"`
+}
+
+func foreignQueries(rows int64) []foreignQuery {
+	// l_orderkey = r/4 + 1 rises through the table: 1 % of the rows is a
+	// range of rows/400 keys.
+	lo := rows / 8
+	clustered := fmt.Sprintf("l_orderkey >= %d and l_orderkey < %d", lo, lo+rows/400)
+	return []foreignQuery{
+		{Name: "all columns"},
+		{Name: "2 columns (bigint, decimal)", Columns: []string{"l_partkey", "l_extendedprice"}},
+		{Name: "text column", Columns: []string{"l_comment"}},
+		{Name: "count(*)", Count: true},
+		{Name: "unclustered 1%", Filter: "l_partkey <= 20000"},
+		{Name: "string equality 14%", Filter: "l_shipmode = 'AIR'"},
+		{Name: "TPC-H Q6 shape", Columns: []string{"l_extendedprice", "l_discount"},
+			Filter: "l_shipdate >= '1994-01-01' and l_shipdate < '1995-01-01' and l_discount >= 0.05 and l_discount <= 0.07 and l_quantity < 24"},
+		{Name: "clustered 1%", Filter: clustered},
+		{Name: "limit 1000", Limit: 1000},
+	}
+}
+
+// foreignResult is one query on one table at one thread count.
+type foreignResult struct {
+	Table   string        `json:"table"`
+	Query   string        `json:"query"`
+	Threads int           `json:"threads"`
+	Rows    int64         `json:"rows"`
+	FloeCPU time.Duration `json:"floe_cpu_ns"`
+	DuckCPU time.Duration `json:"duckdb_cpu_ns"`
+	FloeWal time.Duration `json:"floe_wall_ns"`
+	DuckWal time.Duration `json:"duckdb_wall_ns"`
+}
+
+func runForeignSection(repeat int, logf func(string, ...any)) bool {
+	ok := true
+	var results []foreignResult
+	for _, codec := range []string{"zstd", "snappy"} {
+		ft, err := writeForeign(filepath.Join(*foreignDir, codec), codec, *foreignRows, *foreignFiles)
+		if err != nil {
+			logf("foreign %s: %v", codec, err)
+			return false
+		}
+		logf("foreign %s: %d rows in %d files, %.1f MB, written by DuckDB, registered with add_files", codec, ft.Rows, len(ft.Files), float64(ft.Bytes)/1e6)
+		for _, q := range foreignQueries(ft.Rows) {
+			for _, threads := range []int{1, 2} {
+				r, err := runForeignQuery(ft, q, threads, repeat)
+				if err != nil {
+					logf("foreign %s %q %d threads: %v", codec, q.Name, threads, err)
+					ok = false
+					continue
+				}
+				results = append(results, r)
+			}
+		}
+	}
+	logf("\n%-8s %-28s %12s %10s %10s %12s", "table", "query", "rows", "CPU 1T", "wall 2T", "(floe÷DuckDB)")
+	for i := 0; i+1 < len(results); i += 2 {
+		one, two := results[i], results[i+1]
+		logf("%-8s %-28s %12d %9.2f× %9.2f×", one.Table, one.Query, one.Rows,
+			float64(one.FloeCPU)/float64(one.DuckCPU), float64(two.FloeWal)/float64(two.DuckWal))
+	}
+	if *foreignJSON != "" {
+		data, _ := json.MarshalIndent(results, "", "  ")
+		if err := os.WriteFile(*foreignJSON, append(data, '\n'), 0o644); err != nil {
+			logf("foreign: %v", err)
+		}
+	}
+	return ok
+}
+
+func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (foreignResult, error) {
+	r := foreignResult{Table: ft.Codec, Query: q.Name, Threads: threads}
+	duck, err := openForeignDuckDB(ft.Files, threads)
+	if err != nil {
+		return r, err
+	}
+	defer duck.Close()
+	runs := []func() (sample, error){
+		func() (sample, error) { return measure(1, func() (checksum, error) { return floeForeign(ft, q, threads) }) },
+		func() (sample, error) { return measure(1, func() (checksum, error) { return duckForeign(duck, ft, q) }) },
+	}
+	best, errs := roundRobin(repeat, runs, func(a, b sample) bool {
+		if threads == 1 {
+			return a.CPU < b.CPU
+		}
+		return a.Wall < b.Wall
+	})
+	for _, err := range errs {
+		if err != nil {
+			return r, err
+		}
+	}
+	if best[0].Result.Rows != best[1].Result.Rows {
+		return r, fmt.Errorf("floe returned %d rows, DuckDB %d", best[0].Result.Rows, best[1].Result.Rows)
+	}
+	r.Rows = best[0].Result.Rows
+	r.FloeCPU, r.FloeWal = best[0].CPU, best[0].Wall
+	r.DuckCPU, r.DuckWal = best[1].CPU, best[1].Wall
+	return r, nil
+}
+
+// floeForeign runs q through floe's scan, touching every value returned.
+func floeForeign(ft *foreignTable, q foreignQuery, threads int) (checksum, error) {
+	ctx := context.Background()
+	t, err := table.Open(ctx, ft.MetadataPath, table.Options{})
+	if err != nil {
+		return checksum{}, err
+	}
+	opts := scan.Options{Threads: threads, Columns: q.Columns}
+	if q.Filter != "" {
+		if opts.Filter, err = expr.ParseFilter(q.Filter); err != nil {
+			return checksum{}, err
+		}
+	}
+	if q.Limit > 0 {
+		opts.Limit = &q.Limit
+	}
+	sc, err := scan.New(ctx, t, opts)
+	if err != nil {
+		return checksum{}, err
+	}
+	if q.Count {
+		n, err := sc.Count(ctx)
+		return checksum{Rows: n}, err
+	}
+	rr, err := sc.Reader(ctx, memory.DefaultAllocator)
+	if err != nil {
+		return checksum{}, err
+	}
+	defer rr.Release()
+	var sum checksum
+	var sink int64
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		sum.Rows += rec.NumRows()
+		for _, col := range rec.Columns() {
+			sink += touch(col)
+		}
+	}
+	_ = sink
+	return sum, rr.Err()
+}
+
+// touch reads every value of a column, as a consumer would.
+func touch(a arrow.Array) int64 {
+	var s int64
+	switch c := a.(type) {
+	case *array.Int64:
+		for _, v := range c.Int64Values() {
+			s += v
+		}
+	case *array.Int32:
+		for _, v := range c.Int32Values() {
+			s += int64(v)
+		}
+	case *array.Date32:
+		for _, v := range c.Date32Values() {
+			s += int64(v)
+		}
+	case *array.Decimal128:
+		for i := 0; i < c.Len(); i++ {
+			s += int64(c.Value(i).LowBits())
+		}
+	case *array.String:
+		for i := 0; i < c.Len(); i++ {
+			s += int64(len(c.Value(i)))
+		}
+	case *array.LargeString:
+		for i := 0; i < c.Len(); i++ {
+			s += int64(len(c.Value(i)))
+		}
+	}
+	return s
+}
+
+type foreignDuck struct {
+	db    *sql.DB
+	files string
+}
+
+func (d *foreignDuck) Close() error { return d.db.Close() }
+
+func openForeignDuckDB(files []string, threads int) (*foreignDuck, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	for _, stmt := range []string{fmt.Sprintf("SET threads = %d", threads), "SET enable_object_cache = false"} {
+		if _, err := db.Exec(stmt); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	quoted := make([]string, len(files))
+	for i, f := range files {
+		quoted[i] = "'" + strings.ReplaceAll(f, "'", "''") + "'"
+	}
+	return &foreignDuck{db: db, files: "[" + strings.Join(quoted, ", ") + "]"}, nil
+}
+
+// duckForeign runs q as an aggregate over the selected columns, so DuckDB
+// decodes every value it returns, and counts the rows.
+func duckForeign(d *foreignDuck, ft *foreignTable, q foreignQuery) (checksum, error) {
+	cols := q.Columns
+	if cols == nil {
+		for _, f := range foreignSchema().Fields {
+			cols = append(cols, f.Name)
+		}
+	}
+	aggs := []string{"count(*)"}
+	if !q.Count {
+		schema := foreignSchema()
+		for _, c := range cols {
+			f, _ := schema.FindFieldByName(c)
+			switch f.Type.String() {
+			case "string":
+				aggs = append(aggs, "sum(length("+c+"))")
+			case "date":
+				aggs = append(aggs, "max("+c+")")
+			default:
+				aggs = append(aggs, "sum("+c+")")
+			}
+		}
+	}
+	from := "read_parquet(" + d.files + ")"
+	inner := "SELECT " + strings.Join(cols, ", ") + " FROM " + from
+	if q.Filter != "" {
+		inner += " WHERE " + duckWhere(q.Filter)
+	}
+	if q.Limit > 0 {
+		inner += fmt.Sprintf(" LIMIT %d", q.Limit)
+	}
+	query := "SELECT " + strings.Join(aggs, ", ") + " FROM (" + inner + ")"
+	if q.Limit == 0 {
+		query = "SELECT " + strings.Join(aggs, ", ") + " FROM " + from
+		if q.Filter != "" {
+			query += " WHERE " + duckWhere(q.Filter)
+		}
+	}
+	dest := make([]any, len(aggs))
+	var rows int64
+	dest[0] = &rows
+	for i := 1; i < len(dest); i++ {
+		var v any
+		dest[i] = &v
+	}
+	if err := d.db.QueryRow(query).Scan(dest...); err != nil {
+		return checksum{}, err
+	}
+	return checksum{Rows: rows}, nil
+}
+
+// duckWhere is floe's filter text as DuckDB SQL: the same, with quoted
+// dates cast.
+func duckWhere(filter string) string {
+	for _, d := range []string{"'1994-01-01'", "'1995-01-01'"} {
+		filter = strings.ReplaceAll(filter, d, "DATE "+d)
+	}
+	return filter
+}
