@@ -133,6 +133,12 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if plan.IO != nil {
+		// The planner's credentials read this plan's files.
+		planned := *t
+		planned.IO = plan.IO
+		t = &planned
+	}
 	partitionType, err := t.UnifiedPartitionType()
 	if err != nil {
 		return nil, err

@@ -125,15 +125,14 @@ func (e ExistingFile) Describe(f *parquet.File, path string) (manifest.DataFile,
 	return df, nil
 }
 
-// rowGroupStart is where a row group's first chunk begins.
+// rowGroupStart is where a row group's first chunk begins, as Java takes
+// it (the first chunk's start: some parquet-mr versions wrote a wrong
+// file_offset, PARQUET-2078).
 func rowGroupStart(rg *parquet.RowGroup) int64 {
-	if rg.FileOffset > 0 {
-		return rg.FileOffset
-	}
 	if len(rg.Columns) > 0 {
 		return rg.Columns[0].Start()
 	}
-	return 0
+	return rg.FileOffset
 }
 
 // existingLeaf is a primitive field of the schema and the file's column

@@ -68,10 +68,9 @@ const refreshMargin = 60 * time.Second
 
 func (o *oauth2) authorize(ctx context.Context, r *http.Request, _ []byte) error {
 	o.mu.Lock()
-	token, expires := o.token, o.expires
+	token, expires, margin := o.token, o.expires, o.margin
 	o.mu.Unlock()
-	o.c.secrets.add(token)
-	if token == "" || (!expires.IsZero() && time.Until(expires) < o.margin) {
+	if token == "" || (!expires.IsZero() && time.Until(expires) < margin) {
 		if err := o.refresh(ctx); err != nil {
 			return err
 		}

@@ -96,14 +96,23 @@ func (c *client) responseError(req request, status int, body []byte) error {
 type secrets struct {
 	mu     sync.Mutex
 	values []string
+	seen   map[string]bool
 }
 
 func (s *secrets) add(v string) {
-	if s != nil && len(v) >= 4 {
-		s.mu.Lock()
-		s.values = append(s.values, v)
-		s.mu.Unlock()
+	if s == nil || len(v) < 4 {
+		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen[v] {
+		return
+	}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	s.seen[v] = true
+	s.values = append(s.values, v)
 }
 
 func (s *secrets) redact(msg string) string {

@@ -60,6 +60,15 @@ type request struct {
 // took effect is not known.
 var errSent = errors.New("the request was sent, but no answer came")
 
+// errTransport marks failures of the wire (a connection refused, cut or
+// timed out), the only errors of send worth sending again; a request that
+// cannot be built or authorized fails the same way every time.
+var errTransport = errors.New("transport failure")
+
+// errBadAnswer marks a 2xx answer whose body is not what the protocol
+// says: the request took effect, whatever the body.
+var errBadAnswer = errors.New("the answer is not the JSON the REST protocol says")
+
 // do sends req and decodes a 2xx JSON answer into out (nil: discard).
 // A 419 or 401 answer to a request with an OAuth2 token refreshes the
 // token and tries once more.
@@ -68,7 +77,7 @@ func (c *client) do(ctx context.Context, req request, out any) error {
 	for attempt := 1; ; attempt++ {
 		status, header, body, err := c.send(ctx, req)
 		if err != nil {
-			if errors.Is(err, errSent) && !req.idempotent {
+			if !errors.Is(err, errTransport) || (errors.Is(err, errSent) && !req.idempotent) {
 				return err
 			}
 			if attempt >= c.attempts || ctx.Err() != nil {
@@ -85,7 +94,7 @@ func (c *client) do(ctx context.Context, req request, out any) error {
 				return nil
 			}
 			if err := json.Unmarshal(body, out); err != nil {
-				return errkind.Errorf(errkind.Corrupt, "%s: %s %s: the answer is not the JSON the REST protocol says: %v", c.name, req.method, req.path, err)
+				return errkind.Errorf(errkind.Corrupt, "%s: %s %s: %w: %v", c.name, req.method, req.path, errBadAnswer, err)
 			}
 			return nil
 		case (status == http.StatusUnauthorized || status == 419) && !refreshed && !req.noAuth && c.auth.canRefresh():
@@ -110,6 +119,11 @@ func (c *client) do(ctx context.Context, req request, out any) error {
 // reached the server.
 func (c *client) send(ctx context.Context, req request) (int, http.Header, []byte, error) {
 	target := c.base + "/" + strings.TrimLeft(req.path, "/")
+	absolute := strings.HasPrefix(req.path, "http://") || strings.HasPrefix(req.path, "https://")
+	if absolute {
+		// An endpoint of its own (an identity provider's token URI).
+		target = req.path
+	}
 	if len(req.query) > 0 {
 		target += "?" + req.query.Encode()
 	}
@@ -130,8 +144,11 @@ func (c *client) send(ctx context.Context, req request) (int, http.Header, []byt
 	if err != nil {
 		return 0, nil, nil, errkind.Wrap(errkind.InvalidArgument, fmt.Errorf("%s: %s %s: %w", c.name, req.method, req.path, stripURL(err)))
 	}
-	for k, vs := range c.headers {
-		hr.Header[k] = vs
+	if !absolute {
+		// The catalog's headers are for the catalog, not for another host.
+		for k, vs := range c.headers {
+			hr.Header[k] = vs
+		}
 	}
 	if contentType != "" {
 		hr.Header.Set("Content-Type", contentType)
@@ -161,7 +178,7 @@ const maxAnswer = 1 << 30
 // transportError says what failed on the wire, without the URL's query
 // (which never holds secrets here, but a proxy's could).
 func (c *client) transportError(req request, err error) error {
-	msg := fmt.Errorf("%s: %s %s: %s", c.name, req.method, req.path, c.secrets.redact(stripURL(err).Error()))
+	msg := fmt.Errorf("%s: %s %s: %s (%w)", c.name, req.method, req.path, c.secrets.redact(stripURL(err).Error()), errTransport)
 	for _, ctxErr := range []error{context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, ctxErr) {
 			msg = fmt.Errorf("%w (%w)", msg, ctxErr)

@@ -40,6 +40,9 @@ type planner struct {
 	// directive is the table config's scan-planning-mode: "server" or
 	// "client" when the server decides for this table, else "".
 	directive string
+	// config is the table's LoadTable config, under the credentials a
+	// plan may vend.
+	config map[string]string
 }
 
 // tableDirective is the LoadTable config key a server decides a table's
@@ -61,7 +64,12 @@ type planAnswer struct {
 		Message string `json:"message"`
 		Type    string `json:"type"`
 	} `json:"error"`
+	StorageCredentials []storageCredential `json:"storage-credentials"`
 }
+
+// maxPlanTasks bounds the plan tasks one scan fetches: a server that
+// keeps handing out tasks is broken, not large.
+const maxPlanTasks = 1 << 20
 
 type fileScanTaskJSON struct {
 	DataFile       json.RawMessage `json:"data-file"`
@@ -106,6 +114,9 @@ func (p *planner) PlanScan(ctx context.Context, t *table.Table, snap *metadata.S
 		body["filter"] = json.RawMessage(raw)
 	}
 	b, err := newPlanBuilder(t, snap, schema, filter, caseInsensitive)
+	if b != nil {
+		b.cat, b.config = cat, p.config
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -113,21 +124,40 @@ func (p *planner) PlanScan(ctx context.Context, t *table.Table, snap *metadata.S
 	if err := cat.c.do(ctx, request{method: http.MethodPost, path: cat.tablePath(p.id, "plan"), body: body}, &answer); err != nil {
 		return nil, false, fmt.Errorf("plan a scan of %s on the server: %w", p.id, refine(err, catalog.ErrNoSuchTable, nil))
 	}
+	planID := answer.PlanID
+	done := false
+	defer func() {
+		if !done && planID != "" {
+			p.cancel(ctx, planID)
+		}
+	}()
 	if answer.Status == "submitted" {
-		if answer, err = p.await(ctx, answer.PlanID); err != nil {
+		if answer, err = p.await(ctx, planID); err != nil {
 			return nil, false, err
 		}
 	}
 	if err := p.statusError(answer); err != nil {
+		done = answer.Status == "failed" || answer.Status == "cancelled" // nothing left to cancel
+		return nil, false, err
+	}
+	if err := b.credentials(answer.StorageCredentials); err != nil {
 		return nil, false, err
 	}
 	pending := answer.PlanTasks
 	if err := b.add(answer); err != nil {
 		return nil, false, err
 	}
+	fetched := map[string]bool{}
 	for len(pending) > 0 {
 		task := pending[0]
 		pending = pending[1:]
+		if fetched[task] {
+			continue // a server that hands out a task twice is not followed round in circles
+		}
+		fetched[task] = true
+		if len(fetched) > maxPlanTasks {
+			return nil, false, errkind.Errorf(errkind.Corrupt, "%s: the scan plan of %s has more than %d plan tasks", cat.c.name, p.id, maxPlanTasks)
+		}
 		var more planAnswer
 		err := cat.c.do(ctx, request{method: http.MethodPost, path: cat.tablePath(p.id, "tasks"), body: map[string]string{"plan-task": task}}, &more)
 		if err != nil {
@@ -138,7 +168,16 @@ func (p *planner) PlanScan(ctx context.Context, t *table.Table, snap *metadata.S
 		}
 		pending = append(pending, more.PlanTasks...)
 	}
+	done = true
 	return b.plan, true, nil
+}
+
+// cancel tells the server a plan is no longer wanted (best effort: the
+// protocol asks clients to, and a server forgets plans anyway).
+func (p *planner) cancel(ctx context.Context, planID string) {
+	ctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer stop()
+	_ = p.cat.c.do(ctx, request{method: http.MethodDelete, path: p.cat.tablePath(p.id, "plan", planID)}, nil)
 }
 
 // await polls a submitted plan until it is done.
@@ -187,6 +226,8 @@ func (p *planner) statusError(a planAnswer) error {
 
 // planBuilder gathers the tasks of every answer into one table.Plan.
 type planBuilder struct {
+	cat             *Catalog
+	config          map[string]string
 	t               *table.Table
 	plan            *table.Plan
 	types           manifest.ContentFileTypes
@@ -222,6 +263,20 @@ func newPlanBuilder(t *table.Table, snap *metadata.Snapshot, schema *iceberg.Sch
 		b.fallback = bound
 	}
 	return b, nil
+}
+
+// credentials gives the plan a FileIO of its own when the server vended
+// credentials for the planned files.
+func (b *planBuilder) credentials(creds []storageCredential) error {
+	if len(creds) == 0 {
+		return nil
+	}
+	t := &table.Table{Metadata: b.t.Metadata}
+	if err := b.cat.attachIO(t, b.config, creds); err != nil {
+		return err
+	}
+	b.plan.IO = t.IO
+	return nil
 }
 
 func (b *planBuilder) add(a planAnswer) error {

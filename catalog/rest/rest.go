@@ -23,6 +23,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -140,8 +141,9 @@ func Open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 		}
 		c.attempts = n
 	}
+	// The default transport's proxy settings (HTTPS_PROXY, NO_PROXY;
+	// loopback never goes through a proxy).
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.Proxy = nil // loopback servers and explicit URIs; no proxy from the environment
 	if path := props[PropCABundle]; path != "" {
 		pem, err := os.ReadFile(path)
 		if err != nil {
@@ -156,7 +158,7 @@ func Open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 		}
 		transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	c.http = &http.Client{Transport: transport, Timeout: timeout}
+	c.http = &http.Client{Transport: transport, Timeout: timeout, CheckRedirect: sameRequestOnly}
 	setHeaders(c.headers, props)
 
 	if err := c.configureAuth(ctx, props); err != nil {
@@ -166,10 +168,45 @@ func Open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 	if err := cat.configure(ctx, props); err != nil {
 		return nil, err
 	}
-	// The server's answer may name other auth (an oauth2-server-uri
-	// override) or headers; the merged properties decide from here on.
+	// The server's answer may name other auth (an oauth2-server-uri or a
+	// scope override) or headers; the merged properties decide from here
+	// on.
 	setHeaders(c.headers, cat.props)
+	if authChanged(props, cat.props) {
+		if err := c.configureAuth(ctx, cat.props); err != nil {
+			return nil, err
+		}
+	}
 	return cat, nil
+}
+
+// sameRequestOnly follows a redirect only for GET and HEAD: Go would send
+// any other request again as a GET without its body, and a commit would
+// then read a table's state as its answer. The 3xx itself is then the
+// answer, an error.
+func sameRequestOnly(req *http.Request, via []*http.Request) error {
+	// req is the request Go would send next (a POST already turned into
+	// a GET); the original is via[0].
+	if m := via[0].Method; m != http.MethodGet && m != http.MethodHead {
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// authKeys are the properties that decide how requests authenticate.
+var authKeys = []string{PropCredential, PropToken, PropOAuth2ServerURI, PropScope, PropSigV4, PropSigningRegion, PropSigningName,
+	PropSigV4AccessKeyID, PropSigV4SecretAccessKey, PropSigV4SessionToken}
+
+func authChanged(before, after map[string]string) bool {
+	for _, k := range authKeys {
+		if before[k] != after[k] {
+			return true
+		}
+	}
+	return false
 }
 
 func setHeaders(h http.Header, props map[string]string) {
@@ -290,9 +327,9 @@ func (cat *Catalog) path(parts ...string) string {
 	var b strings.Builder
 	b.WriteString("v1")
 	if cat.prefix != "" {
-		for _, p := range strings.Split(cat.prefix, "/") {
-			b.WriteString("/" + url.PathEscape(p))
-		}
+		// As the server gave it: a prefix is already a path (an encoded
+		// ARN stays encoded), as Iceberg's Java client uses it.
+		b.WriteString("/" + cat.prefix)
 	}
 	for _, p := range parts {
 		b.WriteString("/" + url.PathEscape(p))

@@ -355,3 +355,63 @@ func TestConcurrentReplacePartitionsOneWins(t *testing.T) {
 		t.Fatalf("rows %v", got)
 	}
 }
+
+// A commit answered with a redirect, or with a 2xx whose body is not the
+// protocol's, is of unknown outcome: its files stay and the retry with
+// the same token settles it (a redirect is never followed with the commit
+// turned into a GET).
+func TestCommitAnswersThatSayNothing(t *testing.T) {
+	s := newServer(t)
+	c := open(t, s, nil)
+	id, tbl := newTable(t, c)
+	commitPath := "/namespaces/db/tables/t"
+	s.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: commitPath, Status: http.StatusFound, Location: s.URL + "/v1/namespaces/db/tables/t"})
+	if _, err := appendRows(t, tbl, [][]any{{int64(1), "redirect"}}, "tok-redirect"); !errors.Is(err, errkind.CommitStateUnknown) {
+		t.Fatalf("a redirected commit: %v", err)
+	}
+	if n := snapshots(t, c, id); n != 0 {
+		t.Fatalf("%d snapshots after a redirected commit, want 0", n)
+	}
+	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(1), "redirect"}}, "tok-redirect"); !res.Committed {
+		t.Fatalf("retry after a redirect: %+v", res)
+	}
+	s.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: commitPath, GarbageAfter: true})
+	if _, err := appendRows(t, reload(t, c, id), [][]any{{int64(2), "garbage"}}, "tok-garbage"); !errors.Is(err, errkind.CommitStateUnknown) {
+		t.Fatalf("a commit answered with garbage: %v", err)
+	}
+	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(2), "garbage"}}, "tok-garbage"); !res.TokenFound {
+		t.Fatalf("retry after a garbage answer: %+v", res)
+	}
+	if got := ids(t, reload(t, c, id)); !slices.Equal(got, []int64{1, 2}) {
+		t.Fatalf("rows %v: every row once, and the files of the accepted commit kept", got)
+	}
+}
+
+// An absolute oauth2-server-uri is where tokens come from; a refused
+// credential is asked for once, not retried.
+func TestOAuth2ServerURI(t *testing.T) {
+	s := newServer(t)
+	c := open(t, s, map[string]string{rest.PropOAuth2ServerURI: s.URL + "/v1/oauth/tokens"})
+	if _, err := c.ListNamespaces(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range s.Requests() {
+		if strings.Contains(r, "http") {
+			t.Fatalf("the token URI was taken as a path: %s", r)
+		}
+	}
+	before := len(s.Requests())
+	_, err := rest.Open(context.Background(), s.URL, map[string]string{rest.PropCredential: "floe:wrong", rest.PropOAuth2ServerURI: s.URL + "/v1/oauth/tokens"}, table.Options{})
+	if !errors.Is(err, errkind.Unauthorized) {
+		t.Fatalf("a wrong secret: %v", err)
+	}
+	tokenRequests := 0
+	for _, r := range s.Requests()[before:] {
+		if strings.HasSuffix(r, "/oauth/tokens") {
+			tokenRequests++
+		}
+	}
+	if tokenRequests != 1 {
+		t.Fatalf("%d token requests for one refused credential, want 1", tokenRequests)
+	}
+}

@@ -72,7 +72,7 @@ func (cat *Catalog) tableOf(id catalog.Identifier, res *loadResult) (*table.Tabl
 		return nil, fmt.Errorf("table %s: %w", id, err)
 	}
 	t.Publisher = &publisher{cat: cat, id: id}
-	pl := &planner{cat: cat, id: id}
+	pl := &planner{cat: cat, id: id, config: res.Config}
 	switch d := res.Config[tableDirective]; d {
 	case "client", "server":
 		pl.directive = d
@@ -217,7 +217,11 @@ func (p *publisher) Publish(ctx context.Context, base *table.Table, changes *met
 	}
 	if len(res.Metadata) == 0 {
 		// The commit happened; what it made is a load away.
-		return p.Refresh(ctx, base)
+		fresh, err := p.Refresh(ctx, base)
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: %w: it was accepted, but loading the result failed: %w", p.id, table.ErrCommitStateUnknown, err)
+		}
+		return fresh, nil
 	}
 	md, perr := metadata.Parse(res.Metadata)
 	if perr != nil {
@@ -234,7 +238,12 @@ func commitError(id catalog.Identifier, err error) error {
 	switch {
 	case errors.As(err, &re) && re.Status == http.StatusConflict:
 		return fmt.Errorf("commit %s: %w (%v)", id, table.ErrStale, err)
-	case errors.As(err, &re) && re.Status >= 500:
+	case errors.As(err, &re) && (re.Status >= 500 || (re.Status >= 300 && re.Status < 400)):
+		// A 5xx may come after the change was made; a redirect may be a
+		// see-other after it.
+		return fmt.Errorf("commit %s: %w: %w", id, table.ErrCommitStateUnknown, err)
+	case errors.Is(err, errBadAnswer):
+		// Accepted (2xx), but the answer does not say what was made.
 		return fmt.Errorf("commit %s: %w: %w", id, table.ErrCommitStateUnknown, err)
 	case errors.As(err, &re):
 		return fmt.Errorf("commit %s: %w", id, refine(err, catalog.ErrNoSuchTable, nil))

@@ -98,3 +98,43 @@ func TestVendedCredentials(t *testing.T) {
 		t.Fatalf("with the wrong vended keys: %v", err)
 	}
 }
+
+// Credentials a server vends with a scan plan read the plan's files, even
+// when the table's own are no good for them.
+func TestPlanCredentials(t *testing.T) {
+	srv := s3test.Start(t)
+	o := srv.Options()
+	backend := map[string]string{"s3.endpoint": o.Endpoint, "s3.region": o.Region, "s3.access-key-id": o.AccessKeyID,
+		"s3.secret-access-key": o.SecretAccessKey, "s3.path-style-access": "true"}
+	s := resttest.NewWith(t, resttest.Options{Warehouse: srv.Location("plan-wh"), BackendProperties: backend})
+	s.Config = map[string]string{"s3.endpoint": o.Endpoint, "s3.path-style-access": "true", "s3.region": o.Region}
+	good := []map[string]any{{"prefix": srv.Location("plan-wh"), "config": map[string]string{"s3.access-key-id": o.AccessKeyID, "s3.secret-access-key": o.SecretAccessKey}}}
+	s.StorageCredentials = good
+	c, err := rest.Open(context.Background(), s.URL, nil, table.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, tbl := newTable(t, c)
+	mustAppend(t, tbl, [][]any{{int64(1), "planned"}}, "")
+	// From here the table's own credentials are wrong; the plan's right.
+	s.StorageCredentials = []map[string]any{{"prefix": "s3://", "config": map[string]string{"s3.access-key-id": "wrong", "s3.secret-access-key": "wrong-secret"}}}
+	s.PlanCredentials = good
+	s.Planning = "completed"
+	planned := open2(t, s.URL)
+	if got := ids(t, reload(t, planned, id)); !slices.Equal(got, []int64{1}) {
+		t.Fatalf("rows %v", got)
+	}
+}
+
+// open2 opens a catalog with no properties (after the server changed what
+// it announces).
+func open2(t *testing.T, uri string) *rest.Catalog {
+	t.Helper()
+	c, err := rest.Open(context.Background(), uri, nil, table.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}

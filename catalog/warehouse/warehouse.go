@@ -349,41 +349,36 @@ func (c *Catalog) ListTables(ctx context.Context, ns []string) ([]catalog.Identi
 	return out, nil
 }
 
-// DropTable makes the directory no table: without purge its metadata
-// files go (the table is its metadata; nothing else could keep it), and
-// its data stays; with purge every file the table reaches goes too.
+// DropTable makes the directory no table: every metadata file goes (the
+// table is its metadata; nothing else could keep it), the current one
+// last, so that until then the table opens at some version. Without purge
+// its data and manifests stay; with purge everything the table reaches
+// goes too (table.Purge), after the metadata, as a catalog forgets a
+// table before its files go.
 func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bool) error {
 	t, err := c.LoadTable(ctx, id)
 	if err != nil {
 		return fmt.Errorf("drop table %s: %w", id, err)
-	}
-	if purge {
-		return t.Purge(ctx)
 	}
 	dir := fileio.JoinPath(t.Metadata.Location, "metadata")
 	infos, err := t.IO.List(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("drop table %s: %w", id, err)
 	}
-	// The current metadata file last: until it goes, the table still
-	// opens at some version.
-	var last string
 	for _, f := range infos {
-		if f.Path == t.MetadataLocation {
-			last = f.Path
-			continue
-		}
-		if isMetadataFile(f.Path) {
+		if f.Path != t.MetadataLocation && isMetadataFile(f.Path) {
 			if err := t.IO.Delete(ctx, f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("drop table %s: %w", id, err)
 			}
 		}
 	}
-	if last == "" {
-		last = t.MetadataLocation
-	}
-	if err := t.IO.Delete(ctx, last); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := t.IO.Delete(ctx, t.MetadataLocation); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("drop table %s: %w", id, err)
+	}
+	if purge {
+		if err := t.Purge(ctx); err != nil {
+			return fmt.Errorf("drop table %s: dropped, but %w", id, err)
+		}
 	}
 	return nil
 }

@@ -127,13 +127,23 @@ func TestWarehouseCatalog(t *testing.T) {
 		if ok, err := c.NamespaceExists(ctx, []string{"a", "b"}); ok || err != nil {
 			t.Fatalf("a.b after drop: %v %v", ok, err)
 		}
-		// Purge: the legacy table's files go.
+		// Purge: the legacy table's files go, every metadata version too
+		// (more than its metadata log keeps).
+		if err := legacy.SetProperties(ctx, map[string]string{"write.metadata.previous-versions-max": "1"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			appendRows(t, legacy, [][]any{{int64(10 + i), "old"}})
+		}
 		before := legacy.MetadataLocation
 		if err := c.DropTable(ctx, catalog.Identifier{Namespace: []string{"old"}, Name: "t"}, true); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := legacy.IO.Exists(ctx, before); ok || err != nil {
 			t.Fatalf("metadata after purge: %v %v", ok, err)
+		}
+		if ok, err := c.TableExists(ctx, catalog.Identifier{Namespace: []string{"old"}, Name: "t"}); ok || err != nil {
+			t.Fatalf("the purged table still exists (an older metadata version was left): %v %v", ok, err)
 		}
 	})
 }

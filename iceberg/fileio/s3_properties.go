@@ -39,8 +39,13 @@ func WithProperties(base *S3Options, propSets ...map[string]string) *S3Options {
 			switch k {
 			case PropS3Endpoint:
 				out.Endpoint = v
-			case PropS3Region, PropClientRegion:
+			case PropS3Region:
 				out.Region = v
+			case PropClientRegion:
+				// s3.region, when the same set gives both, wins.
+				if props[PropS3Region] == "" {
+					out.Region = v
+				}
 			case PropS3PathStyle:
 				out.PathStyle, _ = strconv.ParseBool(v)
 			case PropS3Anonymous:

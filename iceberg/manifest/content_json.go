@@ -233,20 +233,25 @@ func readValueMap(m *valueMapJSON, schema *iceberg.Schema) (map[int][]byte, erro
 	}
 	out := make(map[int][]byte, len(m.Keys))
 	for i, k := range m.Keys {
+		var f iceberg.NestedField
+		known := false
+		if schema != nil {
+			f, known = schema.FindField(k)
+		}
 		var text string
 		if json.Unmarshal(m.Values[i], &text) == nil {
-			b, err := hex.DecodeString(text)
-			if err != nil {
+			// Hex of the binary form, as Java writes bounds, unless it
+			// cannot be that for the column's type (then it is the typed
+			// value the OpenAPI document's example shows).
+			if b, err := hex.DecodeString(text); err == nil && (!known || fitsBinary(f.Type, b)) {
+				out[k] = b
+				continue
+			}
+			if !known {
 				return nil, fmt.Errorf("column %d: a bound %q that is not hex", k, text)
 			}
-			out[k] = b
-			continue
 		}
-		if schema == nil {
-			continue
-		}
-		f, ok := schema.FindField(k)
-		if !ok {
+		if !known {
 			continue
 		}
 		v, err := iceberg.ValueFromJSON(f.Type, m.Values[i])
@@ -263,4 +268,24 @@ func readValueMap(m *valueMapJSON, schema *iceberg.Schema) (map[int][]byte, erro
 		out[k] = b
 	}
 	return out, nil
+}
+
+// fitsBinary tells whether b can be a bound of type t in the binary
+// single-value form: the width of fixed-size types, anything for strings,
+// binary and decimals.
+func fitsBinary(t iceberg.Type, b []byte) bool {
+	switch t := t.(type) {
+	case iceberg.BooleanType:
+		return len(b) == 1
+	case iceberg.IntType, iceberg.DateType, iceberg.FloatType:
+		return len(b) == 4
+	case iceberg.LongType, iceberg.DoubleType, iceberg.TimeType, iceberg.TimestampType, iceberg.TimestamptzType,
+		iceberg.TimestampNsType, iceberg.TimestamptzNsType:
+		return len(b) == 8
+	case iceberg.UUIDType:
+		return len(b) == 16
+	case iceberg.FixedType:
+		return len(b) == t.Length
+	}
+	return true
 }

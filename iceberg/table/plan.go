@@ -9,6 +9,7 @@ import (
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/metadata"
 )
@@ -62,6 +63,9 @@ type Plan struct {
 	// the manifests read that it ruled out by partition or metrics.
 	ManifestsSkipped int
 	DataFilesSkipped int
+	// IO, when set, reads this plan's files instead of the table's FileIO:
+	// a server that planned the scan may vend credentials for them alone.
+	IO fileio.FileIO
 }
 
 // RecordCount sums the record counts of the planned data files (before

@@ -9,14 +9,21 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 )
 
-// Purge deletes every file the table's metadata reaches: the data and
-// delete files of every snapshot's manifests, the manifests, manifest
-// lists, statistics files, the metadata files in its log and the current
-// one, and the version hint. It is the file half of dropping a table with
+// Purge deletes the files the table's metadata reaches: the data and
+// delete files of every snapshot's manifests (unless gc.enabled is false:
+// another table may own them, as after Spark's snapshot or migrate; Java's
+// dropTableData keeps them too), the manifests, manifest lists,
+// statistics files, the metadata files in its log and the current one,
+// and the version hint. It is the file half of dropping a table with
 // purge, so it runs after the catalog forgot the table (no reader can
-// then find it half gone). Files already missing are skipped; it goes on
-// past failures and reports the first with how many failed.
+// then find it half gone). Files already missing are skipped. It goes on
+// past failures, a manifest that cannot be read included (what it names
+// is then left), and reports the first with how many there were.
 func (t *Table) Purge(ctx context.Context) error {
+	gc, err := t.Metadata.PropertyBool(PropGCEnabled, true)
+	if err != nil {
+		gc = false // a malformed setting keeps the data, the safe side
+	}
 	var paths []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -25,19 +32,30 @@ func (t *Table) Purge(ctx context.Context) error {
 			paths = append(paths, p)
 		}
 	}
+	var first error
+	failed := 0
+	fail := func(err error) {
+		failed++
+		if first == nil {
+			first = err
+		}
+	}
 	for i := range t.Metadata.Snapshots {
 		s := &t.Metadata.Snapshots[i]
 		list, err := t.manifestsOf(ctx, s)
 		if err != nil {
-			return fmt.Errorf("purge %s: %w", t.Metadata.Location, err)
+			fail(err)
+			continue
 		}
-		entries, err := t.readManifests(ctx, list, nil)
-		if err != nil {
-			return fmt.Errorf("purge %s: %w", t.Metadata.Location, err)
-		}
-		for _, es := range entries {
-			for _, e := range es {
-				add(e.DataFile.FilePath)
+		if gc {
+			entries, err := t.readManifests(ctx, list, nil)
+			if err != nil {
+				fail(err)
+			}
+			for _, es := range entries {
+				for _, e := range es {
+					add(e.DataFile.FilePath)
+				}
 			}
 		}
 		for _, mf := range list {
@@ -58,18 +76,13 @@ func (t *Table) Purge(ctx context.Context) error {
 	for _, name := range versionHintNames {
 		add(fileio.JoinPath(parentDir(t.MetadataLocation), name))
 	}
-	var first error
-	failed := 0
 	for _, p := range paths {
 		if err := t.IO.Delete(ctx, p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			failed++
-			if first == nil {
-				first = err
-			}
+			fail(err)
 		}
 	}
 	if first != nil {
-		return fmt.Errorf("purge %s: %d of %d files not deleted: %w", t.Metadata.Location, failed, len(paths), first)
+		return fmt.Errorf("purge %s: %d failures among %d files: %w", t.Metadata.Location, failed, len(paths), first)
 	}
 	return nil
 }

@@ -55,3 +55,27 @@ func TestPurgeDeletesWhatTheTableReaches(t *testing.T) {
 		t.Error("the purged table still opens")
 	}
 }
+
+// With gc.enabled=false the data files stay (another table may own
+// them); the table's own metadata, manifests and lists go.
+func TestPurgeKeepsDataWithoutGC(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, map[string]string{PropGCEnabled: "false"})
+	files := writeFiles(t, filepath.Join(t.TempDir(), "a"), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 30), 10)
+	if _, err := tbl.Append(ctx, files, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tbl = reopen(t, tbl)
+	list := tbl.Metadata.CurrentSnapshot().ManifestList
+	if err := tbl.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if _, err := os.Stat(strings.TrimPrefix(f.FilePath, "file://")); err != nil {
+			t.Errorf("data file %s was deleted with gc.enabled=false: %v", f.FilePath, err)
+		}
+	}
+	if _, err := os.Stat(strings.TrimPrefix(list, "file://")); !os.IsNotExist(err) {
+		t.Errorf("the manifest list %s is still there (%v)", list, err)
+	}
+}

@@ -17,8 +17,13 @@ type Fault struct {
 	Status     int
 	Message    string
 	RetryAfter string
-	CutAfter   bool
-	Times      int
+	// Location is sent with a 3xx Status.
+	Location string
+	CutAfter bool
+	// GarbageAfter lets the request take effect, then answers 200 with a
+	// body that is not JSON.
+	GarbageAfter bool
+	Times        int
 }
 
 // Faults are the faults to inject into a catalog's requests, and the
@@ -76,9 +81,18 @@ func (f *Faults) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		if fault.GarbageAfter {
+			next.ServeHTTP(httptest.NewRecorder(), r)
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write([]byte("<html>ok</html>"))
+			return
+		}
 		if !fault.CutAfter {
 			if fault.RetryAfter != "" {
 				w.Header().Set("Retry-After", fault.RetryAfter)
+			}
+			if fault.Location != "" {
+				w.Header().Set("Location", fault.Location)
 			}
 			msg := fault.Message
 			if msg == "" {

@@ -162,6 +162,9 @@ func (s *Server) planScan(ctx context.Context, w http.ResponseWriter, r *http.Re
 			return
 		}
 		answer["status"], answer["plan-id"] = "completed", planID
+		if s.PlanCredentials != nil {
+			answer["storage-credentials"] = s.PlanCredentials
+		}
 		writeJSON(w, http.StatusOK, answer)
 		return
 	}

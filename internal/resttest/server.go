@@ -43,8 +43,10 @@ type Server struct {
 	TokenTTL         time.Duration
 	// Config is added to every LoadTable answer's config.
 	Config map[string]string
-	// StorageCredentials are sent with every LoadTable answer.
+	// StorageCredentials are sent with every LoadTable answer;
+	// PlanCredentials with every completed scan plan.
 	StorageCredentials []map[string]any
+	PlanCredentials    []map[string]any
 	// CertPEM is the TLS certificate of a server started with TLS.
 	CertPEM []byte
 	opts    Options
