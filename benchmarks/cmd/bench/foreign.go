@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ var (
 	foreignFiles = flag.Int("foreign-files", 6, "files of the foreign table")
 	foreignDir   = flag.String("foreign-data", "data/foreign", "where the foreign tables are written (reused when there)")
 	foreignJSON  = flag.String("foreign-json", "results/latest-foreign.json", "where to write the foreign section's results (empty: nowhere)")
+	foreignProf  = flag.String("foreign-cpuprofile", "", "write a CPU profile of one extra one-thread floe run of each query to <this>-<table>-<n>.prof")
 )
 
 // foreignQuery is one query of the section.
@@ -84,7 +86,12 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 			return false
 		}
 		logf("foreign %s: %d rows in %d files, %.1f MB, written by DuckDB, registered with add_files", codec, ft.Rows, len(ft.Files), float64(ft.Bytes)/1e6)
-		for _, q := range foreignQueries(ft.Rows) {
+		for n, q := range foreignQueries(ft.Rows) {
+			if *foreignProf != "" {
+				if err := profileForeign(fmt.Sprintf("%s-%s-%d.prof", *foreignProf, codec, n), ft, q); err != nil {
+					logf("foreign profile: %v", err)
+				}
+			}
 			for _, threads := range []int{1, 2} {
 				r, err := runForeignQuery(ft, q, threads, repeat)
 				if err != nil {
@@ -109,6 +116,20 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 		}
 	}
 	return ok
+}
+
+func profileForeign(path string, ft *foreignTable, q foreignQuery) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	_, err = floeForeign(ft, q, 1)
+	pprof.StopCPUProfile()
+	return err
 }
 
 func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (foreignResult, error) {
