@@ -54,6 +54,17 @@ func CompareToBitmap(arr arrow.Array, op CmpOp, lits []any, dst []byte) error {
 		}
 		return nil
 	}
+	if compareFast(arr, op, lits, dst) {
+		return nil
+	}
+	return compareGeneral(arr, op, lits, dst)
+}
+
+// compareGeneral is CompareToBitmap by a test per row, for every type
+// and op (dst cleared).
+func compareGeneral(arr arrow.Array, op CmpOp, lits []any, dst []byte) error {
+	n := arr.Len()
+	valid := func(i int) bool { return arr.IsValid(i) }
 	var test func(i int) bool
 	var err error
 	switch a := arr.(type) {
