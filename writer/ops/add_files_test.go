@@ -35,14 +35,7 @@ func TestAddFilesOfOtherEnginesMatchTheirManifests(t *testing.T) {
 	checked := 0
 	for _, fx := range all {
 		t.Run(fx.Name, func(t *testing.T) {
-			src, err := table.Open(ctx, fx.Dir, table.Options{LocationMap: fx.LocationMap})
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan, err := src.PlanFiles(ctx, table.SnapshotSelector{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			src, plan := openPlanned(t, fx)
 			if len(plan.DeleteFiles) > 0 || len(plan.Tasks) == 0 {
 				t.Skip("deletes (the rows would differ) or no files")
 			}
@@ -180,18 +173,7 @@ func truncatable(t iceberg.Type) bool {
 // the file lacks; nothing is committed.
 func TestAddFilesRefusals(t *testing.T) {
 	ctx := context.Background()
-	fx, err := fixtures.Get("impala_iceberg_v3_all_types")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := table.Open(ctx, fx.Dir, table.Options{LocationMap: fx.LocationMap})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := src.PlanFiles(ctx, table.SnapshotSelector{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, plan := fixturePlan(t, "impala_iceberg_v3_all_types")
 	path := plan.Tasks[0].Path
 	schema := src.Metadata.CurrentSchema()
 	dst, err := table.Create(ctx, nil, filepath.Join(t.TempDir(), "t"), schema, nil, nil, nil, 3)
@@ -248,18 +230,7 @@ func TestAddFilesRefusals(t *testing.T) {
 // file does not hold; the rows read it from the partition.
 func TestAddFilesPartitionFromHivePath(t *testing.T) {
 	ctx := context.Background()
-	fx, err := fixtures.Get("duckdb_uuid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := table.Open(ctx, fx.Dir, table.Options{LocationMap: fx.LocationMap})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := src.PlanFiles(ctx, table.SnapshotSelector{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, plan := fixturePlan(t, "duckdb_uuid")
 	data, err := os.ReadFile(plan.Tasks[0].Path)
 	if err != nil {
 		t.Fatal(err)
@@ -304,4 +275,27 @@ func TestAddFilesPartitionFromHivePath(t *testing.T) {
 	if _, err := ops.AddFiles(ctx, dst, []string{plain}, table.CommitOptions{}); !errors.Is(err, errkind.InvalidArgument) || !strings.Contains(err.Error(), "region") {
 		t.Fatalf("no partition value: %v", err)
 	}
+}
+
+// fixturePlan opens a fixture table and plans its current snapshot.
+func fixturePlan(t *testing.T, name string) (*table.Table, *table.Plan) {
+	t.Helper()
+	fx, err := fixtures.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return openPlanned(t, fx)
+}
+
+func openPlanned(t *testing.T, fx fixtures.Table) (*table.Table, *table.Plan) {
+	t.Helper()
+	src, err := table.Open(context.Background(), fx.Dir, table.Options{LocationMap: fx.LocationMap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := src.PlanFiles(context.Background(), table.SnapshotSelector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, plan
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -134,14 +133,18 @@ func profileForeign(path string, ft *foreignTable, q foreignQuery) error {
 
 func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (foreignResult, error) {
 	r := foreignResult{Table: ft.Codec, Query: q.Name, Threads: threads}
-	duck, err := openForeignDuckDB(ft.Files, threads)
+	duck, err := openDuckDBThreads(ft.Files, threads)
 	if err != nil {
 		return r, err
 	}
 	defer duck.Close()
 	runs := []func() (sample, error){
-		func() (sample, error) { return measure(1, func() (checksum, error) { return floeForeign(ft, q, threads) }) },
-		func() (sample, error) { return measure(1, func() (checksum, error) { return duckForeign(duck, ft, q) }) },
+		func() (sample, error) {
+			return measure(1, func() (checksum, error) { return floeForeign(ft, q, threads) })
+		},
+		func() (sample, error) {
+			return measure(1, func() (checksum, error) { return duckForeign(duck, ft, q) })
+		},
 	}
 	best, errs := roundRobin(repeat, runs, func(a, b sample) bool {
 		if threads == 1 {
@@ -237,35 +240,9 @@ func touch(a arrow.Array) int64 {
 	return s
 }
 
-type foreignDuck struct {
-	db    *sql.DB
-	files string
-}
-
-func (d *foreignDuck) Close() error { return d.db.Close() }
-
-func openForeignDuckDB(files []string, threads int) (*foreignDuck, error) {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	for _, stmt := range []string{fmt.Sprintf("SET threads = %d", threads), "SET enable_object_cache = false"} {
-		if _, err := db.Exec(stmt); err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
-	quoted := make([]string, len(files))
-	for i, f := range files {
-		quoted[i] = "'" + strings.ReplaceAll(f, "'", "''") + "'"
-	}
-	return &foreignDuck{db: db, files: "[" + strings.Join(quoted, ", ") + "]"}, nil
-}
-
 // duckForeign runs q as an aggregate over the selected columns, so DuckDB
 // decodes every value it returns, and counts the rows.
-func duckForeign(d *foreignDuck, ft *foreignTable, q foreignQuery) (checksum, error) {
+func duckForeign(d *duckDB, ft *foreignTable, q foreignQuery) (checksum, error) {
 	cols := q.Columns
 	if cols == nil {
 		for _, f := range foreignSchema().Fields {

@@ -8,20 +8,25 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
 )
 
-// duckDB runs read_parquet aggregates on one DuckDB thread.
+// duckDB runs read_parquet aggregates on one DuckDB thread (or threads,
+// openDuckDBThreads).
 type duckDB struct {
 	db    *sql.DB
 	files string // SQL list literal of the data files
 }
 
-func openDuckDB(files []string) (*duckDB, error) {
+func (d *duckDB) Close() error { return d.db.Close() }
+
+func openDuckDB(files []string) (*duckDB, error) { return openDuckDBThreads(files, 1) }
+
+func openDuckDBThreads(files []string, threads int) (*duckDB, error) {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		return nil, err
 	}
 	// One connection, so every query sees the settings below.
 	db.SetMaxOpenConns(1)
-	for _, stmt := range []string{"SET threads = 1", "SET enable_object_cache = false"} {
+	for _, stmt := range []string{fmt.Sprintf("SET threads = %d", threads), "SET enable_object_cache = false"} {
 		if _, err := db.Exec(stmt); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("duckdb %s: %w", stmt, err)
