@@ -233,6 +233,14 @@ floe_status floe_scan_plan(floe_scan* scan, int64_t* task_count) {
   return capiScanPlan((uintptr_t)scan, task_count);
 }
 
+floe_status floe_scan_count(floe_scan* scan, int64_t* rows) {
+  capi_clear_error();
+  REQUIRE(rows != NULL, "floe_scan_count", "rows");
+  *rows = 0;
+  REQUIRE(scan != NULL, "floe_scan_count", "scan");
+  return capiScanCount((uintptr_t)scan, rows);
+}
+
 floe_status floe_scan_task(floe_scan* scan, int64_t i, uint8_t** bytes, size_t* len) {
   capi_clear_error();
   REQUIRE(bytes != NULL, "floe_scan_task", "bytes");

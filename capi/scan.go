@@ -95,6 +95,22 @@ func capiScanPlan(h C.uintptr_t, count *C.int64_t) (rc C.int) {
 	return C.int(statusOK)
 }
 
+//export capiScanCount
+func capiScanCount(h C.uintptr_t, rows *C.int64_t) (rc C.int) {
+	const fn = "floe_scan_count"
+	defer recoverStatus(fn, &rc)
+	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	n, err := s.scan.Count(context.Background())
+	if err != nil {
+		return fail(fn, err, statusFormat)
+	}
+	*rows = C.int64_t(n)
+	return C.int(statusOK)
+}
+
 //export capiScanTask
 func capiScanTask(h C.uintptr_t, i C.int64_t, bytes **C.uint8_t, n *C.size_t) (rc C.int) {
 	const fn = "floe_scan_task"

@@ -559,6 +559,13 @@ floe_status floe_scan_schema(floe_scan* scan, struct ArrowSchema* out);
  * floe_scan_stream with "ordered" true. */
 floe_status floe_scan_plan(floe_scan* scan, int64_t* task_count);
 
+/* The number of rows the scan returns (deletes, filter and limit
+ * applied). When no planned file has deletes or a filter left to apply,
+ * the manifests' record counts answer it and no data file is opened;
+ * else the rows are read, decoding only what the filter and deletes
+ * need. The scan is not consumed. */
+floe_status floe_scan_count(floe_scan* scan, int64_t* rows);
+
 /* Task i (0 <= i < task_count), serialised: a self-contained byte string
  * any floe process can read with floe_task_stream. The bytes are a new
  * buffer to free with floe_bytes_free. A task carries its files' residual

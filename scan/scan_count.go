@@ -8,7 +8,8 @@ import (
 )
 
 // Count is the number of rows the scan returns. When no task has deletes
-// or a filter left to apply (a filter the partitions decide is none), the
+// or a filter left to apply (a filter the partitions decide is none, and
+// none was added with AddFilter), the
 // manifests' record counts answer it and no data file is opened; else the
 // scan is read, decoding only what its filter and deletes need. A limit
 // caps the answer as it caps the rows.
@@ -34,6 +35,9 @@ func (s *Scan) Count(ctx context.Context) (int64, error) {
 // countFromMetadata sums the record counts of the planned files, each
 // once (a split file has several tasks), when that is the answer.
 func (s *Scan) countFromMetadata() (int64, bool) {
+	if added, _ := s.runtime.current(); len(added) > 0 {
+		return 0, false // filters added to the running scan apply at read time
+	}
 	var n int64
 	seen := map[string]bool{}
 	for _, t := range s.tasks {

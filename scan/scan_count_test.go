@@ -62,3 +62,31 @@ func mustPredicate(t *testing.T) expr.Expr {
 	}
 	return e
 }
+
+// A filter added to the scan counts: Count then reads.
+func TestCountWithAddedFilter(t *testing.T) {
+	ctx := context.Background()
+	fx, err := fixtures.Get("duckdb_lineitem_iceberg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.Open(ctx, fx.Dir, table.Options{LocationMap: fx.LocationMap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scan.New(ctx, tbl, scan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := sc.Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.AddFilter(mustPredicate(t)); err != nil {
+		t.Fatal(err)
+	}
+	some, err := sc.Count(ctx)
+	if err != nil || some >= all || some == 0 {
+		t.Fatalf("count with an added filter %d (%v), without %d", some, err, all)
+	}
+}

@@ -463,6 +463,19 @@ void test_write_add_files(void) {
   CHECK_OK(floe_add_files(dst, paths, "{\"token\": \"add-1\"}", &id));
   CHECK(id != 0);
   CHECK_TOTALS(dst, 1);
+  /* floe_scan_count: from the manifests without a filter, by reading
+   * with one. */
+  floe_scan* s = NULL;
+  int64_t rows = -1;
+  CHECK_OK(floe_scan_open(dst, NULL, &s));
+  CHECK_OK(floe_scan_count(s, &rows));
+  CHECK_EQ_I64(rows, 5);
+  floe_scan_free(s);
+  CHECK_OK(floe_scan_open(dst, "{\"filter\": \"i > 3\"}", &s));
+  CHECK_OK(floe_scan_count(s, &rows));
+  CHECK_EQ_I64(rows, 2);
+  floe_scan_free(s);
+  CHECK_STATUS(floe_scan_count(NULL, &rows), FLOE_INVALID_ARGUMENT);
   CHECK_OK(floe_add_files(dst, paths, "{\"token\": \"add-1\"}", &again));
   CHECK_EQ_I64(again, id);
   CHECK_STATUS(floe_add_files(dst, paths, NULL, &again), FLOE_CONFLICT);

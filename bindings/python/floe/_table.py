@@ -310,6 +310,14 @@ class Scan(_Handle, _Readable):
         _check(library().floe_scan_metrics(self._handle, ctypes.byref(out)))
         return json.loads(_take_string(out))
 
+    def count(self):
+        """The number of rows, deletes, filter and limit applied: from the
+        manifests' record counts when no file has deletes or a filter left
+        to apply (no data file is opened), else by reading."""
+        rows = ctypes.c_int64()
+        _check(library().floe_scan_count(self._handle, ctypes.byref(rows)))
+        return rows.value
+
     def plan_tasks(self):
         """The scan's tasks, each readable on its own, here or (pickled, or
         as to_bytes()) in another process: a task is one data file, a byte

@@ -111,7 +111,10 @@ class MetricsTest(unittest.TestCase):
             self.assertLessEqual(METRIC_KEYS, set(before))
             self.assertTrue(all(isinstance(v, int) and v >= 0 for v in before.values()), before)
             self.assertEqual(before["rows_returned"], 0)
+            # count() answers from the manifests: no row is read.
             self.assertEqual(scan.count(), 20)
+            self.assertEqual(scan.metrics()["rows_returned"], 0)
+            self.assertEqual(len(scan.to_pylist()), 20)
             after = scan.metrics()
             self.assertTrue(all(after[k] >= before[k] for k in METRIC_KEYS), (before, after))
             self.assertEqual(after["rows_returned"], 20)
@@ -119,7 +122,7 @@ class MetricsTest(unittest.TestCase):
             self.assertEqual(after["rows_deleted"], 0)  # no deletes in this table
 
             scan = t.scan(row_filter="id > 10")
-            self.assertEqual(scan.count(), 10)
+            self.assertEqual(scan.count(), 10)  # a filter to apply: read
             m = scan.metrics()
             self.assertEqual(m["rows_returned"], 10)
             self.assertEqual(m["files_skipped"] + m["files_planned"], 20)
