@@ -13,7 +13,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
+	icebergtable "github.com/apache/iceberg-go/table"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/scan"
@@ -23,9 +27,10 @@ import (
 // engine wrote: the lineitem-like table DuckDB writes (foreign_data.go),
 // zstd and snappy, registered with add_files. Every query runs on floe
 // (an Iceberg scan through its Go API) and on DuckDB (read_parquet with
-// the same predicate), at 1 and 2 threads; the report gives CPU time at 1
-// thread and wall time at 2, floe ÷ DuckDB, from one run. Both sides must
-// return the same number of rows.
+// the same predicate) and on iceberg-go (its scan of the same table), at
+// 1 and 2 threads; the report gives CPU time at 1 thread and wall time at
+// 2, floe ÷ each peer, from one run. DuckDB must return as many rows as
+// floe; an iceberg-go that fails or differs is reported, not fatal.
 var (
 	foreignOnly  = flag.Bool("foreign", false, "run only the foreign section: floe and DuckDB on the table DuckDB writes")
 	foreignRows  = flag.Int64("foreign-rows", 6_000_000, "rows of the foreign table")
@@ -42,23 +47,36 @@ type foreignQuery struct {
 	Filter  string   `json:"filter,omitempty"`  // floe's row_filter text; DuckDB's WHERE too
 	Limit   int64    `json:"limit,omitempty"`
 	Count   bool     `json:"count,omitempty"`
+	// icebergGo is the filter in iceberg-go's form.
+	icebergGo iceberg.BooleanExpression
 }
 
 func foreignQueries(rows int64) []foreignQuery {
 	// l_orderkey = r/4 + 1 rises through the table: 1 % of the rows is a
 	// range of rows/400 keys.
 	lo := rows / 8
-	clustered := fmt.Sprintf("l_orderkey >= %d and l_orderkey < %d", lo, lo+rows/400)
+	hi := lo + rows/400
+	clustered := fmt.Sprintf("l_orderkey >= %d and l_orderkey < %d", lo, hi)
+	ref := func(name string) iceberg.Reference { return iceberg.Reference(name) }
+	dec := func(unscaled int64) iceberg.Decimal {
+		return iceberg.Decimal{Val: decimal128.FromI64(unscaled), Scale: 2}
+	}
+	day := func(y, m, d int) iceberg.Date {
+		return iceberg.Date(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
+	}
 	return []foreignQuery{
 		{Name: "all columns"},
 		{Name: "2 columns (bigint, decimal)", Columns: []string{"l_partkey", "l_extendedprice"}},
 		{Name: "text column", Columns: []string{"l_comment"}},
 		{Name: "count(*)", Count: true},
-		{Name: "unclustered 1%", Filter: "l_partkey <= 20000"},
-		{Name: "string equality 14%", Filter: "l_shipmode = 'AIR'"},
+		{Name: "unclustered 1%", Filter: "l_partkey <= 20000", icebergGo: iceberg.LessThanEqual(ref("l_partkey"), int64(20000))},
+		{Name: "string equality 14%", Filter: "l_shipmode = 'AIR'", icebergGo: iceberg.EqualTo(ref("l_shipmode"), "AIR")},
 		{Name: "TPC-H Q6 shape", Columns: []string{"l_extendedprice", "l_discount"},
-			Filter: "l_shipdate >= '1994-01-01' and l_shipdate < '1995-01-01' and l_discount >= 0.05 and l_discount <= 0.07 and l_quantity < 24"},
-		{Name: "clustered 1%", Filter: clustered},
+			Filter: "l_shipdate >= '1994-01-01' and l_shipdate < '1995-01-01' and l_discount >= 0.05 and l_discount <= 0.07 and l_quantity < 24",
+			icebergGo: iceberg.NewAnd(iceberg.GreaterThanEqual(ref("l_shipdate"), day(1994, 1, 1)), iceberg.LessThan(ref("l_shipdate"), day(1995, 1, 1)),
+				iceberg.GreaterThanEqual(ref("l_discount"), dec(5)), iceberg.LessThanEqual(ref("l_discount"), dec(7)), iceberg.LessThan(ref("l_quantity"), dec(2400)))},
+		{Name: "clustered 1%", Filter: clustered,
+			icebergGo: iceberg.NewAnd(iceberg.GreaterThanEqual(ref("l_orderkey"), lo), iceberg.LessThan(ref("l_orderkey"), hi))},
 		{Name: "limit 1000", Limit: 1000},
 	}
 }
@@ -73,6 +91,10 @@ type foreignResult struct {
 	DuckCPU time.Duration `json:"duckdb_cpu_ns"`
 	FloeWal time.Duration `json:"floe_wall_ns"`
 	DuckWal time.Duration `json:"duckdb_wall_ns"`
+	// iceberg-go's, when it ran the query (GoErr when it failed).
+	GoCPU time.Duration `json:"iceberggo_cpu_ns,omitempty"`
+	GoWal time.Duration `json:"iceberggo_wall_ns,omitempty"`
+	GoErr string        `json:"iceberggo_error,omitempty"`
 }
 
 func runForeignSection(repeat int, logf func(string, ...any)) bool {
@@ -102,11 +124,21 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 			}
 		}
 	}
-	logf("\n%-8s %-28s %12s %10s %10s %12s", "table", "query", "rows", "CPU 1T", "wall 2T", "(floe÷DuckDB)")
+	logf("\n%-8s %-28s %12s %10s %10s %14s %14s", "table", "query", "rows", "CPU 1T", "wall 2T", "CPU 1T", "wall 2T")
+	logf("%-8s %-28s %12s %21s %29s", "", "", "", "floe÷DuckDB", "floe÷iceberg-go")
+	ratio := func(a, b time.Duration) string {
+		if b <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f×", float64(a)/float64(b))
+	}
 	for i := 0; i+1 < len(results); i += 2 {
 		one, two := results[i], results[i+1]
-		logf("%-8s %-28s %12d %9.2f× %9.2f×", one.Table, one.Query, one.Rows,
-			float64(one.FloeCPU)/float64(one.DuckCPU), float64(two.FloeWal)/float64(two.DuckWal))
+		logf("%-8s %-28s %12d %10s %10s %14s %14s", one.Table, one.Query, one.Rows,
+			ratio(one.FloeCPU, one.DuckCPU), ratio(two.FloeWal, two.DuckWal), ratio(one.FloeCPU, one.GoCPU), ratio(two.FloeWal, two.GoWal))
+		if one.GoErr != "" {
+			logf("         iceberg-go: %s", one.GoErr)
+		}
 	}
 	if *foreignJSON != "" {
 		data, _ := json.MarshalIndent(results, "", "  ")
@@ -163,7 +195,66 @@ func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (for
 	r.Rows = best[0].Result.Rows
 	r.FloeCPU, r.FloeWal = best[0].CPU, best[0].Wall
 	r.DuckCPU, r.DuckWal = best[1].CPU, best[1].Wall
+	// iceberg-go last and once per round, since it is the slowest; its
+	// failure is reported, not fatal (it is the peer, not the subject).
+	goBest, goErrs := roundRobin(repeat, []func() (sample, error){
+		func() (sample, error) { return measure(1, func() (checksum, error) { return icebergGoForeign(ft, q, threads) }) },
+	}, func(a, b sample) bool {
+		if threads == 1 {
+			return a.CPU < b.CPU
+		}
+		return a.Wall < b.Wall
+	})
+	switch {
+	case goErrs[0] != nil:
+		r.GoErr = goErrs[0].Error()
+	case goBest[0].Result.Rows != r.Rows:
+		r.GoErr = fmt.Sprintf("returned %d rows, not %d", goBest[0].Result.Rows, r.Rows)
+	default:
+		r.GoCPU, r.GoWal = goBest[0].CPU, goBest[0].Wall
+	}
 	return r, nil
+}
+
+// icebergGoForeign runs q through iceberg-go's scan (the static table at
+// the same metadata file), touching every value returned.
+func icebergGoForeign(ft *foreignTable, q foreignQuery, threads int) (checksum, error) {
+	ctx := context.Background()
+	tbl, err := icebergtable.NewFromLocation(ctx, icebergtable.Identifier{"bench", "foreign"}, ft.MetadataPath,
+		icebergio.LoadFSFunc(nil, ft.MetadataPath), nil)
+	if err != nil {
+		return checksum{}, err
+	}
+	opts := []icebergtable.ScanOption{icebergtable.WithMaxConcurrency(threads)}
+	if q.Columns != nil {
+		opts = append(opts, icebergtable.WithSelectedFields(q.Columns...))
+	}
+	if q.icebergGo != nil {
+		opts = append(opts, icebergtable.WithRowFilter(q.icebergGo))
+	}
+	if q.Limit > 0 {
+		opts = append(opts, icebergtable.WithLimit(q.Limit))
+	}
+	_, records, err := tbl.Scan(opts...).ToArrowRecords(ctx)
+	if err != nil {
+		return checksum{}, err
+	}
+	var sum checksum
+	var sink int64
+	for rec, err := range records {
+		if err != nil {
+			return sum, err
+		}
+		sum.Rows += rec.NumRows()
+		if !q.Count {
+			for _, col := range rec.Columns() {
+				sink += touch(col)
+			}
+		}
+		rec.Release()
+	}
+	_ = sink
+	return sum, nil
 }
 
 // floeForeign runs q through floe's scan, touching every value returned.
