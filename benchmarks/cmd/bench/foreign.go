@@ -198,7 +198,9 @@ func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (for
 	// iceberg-go last and once per round, since it is the slowest; its
 	// failure is reported, not fatal (it is the peer, not the subject).
 	goBest, goErrs := roundRobin(repeat, []func() (sample, error){
-		func() (sample, error) { return measure(1, func() (checksum, error) { return icebergGoForeign(ft, q, threads) }) },
+		func() (sample, error) {
+			return measure(1, func() (checksum, error) { return icebergGoForeign(ft, q, threads) })
+		},
 	}, func(a, b sample) bool {
 		if threads == 1 {
 			return a.CPU < b.CPU
