@@ -113,10 +113,7 @@ func (p *planner) PlanScan(ctx context.Context, t *table.Table, snap *metadata.S
 		}
 		body["filter"] = json.RawMessage(raw)
 	}
-	b, err := newPlanBuilder(t, snap, schema, filter, caseInsensitive)
-	if b != nil {
-		b.cat, b.config = cat, p.config
-	}
+	b, err := p.newPlanBuilder(t, snap, schema, filter, caseInsensitive)
 	if err != nil {
 		return nil, false, err
 	}
@@ -230,8 +227,7 @@ type planBuilder struct {
 	config          map[string]string
 	t               *table.Table
 	plan            *table.Plan
-	types           manifest.ContentFileTypes
-	schema          *iceberg.Schema
+	types           manifest.ContentFileTypes // its Schema is the scan's
 	caseInsensitive bool
 	// fallback is the whole filter bound, for tasks the server sends
 	// without a residual (the protocol lets the client use the filter).
@@ -239,21 +235,16 @@ type planBuilder struct {
 	deletes  map[string]*table.DeleteFile
 }
 
-func newPlanBuilder(t *table.Table, snap *metadata.Snapshot, schema *iceberg.Schema, filter expr.Expr, caseInsensitive bool) (*planBuilder, error) {
-	b := &planBuilder{
-		t:      t,
-		plan:   &table.Plan{Snapshot: snap, Schema: schema},
-		types:  manifest.ContentFileTypes{Partitions: map[int]*iceberg.StructType{}, Schema: schema},
-		schema: schema, caseInsensitive: caseInsensitive,
-		deletes: map[string]*table.DeleteFile{},
+func (p *planner) newPlanBuilder(t *table.Table, snap *metadata.Snapshot, schema *iceberg.Schema, filter expr.Expr, caseInsensitive bool) (*planBuilder, error) {
+	types, err := t.ContentFileTypes(schema)
+	if err != nil {
+		return nil, err
 	}
-	for i := range t.Metadata.PartitionSpecs {
-		spec := &t.Metadata.PartitionSpecs[i]
-		pt, err := t.PartitionType(spec)
-		if err != nil {
-			return nil, err
-		}
-		b.types.Partitions[spec.ID] = pt
+	b := &planBuilder{
+		cat: p.cat, config: p.config, t: t,
+		plan:  &table.Plan{Snapshot: snap, Schema: schema},
+		types: types, caseInsensitive: caseInsensitive,
+		deletes: map[string]*table.DeleteFile{},
 	}
 	if filter != nil {
 		bound, err := expr.Bind(filter, schema, caseInsensitive)
@@ -334,7 +325,7 @@ func (b *planBuilder) residual(raw json.RawMessage) (expr.Expr, error) {
 	if err != nil {
 		return nil, errkind.Default(errkind.Corrupt, err)
 	}
-	bound, err := expr.Bind(e, b.schema, b.caseInsensitive)
+	bound, err := expr.Bind(e, b.types.Schema, b.caseInsensitive)
 	if err != nil {
 		return nil, errkind.Default(errkind.Corrupt, err)
 	}

@@ -12,18 +12,13 @@ import (
 	"github.com/floedb/floe/internal/fixtures"
 )
 
-// contentTypes are the partition types of every spec of md, and its
+// contentTypes are the JSON form's types of tbl, bounds typed by its
 // current schema.
 func contentTypes(t testing.TB, tbl *table.Table) manifest.ContentFileTypes {
 	t.Helper()
-	types := manifest.ContentFileTypes{Partitions: map[int]*iceberg.StructType{}, Schema: tbl.Metadata.CurrentSchema()}
-	for i := range tbl.Metadata.PartitionSpecs {
-		spec := &tbl.Metadata.PartitionSpecs[i]
-		pt, err := spec.PartitionType(types.Schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		types.Partitions[spec.ID] = pt
+	types, err := tbl.ContentFileTypes(tbl.Metadata.CurrentSchema())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return types
 }

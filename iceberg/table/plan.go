@@ -150,6 +150,22 @@ func (t *Table) readManifest(ctx context.Context, mf manifest.ManifestFile) ([]m
 	return manifest.ReadManifest(data, mf, *spec, partType, md.FormatVersion)
 }
 
+// ContentFileTypes are what the REST JSON form of the table's content
+// files is read and written with: every spec's partition type
+// (PartitionType), and schema for the bounds.
+func (t *Table) ContentFileTypes(schema *iceberg.Schema) (manifest.ContentFileTypes, error) {
+	types := manifest.ContentFileTypes{Partitions: map[int]*iceberg.StructType{}, Schema: schema}
+	for i := range t.Metadata.PartitionSpecs {
+		spec := &t.Metadata.PartitionSpecs[i]
+		pt, err := t.PartitionType(spec)
+		if err != nil {
+			return types, err
+		}
+		types.Partitions[spec.ID] = pt
+	}
+	return types, nil
+}
+
 // PartitionType is the struct type of a spec's partition tuples. A spec's
 // source columns are looked up in the current schema first, then in older
 // schemas, since a column may have been dropped after the spec was replaced.

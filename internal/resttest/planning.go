@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/floedb/floe/catalog"
-	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
@@ -106,15 +105,10 @@ func (s *Server) planScan(ctx context.Context, w http.ResponseWriter, r *http.Re
 		writeErr(w, err)
 		return
 	}
-	types := manifest.ContentFileTypes{Partitions: map[int]*iceberg.StructType{}, Schema: planned.Schema}
-	for i := range t.Metadata.PartitionSpecs {
-		spec := &t.Metadata.PartitionSpecs[i]
-		pt, err := t.PartitionType(spec)
-		if err != nil {
-			writeErr(w, err)
-			return
-		}
-		types.Partitions[spec.ID] = pt
+	types, err := t.ContentFileTypes(planned.Schema)
+	if err != nil {
+		writeErr(w, err)
+		return
 	}
 	chunk := func(tasks []table.DataFileTask) (map[string]any, error) {
 		var deletes []json.RawMessage
