@@ -294,27 +294,13 @@ func TestCommitFaults(t *testing.T) {
 
 	// 503 on a commit: unknown outcome, files kept; the retry with the
 	// same token commits once.
-	s.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: commitPath, Status: http.StatusServiceUnavailable})
-	_, err := appendRows(t, reload(t, c, id), [][]any{{int64(3), "503"}}, "tok-503")
-	if !errors.Is(err, errkind.CommitStateUnknown) {
-		t.Fatalf("a 503 on commit: %v", err)
-	}
-	res := mustAppend(t, reload(t, c, id), [][]any{{int64(3), "503"}}, "tok-503")
-	if !res.Committed || res.TokenFound {
-		t.Fatalf("retry after a 503 that did not commit: %+v", res)
-	}
+	settledByToken(t, s, resttest.Fault{Method: http.MethodPost, PathSuffix: commitPath, Status: http.StatusServiceUnavailable},
+		c, id, []any{int64(3), "503"}, "tok-503", false)
 
 	// The connection cut after the server committed: unknown outcome; the
 	// retry with the same token finds it.
-	s.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: commitPath, CutAfter: true})
-	_, err = appendRows(t, reload(t, c, id), [][]any{{int64(4), "cut"}}, "tok-cut")
-	if !errors.Is(err, errkind.CommitStateUnknown) {
-		t.Fatalf("a cut connection after commit: %v", err)
-	}
-	res = mustAppend(t, reload(t, c, id), [][]any{{int64(4), "cut"}}, "tok-cut")
-	if !res.TokenFound || res.Committed {
-		t.Fatalf("retry after a commit whose answer was lost: %+v", res)
-	}
+	settledByToken(t, s, resttest.Fault{Method: http.MethodPost, PathSuffix: commitPath, CutAfter: true},
+		c, id, []any{int64(4), "cut"}, "tok-cut", true)
 	if got := ids(t, reload(t, c, id)); !slices.Equal(got, []int64{1, 2, 3, 4}) {
 		t.Fatalf("rows %v: every row once", got)
 	}
@@ -375,15 +361,31 @@ func TestCommitAnswersThatSayNothing(t *testing.T) {
 	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(1), "redirect"}}, "tok-redirect"); !res.Committed {
 		t.Fatalf("retry after a redirect: %+v", res)
 	}
-	s.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: commitPath, GarbageAfter: true})
-	if _, err := appendRows(t, reload(t, c, id), [][]any{{int64(2), "garbage"}}, "tok-garbage"); !errors.Is(err, errkind.CommitStateUnknown) {
-		t.Fatalf("a commit answered with garbage: %v", err)
-	}
-	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(2), "garbage"}}, "tok-garbage"); !res.TokenFound {
-		t.Fatalf("retry after a garbage answer: %+v", res)
-	}
+	settledByToken(t, s, resttest.Fault{Method: http.MethodPost, PathSuffix: commitPath, GarbageAfter: true},
+		c, id, []any{int64(2), "garbage"}, "tok-garbage", true)
 	if got := ids(t, reload(t, c, id)); !slices.Equal(got, []int64{1, 2}) {
 		t.Fatalf("rows %v: every row once, and the files of the accepted commit kept", got)
+	}
+}
+
+// injector is a server or proxy that faults can be injected into.
+type injector interface{ Inject(resttest.Fault) }
+
+// settledByToken injects f into the next commit of row under token: the
+// commit must be of unknown outcome, and its retry with the same token
+// must commit it once (found false) or find it committed (found true).
+func settledByToken(t *testing.T, inj injector, f resttest.Fault, c *rest.Catalog, id catalog.Identifier, row []any, token string, found bool) {
+	t.Helper()
+	inj.Inject(f)
+	if _, err := appendRows(t, reload(t, c, id), [][]any{row}, token); !errors.Is(err, errkind.CommitStateUnknown) {
+		t.Fatalf("commit under %s: %v, want an unknown outcome", token, err)
+	}
+	res := mustAppend(t, reload(t, c, id), [][]any{row}, token)
+	if found && (!res.TokenFound || res.Committed) {
+		t.Fatalf("retry under %s: %+v, want the earlier commit found", token, res)
+	}
+	if !found && (!res.Committed || res.TokenFound) {
+		t.Fatalf("retry under %s: %+v, want it committed now", token, res)
 	}
 }
 

@@ -64,21 +64,10 @@ func TestWeedFaults(t *testing.T) {
 	proxy.Inject(resttest.Fault{Method: http.MethodGet, PathSuffix: tablePath, Status: http.StatusServiceUnavailable, Times: 2, RetryAfter: "0"})
 	tbl = reload(t, c, id)
 
-	proxy.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: tablePath, Status: http.StatusServiceUnavailable})
-	if _, err := appendRows(t, tbl, [][]any{{int64(2), "503"}}, "weed-503"); !errors.Is(err, errkind.CommitStateUnknown) {
-		t.Fatalf("503 on commit: %v", err)
-	}
-	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(2), "503"}}, "weed-503"); !res.Committed {
-		t.Fatalf("retry after a 503: %+v", res)
-	}
-
-	proxy.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: tablePath, CutAfter: true})
-	if _, err := appendRows(t, reload(t, c, id), [][]any{{int64(3), "cut"}}, "weed-cut"); !errors.Is(err, errkind.CommitStateUnknown) {
-		t.Fatalf("connection cut after commit: %v", err)
-	}
-	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(3), "cut"}}, "weed-cut"); !res.TokenFound {
-		t.Fatalf("retry after a lost answer: %+v", res)
-	}
+	settledByToken(t, proxy, resttest.Fault{Method: http.MethodPost, PathSuffix: tablePath, Status: http.StatusServiceUnavailable},
+		c, id, []any{int64(2), "503"}, "weed-503", false)
+	settledByToken(t, proxy, resttest.Fault{Method: http.MethodPost, PathSuffix: tablePath, CutAfter: true},
+		c, id, []any{int64(3), "cut"}, "weed-cut", true)
 
 	proxy.Inject(resttest.Fault{Method: http.MethodPost, PathSuffix: tablePath, Status: http.StatusConflict})
 	if res := mustAppend(t, reload(t, c, id), [][]any{{int64(4), "409"}}, ""); !res.Committed {
