@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"os"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
-	icebergio "github.com/apache/iceberg-go/io"
 	icebergtable "github.com/apache/iceberg-go/table"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
@@ -70,30 +70,14 @@ func floeFilterScan(metadataPath, filter string, alloc memory.Allocator, stats *
 // iceberg-go (static table, concurrency 1).
 func icebergGoFilterScan(metadataPath string, filter iceberg.BooleanExpression) func() (checksum, error) {
 	return func() (checksum, error) {
-		ctx := context.Background()
-		tbl, err := icebergtable.NewFromLocation(ctx, icebergtable.Identifier{"bench", "lineitem"}, metadataPath,
-			icebergio.LoadFSFunc(nil, metadataPath), nil)
-		if err != nil {
-			return checksum{}, err
-		}
 		opts := []icebergtable.ScanOption{icebergtable.WithMaxConcurrency(1)}
 		if filter != nil {
 			opts = append(opts, icebergtable.WithRowFilter(filter))
 		}
-		_, records, err := tbl.Scan(opts...).ToArrowRecords(ctx)
-		if err != nil {
-			return checksum{}, err
-		}
 		var sum checksum
 		var sink float64
-		for rec, err := range records {
-			if err != nil {
-				return sum, err
-			}
-			consumeRecord(rec, &sum, &sink)
-			rec.Release()
-		}
-		return sum, nil
+		err := icebergGoRecords(metadataPath, opts, func(rec arrow.RecordBatch) { consumeRecord(rec, &sum, &sink) })
+		return sum, err
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
-	icebergio "github.com/apache/iceberg-go/io"
 	icebergtable "github.com/apache/iceberg-go/table"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
@@ -221,12 +220,6 @@ func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (for
 // icebergGoForeign runs q through iceberg-go's scan (the static table at
 // the same metadata file), touching every value returned.
 func icebergGoForeign(ft *foreignTable, q foreignQuery, threads int) (checksum, error) {
-	ctx := context.Background()
-	tbl, err := icebergtable.NewFromLocation(ctx, icebergtable.Identifier{"bench", "foreign"}, ft.MetadataPath,
-		icebergio.LoadFSFunc(nil, ft.MetadataPath), nil)
-	if err != nil {
-		return checksum{}, err
-	}
 	opts := []icebergtable.ScanOption{icebergtable.WithMaxConcurrency(threads)}
 	if q.Columns != nil {
 		opts = append(opts, icebergtable.WithSelectedFields(q.Columns...))
@@ -237,26 +230,18 @@ func icebergGoForeign(ft *foreignTable, q foreignQuery, threads int) (checksum, 
 	if q.Limit > 0 {
 		opts = append(opts, icebergtable.WithLimit(q.Limit))
 	}
-	_, records, err := tbl.Scan(opts...).ToArrowRecords(ctx)
-	if err != nil {
-		return checksum{}, err
-	}
 	var sum checksum
 	var sink int64
-	for rec, err := range records {
-		if err != nil {
-			return sum, err
-		}
+	err := icebergGoRecords(ft.MetadataPath, opts, func(rec arrow.RecordBatch) {
 		sum.Rows += rec.NumRows()
 		if !q.Count {
 			for _, col := range rec.Columns() {
 				sink += touch(col)
 			}
 		}
-		rec.Release()
-	}
+	})
 	_ = sink
-	return sum, nil
+	return sum, err
 }
 
 // floeForeign runs q through floe's scan, touching every value returned.
