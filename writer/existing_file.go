@@ -118,7 +118,7 @@ func (e ExistingFile) Describe(f *parquet.File, path string) (manifest.DataFile,
 		}
 	}
 	if e.Spec != nil && len(e.Spec.Fields) > 0 {
-		if df.Partition, err = e.partition(f, path, leaves, summaries); err != nil {
+		if df.Partition, err = e.partition(path, summaries); err != nil {
 			return df, err
 		}
 	}
@@ -161,7 +161,7 @@ func (e ExistingFile) resolve(f *parquet.File, path string) ([]existingLeaf, err
 		mapping = iceberg.MappingFromFields(e.Schema.Fields)
 	}
 	var out []existingLeaf
-	var walk func(fields []iceberg.NestedField, parent *parquet.Node, names iceberg.NameMapping, inRepeated, ids bool) error
+	var walk func(fields []iceberg.NestedField, parent *parquet.Node, names iceberg.NameMapping, inRepeated, byID bool) error
 	walk = func(fields []iceberg.NestedField, parent *parquet.Node, names iceberg.NameMapping, inRepeated, byID bool) error {
 		for _, field := range fields {
 			var node *parquet.Node
@@ -374,7 +374,7 @@ func (m *mergedSummary) single(t iceberg.Type) (v any, ok bool) {
 // partition finds the file's partition tuple: an identity field from a
 // Hive-style directory name=value in its path, else any field from its
 // source column's statistics when they prove one transformed value.
-func (e ExistingFile) partition(f *parquet.File, path string, leaves []existingLeaf, summaries map[int]*mergedSummary) ([]any, error) {
+func (e ExistingFile) partition(path string, summaries map[int]*mergedSummary) ([]any, error) {
 	hive := hiveValues(path)
 	out := make([]any, len(e.Spec.Fields))
 	for i, pf := range e.Spec.Fields {
@@ -431,7 +431,7 @@ func (e ExistingFile) partitionValue(pf iceberg.PartitionField, src iceberg.Nest
 				if err != nil {
 					return nil, err
 				}
-				if iceberg.Compare(mustResult(pf, src), a, b) == 0 {
+				if iceberg.Compare(resultType(pf, src), a, b) == 0 {
 					return a, nil
 				}
 			}
@@ -440,7 +440,9 @@ func (e ExistingFile) partitionValue(pf iceberg.PartitionField, src iceberg.Nest
 	return nil, fmt.Errorf("the file's column %q holds more than one partition's values, or its statistics do not show it holds one; write the file per partition (or under %s=value directories for an identity field)", src.Name, pf.Name)
 }
 
-func mustResult(pf iceberg.PartitionField, src iceberg.NestedField) iceberg.Type {
+// resultType is the partition field's type (the source's when the
+// transform does not say).
+func resultType(pf iceberg.PartitionField, src iceberg.NestedField) iceberg.Type {
 	t, err := pf.Transform.ResultType(src.Type)
 	if err != nil {
 		return src.Type

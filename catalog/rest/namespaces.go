@@ -75,7 +75,7 @@ func (cat *Catalog) NamespaceExists(ctx context.Context, ns []string) (bool, err
 		return false, err
 	}
 	method := http.MethodHead
-	if !cat.supports("HEAD /v1/{prefix}/namespaces/{namespace}", false) {
+	if !cat.supports("HEAD /v1/{prefix}/namespaces/{namespace}") {
 		method = http.MethodGet
 	}
 	err := cat.c.do(ctx, request{method: method, path: cat.path("namespaces", cat.nsPart(ns)), idempotent: true}, nil)

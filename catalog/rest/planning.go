@@ -91,11 +91,11 @@ func (p *planner) PlanScan(ctx context.Context, t *table.Table, snap *metadata.S
 	case "client":
 		return nil, false, nil
 	case "auto":
-		if !cat.supports(planEndpoint, false) {
+		if !cat.supports(planEndpoint) {
 			return nil, false, nil
 		}
 	case "server":
-		if p.directive == "" && !cat.supports(planEndpoint, false) {
+		if p.directive == "" && !cat.supports(planEndpoint) {
 			return nil, false, errkind.Errorf(errkind.Unsupported, "%s: %s=server, but the server does not announce scan planning", cat.c.name, PropScanPlanning)
 		}
 	}

@@ -342,11 +342,7 @@ func (cat *Catalog) path(parts ...string) string {
 func (cat *Catalog) nsPart(ns []string) string { return strings.Join(ns, cat.sep) }
 
 // supports tells whether the server announced endpoint ("POST
-// /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan"); a server
-// that announced nothing supports the protocol's default set.
-func (cat *Catalog) supports(endpoint string, byDefault bool) bool {
-	if cat.endpoints == nil {
-		return byDefault
-	}
-	return cat.endpoints[endpoint]
-}
+// /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan"). Only
+// endpoints outside the protocol's default set are asked about, and a
+// server that announces nothing supports the default set only.
+func (cat *Catalog) supports(endpoint string) bool { return cat.endpoints[endpoint] }

@@ -86,7 +86,7 @@ func (cat *Catalog) TableExists(ctx context.Context, id catalog.Identifier) (boo
 		return false, err
 	}
 	method := http.MethodHead
-	if !cat.supports("HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}", false) {
+	if !cat.supports("HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}") {
 		method = http.MethodGet
 	}
 	err := cat.c.do(ctx, request{method: method, path: cat.tablePath(id), idempotent: true}, nil)
