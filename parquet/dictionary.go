@@ -206,8 +206,9 @@ func (d *dictionary) gatherBinary(o *leafOutput, start int, idx []int32) error {
 		}
 		total += int(d.lens[k])
 	}
-	// 8 bytes of slack let short values move as one word.
-	if err := o.ensureData(total + 8); err != nil {
+	// shortCopy bytes of slack let short values move as one word or one
+	// 32-byte block.
+	if err := o.ensureData(total + shortCopy); err != nil {
 		return err
 	}
 	data := o.data.b
@@ -226,6 +227,22 @@ func (d *dictionary) gatherBinary(o *leafOutput, start int, idx []int32) error {
 			}
 			binary.LittleEndian.PutUint64(data[pos:], word)
 			pos += int(d.lens[k])
+			binary.LittleEndian.PutUint32(offs[4*i:], uint32(pos))
+		}
+	} else if d.maxLen <= shortCopy && o.kind == targetBinary {
+		// Values up to 32 bytes (TPC-H's ship instructions, country and
+		// status names) as one fixed move instead of a copy call each:
+		// the bytes past a value are overwritten by the next one or lie
+		// in the slack.
+		offs := o.offsets.b[4*(start+1) : 4*(start+1+len(idx))]
+		for i, k := range idx {
+			s, l := int(d.starts[k]), int(d.lens[k])
+			if s+shortCopy <= len(d.data) {
+				*(*[shortCopy]byte)(data[pos:]) = *(*[shortCopy]byte)(d.data[s:])
+				pos += l
+			} else {
+				pos += copy(data[pos:], d.data[s:s+l])
+			}
 			binary.LittleEndian.PutUint32(offs[4*i:], uint32(pos))
 		}
 	} else {

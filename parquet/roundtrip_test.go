@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -116,6 +117,10 @@ func primitiveSpecs() []colSpec {
 		required("str_req_plain", enc(parquet.String(), &parquet.Plain), genText),
 		optional("str_dict", enc(parquet.String(), &parquet.RLEDictionary), genWord),
 		required("str_req_dict", enc(parquet.String(), &parquet.RLEDictionary), genWord),
+		// dictionary values on both sides of the 32-byte fixed-move path
+		optional("str_long_dict", enc(parquet.String(), &parquet.RLEDictionary), func(r *rand.Rand, _ int) any {
+			return strings.Repeat(words[r.IntN(len(words))], 1+r.IntN(5))
+		}),
 		optional("str_delta", enc(parquet.String(), &parquet.DeltaByteArray), genText),
 		optional("str_delta_len", enc(parquet.String(), &parquet.DeltaLengthByteArray), genText),
 		optional("bin_plain", parquet.Leaf(parquet.ByteArrayType), genBytes),
