@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	icebergtable "github.com/apache/iceberg-go/table"
 	"github.com/floedb/floe/iceberg/expr"
@@ -94,6 +94,9 @@ type foreignResult struct {
 	GoCPU time.Duration `json:"iceberggo_cpu_ns,omitempty"`
 	GoWal time.Duration `json:"iceberggo_wall_ns,omitempty"`
 	GoErr string        `json:"iceberggo_error,omitempty"`
+	// FloorCPU is the decompression-only pass over the columns q returns
+	// (foreign_floor.go), for the full scans at 1 thread.
+	FloorCPU time.Duration `json:"floor_cpu_ns,omitempty"`
 }
 
 func runForeignSection(repeat int, logf func(string, ...any)) bool {
@@ -119,12 +122,18 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 					ok = false
 					continue
 				}
+				if threads == 1 && slices.Contains(floorQueries, q.Name) {
+					if r.FloorCPU, err = measureFloor(ft, q, repeat); err != nil {
+						logf("foreign %s %q floor: %v", codec, q.Name, err)
+						ok = false
+					}
+				}
 				results = append(results, r)
 			}
 		}
 	}
-	logf("\n%-8s %-28s %12s %10s %10s %14s %14s", "table", "query", "rows", "CPU 1T", "wall 2T", "CPU 1T", "wall 2T")
-	logf("%-8s %-28s %12s %21s %29s", "", "", "", "floe÷DuckDB", "floe÷iceberg-go")
+	logf("\n%-8s %-28s %12s %10s %10s %14s %14s %10s %10s", "table", "query", "rows", "CPU 1T", "wall 2T", "CPU 1T", "wall 2T", "floe", "DuckDB")
+	logf("%-8s %-28s %12s %21s %29s %21s", "", "", "", "floe÷DuckDB", "floe÷iceberg-go", "CPU 1T ÷ floor")
 	ratio := func(a, b time.Duration) string {
 		if b <= 0 {
 			return "-"
@@ -133,8 +142,9 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 	}
 	for i := 0; i+1 < len(results); i += 2 {
 		one, two := results[i], results[i+1]
-		logf("%-8s %-28s %12d %10s %10s %14s %14s", one.Table, one.Query, one.Rows,
-			ratio(one.FloeCPU, one.DuckCPU), ratio(two.FloeWal, two.DuckWal), ratio(one.FloeCPU, one.GoCPU), ratio(two.FloeWal, two.GoWal))
+		logf("%-8s %-28s %12d %10s %10s %14s %14s %10s %10s", one.Table, one.Query, one.Rows,
+			ratio(one.FloeCPU, one.DuckCPU), ratio(two.FloeWal, two.DuckWal), ratio(one.FloeCPU, one.GoCPU), ratio(two.FloeWal, two.GoWal),
+			ratio(one.FloeCPU, one.FloorCPU), ratio(one.DuckCPU, one.FloorCPU))
 		if one.GoErr != "" {
 			logf("         iceberg-go: %s", one.GoErr)
 		}
@@ -244,6 +254,10 @@ func icebergGoForeign(ft *foreignTable, q foreignQuery, threads int) (checksum, 
 	return sum, err
 }
 
+// foreignAlloc is the allocator floe's batches come from: the C API's
+// (C memory, recycled), as every host reading through libfloe gets them.
+var foreignAlloc = newMallocator()
+
 // floeForeign runs q through floe's scan, touching every value returned.
 func floeForeign(ft *foreignTable, q foreignQuery, threads int) (checksum, error) {
 	ctx := context.Background()
@@ -268,7 +282,7 @@ func floeForeign(ft *foreignTable, q foreignQuery, threads int) (checksum, error
 		n, err := sc.Count(ctx)
 		return checksum{Rows: n}, err
 	}
-	rr, err := sc.Reader(ctx, memory.DefaultAllocator)
+	rr, err := sc.Reader(ctx, foreignAlloc)
 	if err != nil {
 		return checksum{}, err
 	}

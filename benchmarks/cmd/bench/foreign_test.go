@@ -42,3 +42,33 @@ func TestForeignSection(t *testing.T) {
 		}
 	}
 }
+
+// The floor pass reads the pages of exactly the columns asked for: the
+// columns' bytes add up to the whole file's, and a missing column fails.
+func TestForeignFloor(t *testing.T) {
+	ft, err := writeForeign(t.TempDir(), "snappy", 20_000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := foreignFloor(ft, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts int64
+	for _, f := range foreignSchema().Fields {
+		one, err := foreignFloor(ft, []string{f.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one.DecodedBytes <= 0 {
+			t.Errorf("%s: %d bytes", f.Name, one.DecodedBytes)
+		}
+		parts += one.DecodedBytes
+	}
+	if all.DecodedBytes != parts {
+		t.Errorf("all columns decompress to %d bytes, the columns one by one to %d", all.DecodedBytes, parts)
+	}
+	if _, err := foreignFloor(ft, []string{"no_such_column"}); err == nil {
+		t.Error("a missing column was not reported")
+	}
+}
