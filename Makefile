@@ -136,7 +136,7 @@ demo: cli lib
 # the answer) and DuckDB running SQL over floe streams. Its own module keeps
 # iceberg-go and DuckDB out of the library's dependencies.
 test-benchmarks:
-	cd benchmarks && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) test -count=1 -tags duckdb_arrow ./duckdb/
+	cd benchmarks && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) test -count=1 -tags duckdb_arrow ./duckdb/ && $(GO) test -count=1 -tags duckdb_arrow -run 'SQL' ./cmd/bench/
 
 # One run of every comparison: plain scans, delete scans, then filters.
 bench:
@@ -144,12 +144,12 @@ bench:
 	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -filters 2>&1 | tee results/latest-filter.txt'
 	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -commits 2>&1 | tee results/latest-commits.txt'
 	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -io 2>&1 | tee results/latest-io.txt'
-	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -foreign 2>&1 | tee results/latest-foreign.txt'
+	cd benchmarks && bash -o pipefail -c '$(GO) run -tags duckdb_arrow ./cmd/bench -foreign 2>&1 | tee results/latest-foreign.txt'
 	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -planning 2>&1 | tee results/latest-planning.txt'
 
 # DuckDB SQL over floe scans (benchmarks module, cgo; first build ~1-2 min).
 test-duckdb:
-	cd benchmarks && $(GO) test -count=1 -tags duckdb_arrow ./duckdb/
+	cd benchmarks && $(GO) test -count=1 -tags duckdb_arrow ./duckdb/ && $(GO) test -count=1 -tags duckdb_arrow -run 'SQL' ./cmd/bench/
 
 clean:
 	rm -rf $(BIN) build

@@ -102,6 +102,7 @@ type foreignResult struct {
 func runForeignSection(repeat int, logf func(string, ...any)) bool {
 	ok := true
 	var results []foreignResult
+	var sqlResults []sqlResult
 	for _, codec := range []string{"zstd", "snappy"} {
 		ft, err := writeForeign(filepath.Join(*foreignDir, codec), codec, *foreignRows, *foreignFiles)
 		if err != nil {
@@ -131,6 +132,20 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 				results = append(results, r)
 			}
 		}
+		for _, q := range sqlQueries {
+			if !sqlAvailable {
+				break
+			}
+			for _, threads := range []int{1, 2} {
+				r, err := runSQLQuery(ft, q, threads, repeat)
+				if err != nil {
+					logf("foreign %s %s %d threads: %v", codec, q.Name, threads, err)
+					ok = false
+					continue
+				}
+				sqlResults = append(sqlResults, r)
+			}
+		}
 	}
 	logf("\n%-8s %-28s %12s %10s %10s %14s %14s %10s %10s", "table", "query", "rows", "CPU 1T", "wall 2T", "CPU 1T", "wall 2T", "floe", "DuckDB")
 	logf("%-8s %-28s %12s %21s %29s %21s", "", "", "", "floe÷DuckDB", "floe÷iceberg-go", "CPU 1T ÷ floor")
@@ -149,8 +164,15 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 			logf("         iceberg-go: %s", one.GoErr)
 		}
 	}
+	printSQLResults(sqlResults, logf)
+	if !sqlAvailable {
+		logf("\nTPC-H Q1/Q6 through DuckDB SQL left out: built without the duckdb_arrow tag")
+	}
 	if *foreignJSON != "" {
-		data, _ := json.MarshalIndent(results, "", "  ")
+		data, _ := json.MarshalIndent(struct {
+			Queries []foreignResult `json:"queries"`
+			SQL     []sqlResult     `json:"sql,omitempty"`
+		}{results, sqlResults}, "", "  ")
 		if err := os.WriteFile(*foreignJSON, append(data, '\n'), 0o644); err != nil {
 			logf("foreign: %v", err)
 		}
