@@ -145,6 +145,7 @@ bench:
 	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -commits 2>&1 | tee results/latest-commits.txt'
 	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -io 2>&1 | tee results/latest-io.txt'
 	cd benchmarks && bash -o pipefail -c '$(GO) run -tags duckdb_arrow ./cmd/bench -foreign 2>&1 | tee results/latest-foreign.txt'
+	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -writes 2>&1 | tee results/latest-writes.txt'
 	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -planning 2>&1 | tee results/latest-planning.txt'
 
 # DuckDB SQL over floe scans (benchmarks module, cgo; first build ~1-2 min).

@@ -58,6 +58,12 @@ func main() {
 		}
 		return
 	}
+	if *writesOnly {
+		if !runWriteSection(*repeat, log.Printf) {
+			os.Exit(1)
+		}
+		return
+	}
 	if *planningOnly {
 		if !runPlanningSection(*repeat, log.Printf) {
 			os.Exit(1)
