@@ -27,20 +27,6 @@ type deleteIndex struct {
 	eqGlobal       []*DeleteFile
 }
 
-func (t *Table) assignDeletes(plan *Plan) error {
-	if len(plan.DeleteFiles) == 0 {
-		return nil
-	}
-	idx, err := t.buildDeleteIndex(plan.DeleteFiles)
-	if err != nil {
-		return err
-	}
-	for i := range plan.Tasks {
-		plan.Tasks[i].Deletes = idx.forDataFile(&plan.Tasks[i], t)
-	}
-	return nil
-}
-
 func (t *Table) buildDeleteIndex(deletes []*DeleteFile) (*deleteIndex, error) {
 	idx := &deleteIndex{
 		dvByPath:       map[string]*DeleteFile{},

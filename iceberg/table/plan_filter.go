@@ -23,78 +23,12 @@ import (
 // partition (or everywhere, under an unpartitioned spec), and its metrics
 // describe deleted rows, not the rows a scan returns.
 func (t *Table) PlanFilesFiltered(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseInsensitive bool) (*Plan, error) {
-	snap, err := t.Snapshot(sel)
+	var tasks []DataFileTask
+	plan, err := t.StreamFiles(ctx, sel, filter, caseInsensitive, collectFiles(&tasks))
 	if err != nil {
 		return nil, err
 	}
-	schema, err := t.ReadSchema(sel, snap)
-	if err != nil {
-		return nil, err
-	}
-	var pruner *filePruner
-	if filter != nil {
-		pf, err := t.BindPruningFilter(filter, schema, caseInsensitive)
-		if err != nil {
-			return nil, err
-		}
-		pruner = &filePruner{t: t, filter: pf.Bound, metrics: pf.Metrics, specs: map[int]*specPruner{}}
-	}
-	if snap == nil {
-		return &Plan{Schema: schema}, nil
-	}
-	manifests, err := t.manifestsOf(ctx, snap)
-	if err != nil {
-		return nil, err
-	}
-	plan := &Plan{Snapshot: snap, Schema: schema}
-	var prune func(int, []manifest.Entry) ([]manifest.Entry, error)
-	var residuals [][]expr.Expr
-	var skipped []int
-	if pruner != nil {
-		kept, err := pruner.keepManifests(manifests)
-		if err != nil {
-			return nil, err
-		}
-		plan.ManifestsSkipped = len(manifests) - len(kept)
-		manifests = kept
-		residuals = make([][]expr.Expr, len(manifests))
-		skipped = make([]int, len(manifests))
-		prune = func(i int, entries []manifest.Entry) ([]manifest.Entry, error) {
-			return pruner.pruneEntries(&manifests[i], entries, &residuals[i], &skipped[i])
-		}
-	}
-	plan.ManifestsRead = len(manifests)
-	entries, err := t.readManifests(ctx, manifests, prune)
-	if err != nil {
-		return nil, err
-	}
-	for m, list := range entries {
-		if skipped != nil {
-			plan.DataFilesSkipped += skipped[m]
-		}
-		for i := range list {
-			e := &list[i]
-			if e.Status == manifest.StatusDeleted {
-				continue
-			}
-			path := t.Locations.Apply(e.DataFile.FilePath)
-			switch e.DataFile.Content {
-			case manifest.ContentData:
-				task := DataFileTask{Path: path, File: e.DataFile, DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber}
-				if residuals != nil {
-					task.Residual = residuals[m][i]
-				}
-				plan.Tasks = append(plan.Tasks, task)
-			case manifest.ContentPositionDeletes, manifest.ContentEqualityDeletes:
-				plan.DeleteFiles = append(plan.DeleteFiles, &DeleteFile{Path: path, File: e.DataFile, DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
-			default:
-				return nil, fmt.Errorf("manifest entry %s has unknown content %d", e.DataFile.FilePath, e.DataFile.Content)
-			}
-		}
-	}
-	if err := t.assignDeletes(plan); err != nil {
-		return nil, err
-	}
+	plan.Tasks = tasks
 	return plan, nil
 }
 

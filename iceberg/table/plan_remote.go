@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"errors"
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
@@ -40,4 +41,41 @@ func (t *Table) PlanScan(ctx context.Context, sel SnapshotSelector, filter expr.
 		}
 	}
 	return t.PlanFilesFiltered(ctx, sel, filter, caseInsensitive)
+}
+
+// StreamScan is PlanScan handing each data file to each as StreamFiles
+// does: through the table's Planner when it takes the scan (its plan
+// arrives whole, and is then handed over file by file), else streamed
+// from the manifests. The plan returned has no Tasks.
+func (t *Table) StreamScan(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseInsensitive bool, each func(DataFileTask) error) (*Plan, error) {
+	if t.Planner != nil {
+		snap, err := t.Snapshot(sel)
+		if err != nil {
+			return nil, err
+		}
+		if snap != nil {
+			schema, err := t.ReadSchema(sel, snap)
+			if err != nil {
+				return nil, err
+			}
+			plan, ok, err := t.Planner.PlanScan(ctx, t, snap, schema, filter, caseInsensitive)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				tasks := plan.Tasks
+				plan.Tasks = nil
+				for _, task := range tasks {
+					if err := each(task); err != nil {
+						if errors.Is(err, ErrStop) {
+							break
+						}
+						return nil, err
+					}
+				}
+				return plan, nil
+			}
+		}
+	}
+	return t.StreamFiles(ctx, sel, filter, caseInsensitive, each)
 }

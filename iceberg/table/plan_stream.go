@@ -1,0 +1,217 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/manifest"
+)
+
+// ErrStop, returned by the function StreamFiles hands files to, stops the
+// stream early without an error: StreamFiles then returns nil.
+var ErrStop = errors.New("table: stop streaming files")
+
+// StreamFiles plans as PlanFilesFiltered does but hands each planned data
+// file to each as soon as its manifest is read and pruned, in the order
+// PlanFilesFiltered lists them, instead of collecting them: a planner of
+// a table of millions of files holds the manifests in flight (a few per
+// core) and what each keeps, not every entry of the table. each may keep
+// the task it is given; to stop early it returns ErrStop, and any other
+// error it returns stops the stream and is returned as it is.
+//
+// Delete files are read first: which of them apply to a data file is
+// known only once every delete manifest is read, so they (and only they)
+// are all held. The returned plan has no Tasks; it has the snapshot, the
+// schema, the delete files and the counts of what was read and skipped
+// (ManifestsRead counts the data manifests read before a stop).
+func (t *Table) StreamFiles(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseInsensitive bool, each func(DataFileTask) error) (*Plan, error) {
+	snap, err := t.Snapshot(sel)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := t.ReadSchema(sel, snap)
+	if err != nil {
+		return nil, err
+	}
+	var pruner *filePruner
+	if filter != nil {
+		pf, err := t.BindPruningFilter(filter, schema, caseInsensitive)
+		if err != nil {
+			return nil, err
+		}
+		pruner = &filePruner{t: t, filter: pf.Bound, metrics: pf.Metrics, specs: map[int]*specPruner{}}
+	}
+	plan := &Plan{Snapshot: snap, Schema: schema}
+	if snap == nil {
+		return plan, nil
+	}
+	manifests, err := t.manifestsOf(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	if pruner != nil {
+		kept, err := pruner.keepManifests(manifests)
+		if err != nil {
+			return nil, err
+		}
+		plan.ManifestsSkipped = len(manifests) - len(kept)
+		manifests = kept
+	}
+	var dataManifests, deleteManifests []manifest.ManifestFile
+	for _, mf := range manifests {
+		if mf.Content == manifest.ManifestContentDeletes {
+			deleteManifests = append(deleteManifests, mf)
+		} else {
+			dataManifests = append(dataManifests, mf)
+		}
+	}
+
+	// read decodes and prunes one manifest; it runs on several goroutines.
+	read := func(ctx context.Context, mf *manifest.ManifestFile) manifestRead {
+		var r manifestRead
+		if r.entries, r.err = t.readManifest(ctx, *mf); r.err != nil {
+			return r
+		}
+		if pruner != nil {
+			r.entries, r.err = pruner.pruneEntries(mf, r.entries, &r.residuals, &r.skipped)
+		}
+		return r
+	}
+
+	var index *deleteIndex
+	if len(deleteManifests) > 0 {
+		plan.ManifestsRead += len(deleteManifests)
+		err := streamManifests(ctx, deleteManifests, read, func(m int, r *manifestRead) error {
+			for i := range r.entries {
+				e := &r.entries[i]
+				if e.Status == manifest.StatusDeleted {
+					continue
+				}
+				switch e.DataFile.Content {
+				case manifest.ContentPositionDeletes, manifest.ContentEqualityDeletes:
+					plan.DeleteFiles = append(plan.DeleteFiles, &DeleteFile{Path: t.Locations.Apply(e.DataFile.FilePath), File: e.DataFile,
+						DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
+				default:
+					return errkind.Errorf(errkind.Corrupt, "delete manifest %s lists %s, a file of content %d", deleteManifests[m].Path, e.DataFile.FilePath, e.DataFile.Content)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(plan.DeleteFiles) > 0 {
+			if index, err = t.buildDeleteIndex(plan.DeleteFiles); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	err = streamManifests(ctx, dataManifests, read, func(m int, r *manifestRead) error {
+		plan.ManifestsRead++
+		plan.DataFilesSkipped += r.skipped
+		for i := range r.entries {
+			e := &r.entries[i]
+			if e.Status == manifest.StatusDeleted {
+				continue
+			}
+			if e.DataFile.Content != manifest.ContentData {
+				return errkind.Errorf(errkind.Corrupt, "data manifest %s lists %s, a file of content %d", dataManifests[m].Path, e.DataFile.FilePath, e.DataFile.Content)
+			}
+			task := DataFileTask{Path: t.Locations.Apply(e.DataFile.FilePath), File: e.DataFile,
+				DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber}
+			if r.residuals != nil {
+				task.Residual = r.residuals[i]
+			}
+			if index != nil {
+				task.Deletes = index.forDataFile(&task, t)
+			}
+			if err := each(task); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, ErrStop) {
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// manifestRead is one manifest read and pruned: the entries kept, their
+// residuals (nil without a filter), and the data files pruning dropped.
+type manifestRead struct {
+	entries   []manifest.Entry
+	residuals []expr.Expr
+	skipped   int
+	err       error
+}
+
+// streamManifests reads manifests concurrently and hands each to deliver
+// in list order, one at a time on the calling goroutine. At most a window
+// of manifests is read ahead of the one delivered, so the memory held is
+// that window's, however many manifests the list has; a slow consumer
+// stalls the readers rather than piling up manifests. The first error
+// (of a read, or that deliver returns) stops every read.
+func streamManifests(ctx context.Context, manifests []manifest.ManifestFile, read func(context.Context, *manifest.ManifestFile) manifestRead, deliver func(i int, r *manifestRead) error) error {
+	if len(manifests) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait() // no read outlives the call
+	}()
+	window := min(runtime.GOMAXPROCS(0)*2, 16, len(manifests))
+	// A slot per manifest, buffered so a reader never waits for the
+	// consumer; the window's tokens bound how many are filled at once.
+	slots := make([]chan manifestRead, len(manifests))
+	for i := range slots {
+		slots[i] = make(chan manifestRead, 1)
+	}
+	tokens := make(chan struct{}, window)
+	wg.Go(func() {
+		for i := range manifests {
+			select {
+			case tokens <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			wg.Go(func() { slots[i] <- read(ctx, &manifests[i]) })
+		}
+	})
+	for i := range manifests {
+		var r manifestRead
+		select {
+		case r = <-slots[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		<-tokens
+		if r.err != nil {
+			return r.err
+		}
+		if err := deliver(i, &r); err != nil {
+			return err
+		}
+		slots[i] = nil
+	}
+	return nil
+}
+
+// collectFiles is the each of StreamFiles that PlanFilesFiltered uses:
+// every task appended to the plan.
+func collectFiles(tasks *[]DataFileTask) func(DataFileTask) error {
+	return func(task DataFileTask) error {
+		*tasks = append(*tasks, task)
+		return nil
+	}
+}
