@@ -117,33 +117,27 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		return nil, err
 	}
 	sel := table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref}
+	// The schema the plan's residuals are bound to (ReadSchema, as
+	// planning picks it): the projection and the tasks are built from it
+	// as the planned files stream in, so the plan is never held whole
+	// beside the tasks made of it.
+	tableSchema, err := t.SchemaFor(sel)
+	if err != nil {
+		return nil, err
+	}
 	filter := opts.Filter
 	if filter != nil {
 		// Bind first, so that a bad filter is the caller's error, not a
 		// planning failure.
-		schema, err := t.SchemaFor(sel)
-		if err != nil {
+		if _, err := filterFields(filter, tableSchema, opts.CaseInsensitive); err != nil {
 			return nil, err
 		}
-		if _, err := filterFields(filter, schema, opts.CaseInsensitive); err != nil {
-			return nil, err
-		}
-	}
-	plan, err := t.PlanScan(ctx, sel, filter, opts.CaseInsensitive)
-	if err != nil {
-		return nil, err
-	}
-	if plan.IO != nil {
-		// The planner's credentials read this plan's files.
-		planned := *t
-		planned.IO = plan.IO
-		t = &planned
 	}
 	partitionType, err := t.UnifiedPartitionType()
 	if err != nil {
 		return nil, err
 	}
-	proj, err := ProjectColumns(plan.Schema, opts.Columns, opts.CaseInsensitive, partitionType)
+	proj, err := ProjectColumns(tableSchema, opts.Columns, opts.CaseInsensitive, partitionType)
 	if err != nil {
 		return nil, err
 	}
@@ -151,32 +145,45 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: plan.Schema}
-	s.runtime.schema, s.runtime.caseInsensitive = plan.Schema, opts.CaseInsensitive
 	nameMapping, err := t.Metadata.NameMapping()
 	if err != nil {
 		return nil, err
 	}
-	nameMapping = iceberg.EffectiveNameMapping(nameMapping, plan.Schema.Fields)
+	nameMapping = iceberg.EffectiveNameMapping(nameMapping, tableSchema.Fields)
 	splitSize, openCost, err := splitSettings(&opts, t.Metadata.Properties)
 	if err != nil {
 		return nil, err
 	}
-	for i := range plan.Tasks {
-		dt := &plan.Tasks[i]
-		task, err := newTask(t, plan.Schema, dt, proj, nameMapping, opts)
+	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: tableSchema}
+	s.runtime.schema, s.runtime.caseInsensitive = tableSchema, opts.CaseInsensitive
+	var files int64
+	plan, err := t.StreamScan(ctx, sel, filter, opts.CaseInsensitive, func(dt table.DataFileTask) error {
+		files++
+		task, err := newTask(t, tableSchema, &dt, proj, nameMapping, opts)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		task.CaseInsensitive = opts.CaseInsensitive
-		task.Filter, task.FilterFields = residualFilter(dt.Residual, plan.Schema)
+		task.Filter, task.FilterFields = residualFilter(dt.Residual, tableSchema)
+		// Each split keeps the file's entry for the metrics of filters
+		// added later; dt is this file's own copy.
 		for _, split := range splitTask(task, dt.File.SplitOffsets, splitSize) {
 			s.tasks = append(s.tasks, split)
 			s.files = append(s.files, &dt.File)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if plan.IO != nil {
+		// The planner's credentials read this plan's files.
+		planned := *t
+		planned.IO = plan.IO
+		s.table = &planned
 	}
 	s.groupStarts = packTasks(s.tasks, splitSize, openCost)
-	s.counters.filesPlanned.Store(int64(len(plan.Tasks)))
+	s.counters.filesPlanned.Store(files)
 	s.counters.manifestsSkipped.Store(int64(plan.ManifestsSkipped))
 	s.counters.filesSkipped.Store(int64(plan.DataFilesSkipped))
 	return s, nil

@@ -2,9 +2,11 @@ package scan
 
 import (
 	"context"
+	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/table"
 )
 
 // Count is the number of rows the scan returns. When no task has deletes
@@ -55,4 +57,57 @@ func (s *Scan) countFromMetadata() (int64, bool) {
 		}
 	}
 	return n, true
+}
+
+// errCountNeedsRead stops CountRows's stream at the first file whose
+// manifest record count is not its answer.
+var errCountNeedsRead = errors.New("scan: the count needs a read")
+
+// CountRows is New(ctx, t, opts).Count(ctx) without holding the plan:
+// the planned files stream through and only their record counts are
+// kept, so counting a table of millions of files needs the memory of the
+// manifests in flight. At the first file with deletes or a residual
+// filter (which only reading answers) it falls back to planning the scan
+// and counting that way.
+func CountRows(ctx context.Context, t *table.Table, opts Options) (int64, error) {
+	if err := opts.validate(); err != nil {
+		return 0, err
+	}
+	sel := table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref}
+	if opts.Filter != nil {
+		schema, err := t.SchemaFor(sel)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := filterFields(opts.Filter, schema, opts.CaseInsensitive); err != nil {
+			return 0, err
+		}
+	}
+	var n int64
+	_, err := t.StreamScan(ctx, sel, opts.Filter, opts.CaseInsensitive, func(dt table.DataFileTask) error {
+		if len(dt.Deletes) > 0 {
+			return errCountNeedsRead
+		}
+		if dt.Residual != nil {
+			if _, all := dt.Residual.(expr.AlwaysTrue); !all {
+				return errCountNeedsRead
+			}
+		}
+		n += dt.File.RecordCount
+		return nil
+	})
+	if errors.Is(err, errCountNeedsRead) {
+		s, err := New(ctx, t, opts)
+		if err != nil {
+			return 0, err
+		}
+		return s.Count(ctx)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if lim := opts.Limit; lim != nil && *lim < n {
+		n = *lim
+	}
+	return n, nil
 }

@@ -2,12 +2,19 @@ package scan_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
+	"github.com/floedb/floe/internal/testtable"
 	"github.com/floedb/floe/scan"
 )
 
@@ -88,5 +95,87 @@ func TestCountWithAddedFilter(t *testing.T) {
 	some, err := sc.Count(ctx)
 	if err != nil || some >= all || some == 0 {
 		t.Fatalf("count with an added filter %d (%v), without %d", some, err, all)
+	}
+}
+
+// CountRows agrees with a read on tables with and without deletes and
+// filters, as Count does.
+func TestCountRowsAgreesWithARead(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"duckdb_lineitem_iceberg", "impala_iceberg_v2_delete_pos_and_multi_eq_ids", "impala_iceberg_v3_deletion_vectors"} {
+		fx, err := fixtures.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := table.Open(ctx, fx.Dir, table.Options{LocationMap: fx.LocationMap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit := int64(7)
+		for _, opts := range []scan.Options{{}, {Filter: mustPredicate(t)}, {Limit: &limit}} {
+			sc, err := scan.New(ctx, tbl, opts)
+			if err != nil {
+				if opts.Filter != nil {
+					continue // the fixture has no such column
+				}
+				t.Fatal(err)
+			}
+			rr, err := sc.Reader(ctx, memory.DefaultAllocator)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want int64
+			for rr.Next() {
+				want += rr.RecordBatch().NumRows()
+			}
+			rr.Release()
+			if err := rr.Err(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := scan.CountRows(ctx, tbl, opts)
+			if err != nil || got != want {
+				t.Errorf("%s (filter %v, limit %v): CountRows %d, %v; a read returns %d", name, opts.Filter, opts.Limit, got, err, want)
+			}
+		}
+	}
+}
+
+// CountRows answers from the manifests alone: the table's data files do
+// not exist, so a count that opened one would fail. A filter the
+// partitions do not decide needs a read, and so fails here.
+func TestCountRowsOpensNoDataFile(t *testing.T) {
+	ctx := context.Background()
+	tbl, err := table.Create(ctx, nil, filepath.Join(t.TempDir(), "tbl"), testtable.Schema(), nil, nil, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for i := range 5 {
+		df := manifest.DataFile{
+			Content: manifest.ContentData, FilePath: fmt.Sprintf("%s/data/missing-%d.parquet", tbl.Metadata.Location, i),
+			FileFormat: "PARQUET", Partition: []any{}, RecordCount: int64(100 + i), FileSizeInBytes: 4096,
+		}
+		want += df.RecordCount
+		if _, err := tbl.Append(ctx, []manifest.DataFile{df}, table.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := scan.CountRows(ctx, tbl, scan.Options{})
+	if err != nil || got != want {
+		t.Fatalf("CountRows %d, %v; the manifests hold %d records", got, err, want)
+	}
+	filter, err := expr.ParseFilter("id < 1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scan.CountRows(ctx, tbl, scan.Options{Filter: filter}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a count with a filter to apply did not read the (missing) files: %v", err)
+	}
+	bad, err := expr.ParseFilter("no_such_column = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scan.CountRows(ctx, tbl, scan.Options{Filter: bad}); !errors.Is(err, errkind.InvalidArgument) {
+		t.Errorf("a filter on an unknown column: %v, want an invalid-argument error", err)
 	}
 }
