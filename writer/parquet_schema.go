@@ -72,13 +72,14 @@ type fileSchema struct {
 // appendix and Java's TypeToMessageType do: field ids on every field,
 // 3-level lists and maps, decimals on INT32/INT64/FIXED by precision, uuid
 // as FIXED[16] with the UUID annotation. Columns of type unknown are left
-// out, as the spec requires. dictionary turns on dictionary encoding for
-// every type but boolean, float and double (see isFloating).
-func buildFileSchema(schema *iceberg.Schema, dictionary bool) (*fileSchema, error) {
+// out, as the spec requires. dict turns on dictionary encoding for every
+// type but boolean, float and double (see isFloating), except the columns
+// it names PLAIN.
+func buildFileSchema(schema *iceberg.Schema, dict dictionaryChoice) (*fileSchema, error) {
 	fs := &fileSchema{}
 	var fields []parquet.Field
 	for _, f := range schema.Fields {
-		n, pq, err := buildNode(f, 0, 0, dictionary)
+		n, pq, err := buildNode(f, 0, 0, dict)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +113,7 @@ func buildFileSchema(schema *iceberg.Schema, dictionary bool) (*fileSchema, erro
 // buildNode builds the Parquet node of a field whose parent values are
 // present at definition level def and repetition level rep. A nil node means
 // the field has nothing to write (unknown type, or a struct of only those).
-func buildNode(f iceberg.NestedField, def, rep int, dictionary bool) (*schemaNode, parquet.Node, error) {
+func buildNode(f iceberg.NestedField, def, rep int, dict dictionaryChoice) (*schemaNode, parquet.Node, error) {
 	n := &schemaNode{field: f, def: def}
 	if !f.Required {
 		n.def++
@@ -128,7 +129,7 @@ func buildNode(f iceberg.NestedField, def, rep int, dictionary bool) (*schemaNod
 		n.kind = kindStruct
 		var fields []parquet.Field
 		for _, cf := range t.Fields {
-			c, cpq, err := buildNode(cf, n.def, rep, dictionary)
+			c, cpq, err := buildNode(cf, n.def, rep, dict)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s.%w", f.Name, err)
 			}
@@ -147,7 +148,7 @@ func buildNode(f iceberg.NestedField, def, rep int, dictionary bool) (*schemaNod
 		n.kind = kindList
 		n.elemDef, n.elemRep = n.def+1, rep+1
 		elem := iceberg.NestedField{ID: t.ElementID, Name: "element", Type: t.Element, Required: t.ElementRequired}
-		c, cpq, err := buildNode(elem, n.elemDef, n.elemRep, dictionary)
+		c, cpq, err := buildNode(elem, n.elemDef, n.elemRep, dict)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s.%w", f.Name, err)
 		}
@@ -161,11 +162,11 @@ func buildNode(f iceberg.NestedField, def, rep int, dictionary bool) (*schemaNod
 		n.elemDef, n.elemRep = n.def+1, rep+1
 		key := iceberg.NestedField{ID: t.KeyID, Name: "key", Type: t.Key, Required: true}
 		val := iceberg.NestedField{ID: t.ValueID, Name: "value", Type: t.Value, Required: t.ValueRequired}
-		kn, kpq, err := buildNode(key, n.elemDef, n.elemRep, dictionary)
+		kn, kpq, err := buildNode(key, n.elemDef, n.elemRep, dict)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s.%w", f.Name, err)
 		}
-		vn, vpq, err := buildNode(val, n.elemDef, n.elemRep, dictionary)
+		vn, vpq, err := buildNode(val, n.elemDef, n.elemRep, dict)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s.%w", f.Name, err)
 		}
@@ -176,11 +177,11 @@ func buildNode(f iceberg.NestedField, def, rep int, dictionary bool) (*schemaNod
 		pq = parquet.Map(kpq, vpq)
 	case iceberg.VariantType:
 		var err error
-		if pq, err = buildVariantNode(n, dictionary); err != nil {
+		if pq, err = buildVariantNode(n, dict.on); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 	default:
-		leaf, err := parquetLeaf(f.Type, dictionary)
+		leaf, err := parquetLeaf(f.Type, dict.leaf(f.ID))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.Name, err)
 		}

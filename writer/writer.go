@@ -47,6 +47,55 @@ type Writer struct {
 	done     []manifest.DataFile
 	err      error
 	closed   bool
+	// The table schema and its JSON, for the config that replaces the
+	// first when the first file's columns are chosen dictionary or PLAIN
+	// (dict_choice.go); dictDecided once they are.
+	schema      *iceberg.Schema
+	schemaJSON  []byte
+	dictDecided bool
+}
+
+// newWriterConfig is parquet-go's configuration of every file of a writer.
+func newWriterConfig(pq *parquet.Schema, opts Options, schemaJSON []byte) (*parquet.WriterConfig, error) {
+	codec, _ := opts.codec()
+	return parquet.NewWriterConfig(
+		pq,
+		parquet.Compression(codec),
+		parquet.PageBufferSize(opts.PageSize),
+		parquet.WriteBufferSize(0), // FileIO buffers; offsets must count what reached it
+		parquet.DataPageVersion(1),
+		parquet.DictionaryMaxBytes(opts.DictionarySize),
+		parquet.CreatedBy("floe", createdByVersion, ""),
+		parquet.KeyValueMetadata("iceberg.schema", string(schemaJSON)),
+	)
+}
+
+// chooseDictionaries writes the columns whose values in the bound batch
+// are mostly distinct PLAIN in this and every later file of the writer.
+func (w *Writer) chooseDictionaries() error {
+	w.dictDecided = true
+	plain := map[int]bool{}
+	for _, lw := range w.leaves {
+		if lw.highCardinality() {
+			plain[lw.leaf.field.ID] = true
+		}
+	}
+	if len(plain) == 0 {
+		return nil
+	}
+	fs, err := buildFileSchema(w.schema, dictionaryChoice{on: true, plain: plain})
+	if err != nil {
+		return err
+	}
+	if len(fs.leaves) != len(w.fs.leaves) {
+		return fmt.Errorf("internal error: %d leaves with PLAIN columns, %d without", len(fs.leaves), len(w.fs.leaves))
+	}
+	config, err := newWriterConfig(fs.parquet, w.opts, w.schemaJSON)
+	if err != nil {
+		return err
+	}
+	w.config = config
+	return nil
 }
 
 // New starts a writer of files under dataLocation (the table's data
@@ -67,7 +116,7 @@ func New(ctx context.Context, files fileio.FileIO, dataLocation string, schema *
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	fs, err := buildFileSchema(schema, !opts.NoDictionary)
+	fs, err := buildFileSchema(schema, dictionaryChoice{on: !opts.NoDictionary})
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
@@ -78,27 +127,18 @@ func New(ctx context.Context, files fileio.FileIO, dataLocation string, schema *
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	codec, _ := opts.codec()
 	schemaJSON, err := schema.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	config, err := parquet.NewWriterConfig(
-		fs.parquet,
-		parquet.Compression(codec),
-		parquet.PageBufferSize(opts.PageSize),
-		parquet.WriteBufferSize(0), // FileIO buffers; offsets must count what reached it
-		parquet.DataPageVersion(1),
-		parquet.DictionaryMaxBytes(opts.DictionarySize),
-		parquet.CreatedBy("floe", createdByVersion, ""),
-		parquet.KeyValueMetadata("iceberg.schema", string(schemaJSON)),
-	)
+	config, err := newWriterConfig(fs.parquet, opts, schemaJSON)
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
 	w := &Writer{
 		ctx: ctx, files: files, location: dataLocation, spec: spec, opts: opts,
 		fs: fs, config: config, parts: parts, prefix: opts.FilePrefix,
+		schema: schema, schemaJSON: schemaJSON, dictDecided: opts.NoDictionary,
 	}
 	if w.prefix == "" {
 		w.prefix = "00000-0-" + uuid.NewString()
@@ -253,6 +293,11 @@ func (w *Writer) writeLeaves(f *dataFile, rows []int32, first, n int) error {
 }
 
 func (w *Writer) openFile(st *partitionState) (*dataFile, error) {
+	if !w.dictDecided {
+		if err := w.chooseDictionaries(); err != nil {
+			return nil, fmt.Errorf("writer: %w", err)
+		}
+	}
 	w.counter++
 	name := fmt.Sprintf("%s-%05d.parquet", w.prefix, w.counter)
 	path := fileio.JoinPath(w.location, st.dir, name)
