@@ -247,7 +247,7 @@ func (o Options) codec() (compress.Codec, error) {
 		}
 		return &parquet.Zstd, nil
 	case "snappy":
-		return &parquet.Snappy, nil
+		return &snappyCodec{}, nil
 	case "gzip":
 		if o.CompressionLevel != 0 {
 			if o.CompressionLevel < 1 || o.CompressionLevel > 9 {
