@@ -145,7 +145,7 @@ func codecNamed(name string) (ocf.BoundedDecompressor, error) {
 	case "", "null":
 		return nullCodec{}, nil
 	case "deflate":
-		c = ocf.DeflateCodec(0)
+		return deflateReader{}, nil
 	case "snappy":
 		c = ocf.SnappyCodec()
 	case "zstandard":
