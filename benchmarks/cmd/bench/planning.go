@@ -66,7 +66,7 @@ const (
 	opFloeScan    = "scan.New"             // floe's public path: scan.New, then its tasks
 	opFloeTable   = "table.PlanFiles"      // floe's table planning, every task held
 	opFloeStream  = "table.StreamFiles"    // floe's table planning, streamed
-	opFloeCount   = "scan.Count"           // count(*) from the manifests
+	opFloeCount   = "scan.CountRows"       // count(*) from the streamed manifests
 	opIcebergPlan = "iceberg-go PlanFiles" // iceberg-go's Scan.PlanFiles
 	// opFloor does nothing: the peak RSS of the child process itself (the
 	// runtime, this binary's code and DuckDB's), below every other.
@@ -165,6 +165,19 @@ func floePlan(ctx context.Context, job planningJob, reply *planningReply) error 
 		}
 	}
 	switch job.Op {
+	case opFloeStream:
+		// What a consumer of the stream keeps: the counts.
+		_, err := t.StreamFiles(ctx, table.SnapshotSelector{}, filter, false, func(task table.DataFileTask) error {
+			reply.Files++
+			reply.Tasks++
+			reply.Records += task.File.RecordCount
+			return nil
+		})
+		return err
+	case opFloeCount:
+		// Files stay 0: CountRows plans without telling how many.
+		reply.Records, err = scan.CountRows(ctx, t, scan.Options{Filter: filter, Threads: job.Threads})
+		return err
 	case opFloeTable:
 		plan, err := t.PlanFilesFiltered(ctx, table.SnapshotSelector{}, filter, false)
 		if err != nil {
@@ -172,17 +185,10 @@ func floePlan(ctx context.Context, job planningJob, reply *planningReply) error 
 		}
 		reply.Files, reply.Tasks, reply.Records = int64(len(plan.Tasks)), int64(len(plan.Tasks)), plan.RecordCount()
 		return nil
-	case opFloeScan, opFloeCount:
+	case opFloeScan:
 		s, err := scan.New(ctx, t, scan.Options{Filter: filter, Threads: job.Threads})
 		if err != nil {
 			return err
-		}
-		if job.Op == opFloeCount {
-			if reply.Records, err = s.Count(ctx); err != nil {
-				return err
-			}
-			reply.Files = s.Metrics().FilesPlanned
-			return nil
 		}
 		seen := map[string]bool{}
 		for _, task := range s.Tasks() {
