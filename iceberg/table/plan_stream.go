@@ -12,22 +12,24 @@ import (
 )
 
 // ErrStop, returned by the function StreamFiles hands files to, stops the
-// stream early without an error: StreamFiles then returns nil.
+// stream early: StreamFiles then returns the plan so far and no error.
 var ErrStop = errors.New("table: stop streaming files")
 
 // StreamFiles plans as PlanFilesFiltered does but hands each planned data
-// file to each as soon as its manifest is read and pruned, in the order
-// PlanFilesFiltered lists them, instead of collecting them: a planner of
-// a table of millions of files holds the manifests in flight (a few per
-// core) and what each keeps, not every entry of the table. each may keep
-// the task it is given; to stop early it returns ErrStop, and any other
-// error it returns stops the stream and is returned as it is.
+// file to each as soon as its manifest is read and pruned, one at a time
+// on the calling goroutine and in the order PlanFilesFiltered lists them,
+// instead of collecting them: planning a table of millions of files holds
+// the manifests in flight (a window of a few per core) and what each
+// keeps, not every entry of the table. each may keep the task it is
+// given; to stop early it returns ErrStop, and any other error it returns
+// stops the stream and is returned as it is.
 //
 // Delete files are read first: which of them apply to a data file is
 // known only once every delete manifest is read, so they (and only they)
 // are all held. The returned plan has no Tasks; it has the snapshot, the
 // schema, the delete files and the counts of what was read and skipped
-// (ManifestsRead counts the data manifests read before a stop).
+// (ManifestsRead counts the delete manifests and the data manifests
+// handed over before a stop).
 func (t *Table) StreamFiles(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseInsensitive bool, each func(DataFileTask) error) (*Plan, error) {
 	snap, err := t.Snapshot(sel)
 	if err != nil {
