@@ -12,7 +12,6 @@ import (
 	"github.com/parquet-go/parquet-go/compress"
 	pqbrotli "github.com/parquet-go/parquet-go/compress/brotli"
 	pqgzip "github.com/parquet-go/parquet-go/compress/gzip"
-	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // Table properties the writer reads, and Java's defaults for them.
@@ -243,9 +242,9 @@ func (o Options) codec() (compress.Codec, error) {
 	switch strings.ToLower(o.Codec) {
 	case "zstd":
 		if o.CompressionLevel != 0 {
-			return &pqzstd.Codec{Level: zstd.EncoderLevelFromZstd(o.CompressionLevel)}, nil
+			return newZstdCodec(zstd.EncoderLevelFromZstd(o.CompressionLevel)), nil
 		}
-		return &parquet.Zstd, nil
+		return newZstdCodec(zstd.SpeedDefault), nil
 	case "snappy":
 		return &snappyCodec{}, nil
 	case "gzip":

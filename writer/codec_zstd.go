@@ -1,0 +1,46 @@
+package writer
+
+import (
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// zstdCodec is parquet-go's ZSTD codec but for one encoder option: the
+// literals of a block in which no match is found are entropy-coded too.
+// klauspost's encoder leaves them raw at its fastest and default levels,
+// so a page of bit-packed dictionary indexes came out a few bytes larger
+// than it went in: on the write section's rows (benchmarks, -writes,
+// 600 000 rows) every dictionary-encoded column's compressed size was its
+// uncompressed size, where DuckDB's zstd (level 3) takes 13–20 % off the
+// same kind of pages (l_discount 303 KB → 263 KB, l_returnflag 153 KB →
+// 123 KB). Decoding is parquet-go's.
+type zstdCodec struct {
+	pqzstd.Codec
+	level    zstd.EncoderLevel
+	encoders sync.Pool // *zstd.Encoder, one per concurrent Encode
+}
+
+func newZstdCodec(level zstd.EncoderLevel) *zstdCodec {
+	return &zstdCodec{level: level}
+}
+
+func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	e, _ := c.encoders.Get().(*zstd.Encoder)
+	if e == nil {
+		var err error
+		e, err = zstd.NewWriter(nil,
+			zstd.WithEncoderConcurrency(1),
+			zstd.WithEncoderLevel(c.level),
+			zstd.WithZeroFrames(true),
+			zstd.WithEncoderCRC(false),
+			zstd.WithAllLitEntropyCompression(true),
+		)
+		if err != nil {
+			return dst[:0], err
+		}
+	}
+	defer c.encoders.Put(e)
+	return e.EncodeAll(src, dst[:0]), nil
+}
