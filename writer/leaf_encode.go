@@ -160,6 +160,13 @@ func encodeLeaf(vals []parquet.Value, scratch *[]byte, lb *levelBuffer, from, to
 				lo, hi, seen = v, v, true
 				continue
 			}
+			// A first byte strictly between the bounds' decides both
+			// comparisons: most values of a text column once its bounds
+			// are wide. The two calls took 0.6 s of 9.7 in the write
+			// section's one-thread snappy profile (benchmarks, -writes).
+			if len(v) > 0 && len(lo) > 0 && len(hi) > 0 && v[0] > lo[0] && v[0] < hi[0] {
+				continue
+			}
 			if bytes.Compare(v, lo) < 0 {
 				lo = v
 			} else if bytes.Compare(v, hi) > 0 {
