@@ -22,6 +22,9 @@ type leafWriter struct {
 	levels  levelBuffer
 	vals    []parquet.Value
 	scratch []byte
+	// cost is the nanoseconds a value of this column took lately, when
+	// columns are written in parallel (writeLeaves orders them by it).
+	cost float64
 }
 
 // bind points the leaf at a batch's column.
