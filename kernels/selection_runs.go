@@ -1,6 +1,9 @@
 package kernels
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // SetRuns calls fn for each maximal run [start, end) of set bits among the
 // first n bits of bitmap (LSB order), in ascending order, stopping at the
@@ -39,10 +42,17 @@ func SetRuns(bitmap []byte, n int, fn func(start, end int) error) error {
 
 // bitmapWord is bits [base, base+64) of bitmap, those at or past n cleared.
 func bitmapWord(bitmap []byte, base, n int) uint64 {
+	if base >= n {
+		return 0
+	}
 	var w uint64
 	first := base >> 3
-	for k := 0; k < 8 && first+k < len(bitmap); k++ {
-		w |= uint64(bitmap[first+k]) << (8 * k)
+	if first+8 <= len(bitmap) {
+		w = binary.LittleEndian.Uint64(bitmap[first:])
+	} else {
+		for k := 0; first+k < len(bitmap); k++ {
+			w |= uint64(bitmap[first+k]) << (8 * k)
+		}
 	}
 	if left := n - base; left < 64 {
 		w &= 1<<left - 1

@@ -262,19 +262,7 @@ func narrowKeep(keep []byte, n, kept int, pass []byte) int {
 		copy(keep, pass[:(n+7)/8])
 		return kernels.CountBits(keep, 0, n)
 	}
-	j, left := 0, 0
-	_ = kernels.SetRuns(keep, n, func(s, e int) error {
-		for i := s; i < e; i++ {
-			if pass[j>>3]&(1<<(j&7)) == 0 {
-				keep[i>>3] &^= 1 << (i & 7)
-			} else {
-				left++
-			}
-			j++
-		}
-		return nil
-	})
-	return left
+	return kernels.DepositBits(keep, n, kept, pass)
 }
 
 // columnAtKeep returns plan p's column holding exactly the window's rows
@@ -382,23 +370,7 @@ func (l *lateRead) remember(p int, keep []byte, n, kept int) {
 // subSelection is, for the rows outer selected (outerKept of n; empty
 // outer: all n), the bitmap of those inner still selects.
 func subSelection(outer []byte, n int, inner []byte, outerKept int) []byte {
-	out := make([]byte, (outerKept+7)/8)
-	j := 0
-	add := func(s, e int) error {
-		for i := s; i < e; i++ {
-			if inner[i>>3]&(1<<(i&7)) != 0 {
-				out[j>>3] |= 1 << (j & 7)
-			}
-			j++
-		}
-		return nil
-	}
-	if len(outer) == 0 {
-		_ = add(0, n)
-	} else {
-		_ = kernels.SetRuns(outer, n, add)
-	}
-	return out
+	return kernels.ExtractBits(outer, n, inner, outerKept)
 }
 
 // skipUnread steps every reader that has not read the window past it.
