@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -25,10 +26,14 @@ type parallelReader struct {
 	next  int
 	wg    sync.WaitGroup
 	slots chan struct{}
+	// reached mirrors next for the dispatcher, which progress wakes when
+	// it moves (see limitCovered).
+	reached  atomic.Int64
+	progress chan struct{}
 }
 
 func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *parallelReader {
-	r := &parallelReader{buf: newOrderedBuffer(len(s.tasks), s.Options.BufferBytes)}
+	r := &parallelReader{buf: newOrderedBuffer(len(s.tasks), s.Options.BufferBytes), progress: make(chan struct{}, 1)}
 	r.pull, r.halt = r.pop, r.waitWorkers
 	ctx = r.start(ctx, s, threads)
 	r.buf.closeOn(ctx)
@@ -45,7 +50,12 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
+		var covered int64 // rows the tasks started so far are sure to give
 		for i, task := range s.tasks {
+			if s.Options.Limit != nil && covered >= *s.Options.Limit && !r.awaitConsumer(ctx, i) {
+				return
+			}
+			covered += task.sureRows(s)
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
@@ -66,6 +76,22 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 		}
 	}()
 	return r
+}
+
+// awaitConsumer holds task i back until the consumer has reached it: the
+// tasks started before it are sure to give the scan's limit (a limit
+// 1000 scan then decodes one file, not one per thread and more ahead),
+// unless a filter added since drops rows, and then the consumer arrives
+// and the task starts after all. False when the scan ended first.
+func (r *parallelReader) awaitConsumer(ctx context.Context, i int) bool {
+	for r.reached.Load() < int64(i) {
+		select {
+		case <-r.progress:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
 }
 
 // decodeTask runs the scan's task i, handing its batches to send in
@@ -118,6 +144,11 @@ func (r *parallelReader) pop() (taskResult, bool) {
 			return res, true
 		}
 		r.next++
+		r.reached.Store(int64(r.next))
+		select {
+		case r.progress <- struct{}{}:
+		default:
+		}
 		select {
 		case <-r.slots:
 		default: // the task never started: the scan was cancelled

@@ -115,3 +115,10 @@ func (f *runtimeFilters) tighten(task *Task, added []expr.Expr) error {
 	task.Filter, task.FilterFields = combined, fields
 	return nil
 }
+
+// any tells whether a filter has been added.
+func (r *runtimeFilters) any() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.added) > 0
+}
