@@ -105,6 +105,12 @@ type Scan struct {
 	// files[i] is task i's manifest entry, whose metrics filters added
 	// later are checked against (the same entry for each split of a file).
 	files []*manifest.DataFile
+	// records sums the record counts of the planned files, each file once
+	// however many splits it has and once per time the plan lists it, and
+	// countable says every planned file's record count is its answer
+	// (recordCountAnswers): then they answer Count without a read.
+	records   int64
+	countable bool
 }
 
 func (s *Scan) schemaForFilters() *iceberg.Schema { return s.tableSchema }
@@ -113,6 +119,14 @@ func (s *Scan) schemaForFilters() *iceberg.Schema { return s.tableSchema }
 // and data files it rules out, and each task carries only the residual its
 // partition does not already decide.
 func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
+	return newScan(ctx, t, opts, true)
+}
+
+// newScan is New; with keepTasks false it builds no task and stops, with
+// errCountNeedsRead, at the first file whose record count is not its
+// answer, so that CountRows checks and sets up exactly what New does and
+// counts what New's Count would without holding the tasks.
+func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) (*Scan, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
@@ -154,11 +168,24 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: tableSchema}
+	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: tableSchema, countable: true}
 	s.runtime.schema, s.runtime.caseInsensitive = tableSchema, opts.CaseInsensitive
 	var files int64
 	plan, err := t.StreamScan(ctx, sel, filter, opts.CaseInsensitive, func(dt table.DataFileTask) error {
 		files++
+		// Counted per planned file, not per task: the splits of a file
+		// share its records, while a file the plan lists twice is read
+		// twice.
+		s.records += dt.File.RecordCount
+		if s.countable && !recordCountAnswers(&dt) {
+			s.countable = false
+			if !keepTasks {
+				return errCountNeedsRead
+			}
+		}
+		if !keepTasks {
+			return nil
+		}
 		task, err := newTask(t, tableSchema, &dt, proj, nameMapping, opts)
 		if err != nil {
 			return err

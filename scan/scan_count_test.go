@@ -179,3 +179,84 @@ func TestCountRowsOpensNoDataFile(t *testing.T) {
 		t.Errorf("a filter on an unknown column: %v, want an invalid-argument error", err)
 	}
 }
+
+// A file the snapshot lists twice is read twice, so Count and CountRows
+// count it twice; the byte-range splits of one file (a task per row group
+// here) count it once.
+func TestCountDuplicatedEntryAndSplits(t *testing.T) {
+	ctx := context.Background()
+	built, err := testtable.Build(t.TempDir(), testtable.Options{Rows: testtable.RandomRows(1, 600), RowsPerFile: 300, RowsPerRowGroup: 100, Manifests: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.Open(ctx, built.MetadataPath, table.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := tbl.PlanFiles(ctx, table.SnapshotSelector{})
+	if err != nil || len(plan.Tasks) != 2 {
+		t.Fatalf("%v: planned %d files, want 2", err, len(plan.Tasks))
+	}
+	if _, err := tbl.Append(ctx, []manifest.DataFile{plan.Tasks[0].File}, table.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const want = 600 + 300
+	for _, split := range []int64{0, 1} {
+		opts := scan.Options{SplitSize: split}
+		sc, err := scan.New(ctx, tbl, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tasks := len(sc.Tasks()); split == 1 && tasks != 9 {
+			t.Fatalf("split size 1: %d tasks, want one per row group (9)", tasks)
+		}
+		rr, err := sc.Reader(ctx, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var read int64
+		for rr.Next() {
+			read += rr.RecordBatch().NumRows()
+		}
+		rr.Release()
+		if err := rr.Err(); err != nil || read != want {
+			t.Fatalf("split size %d: a read returned %d rows (%v), want %d", split, read, err, want)
+		}
+		sc, err = scan.New(ctx, tbl, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := sc.Count(ctx); err != nil || got != want {
+			t.Errorf("split size %d: Count %d, %v; a read returns %d", split, got, err, want)
+		}
+		if m := sc.Metrics(); m.Requests != 0 {
+			t.Errorf("split size %d: Count read data files: %+v", split, m)
+		}
+		if got, err := scan.CountRows(ctx, tbl, opts); err != nil || got != want {
+			t.Errorf("split size %d: CountRows %d, %v; a read returns %d", split, got, err, want)
+		}
+	}
+}
+
+// CountRows refuses what New refuses, before counting anything.
+func TestCountRowsChecksAsNewDoes(t *testing.T) {
+	ctx := context.Background()
+	built, err := testtable.Build(t.TempDir(), testtable.Options{Rows: testtable.RandomRows(1, 10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.Open(ctx, built.MetadataPath, table.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	negative := int64(-1)
+	for name, opts := range map[string]scan.Options{"unknown column": {Columns: []string{"no_such_column"}}, "negative limit": {Limit: &negative}} {
+		_, newErr := scan.New(ctx, tbl, opts)
+		if !errors.Is(newErr, errkind.InvalidArgument) {
+			t.Fatalf("%s: New: %v, want an invalid-argument error", name, newErr)
+		}
+		if n, err := scan.CountRows(ctx, tbl, opts); !errors.Is(err, errkind.InvalidArgument) {
+			t.Errorf("%s: CountRows %d, %v; New refuses it: %v", name, n, err, newErr)
+		}
+	}
+}
