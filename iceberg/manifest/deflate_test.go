@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -40,6 +41,10 @@ func TestDeflateReaderRoundTrip(t *testing.T) {
 		if len(in) > 0 && &first[0] == &second[0] {
 			t.Errorf("%s: two blocks share one buffer", name)
 		}
+		// Decoded bounds keep the block alive: little spare capacity.
+		if cap(first) > len(first)+len(first)/4 {
+			t.Errorf("%s: %d bytes kept for a block of %d", name, cap(first), len(first))
+		}
 	}
 }
 
@@ -60,5 +65,29 @@ func TestDeflateReaderRefuses(t *testing.T) {
 	}
 	if _, err := (deflateReader{}).DecompressBounded([]byte{0xff, 0xfe, 0xfd, 0x00}, maxBlockBytes); err == nil {
 		t.Error("garbage decompressed")
+	}
+}
+
+// A large block of garbage fails having allocated about a first guess,
+// not a multiple of its size.
+func TestDeflateReaderGarbageAllocatesLittle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	garbage := make([]byte, 8<<20)
+	for i := range garbage {
+		garbage[i] = byte(rng.IntN(256))
+	}
+	// Warm the pool so its decompressor is not counted.
+	if _, err := (deflateReader{}).DecompressBounded(garbage, maxBlockBytes); err == nil {
+		t.Fatal("garbage decompressed")
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := deflateReader{}.DecompressBounded(garbage, maxBlockBytes)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("garbage decompressed")
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2<<20 {
+		t.Errorf("8 MiB of garbage allocated %d bytes before failing", n)
 	}
 }
