@@ -266,7 +266,7 @@ func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapsh
 	}
 	if len(doomedManifests) > 0 {
 		live := map[string]bool{}
-		kept, err := t.readManifests(ctx, keptToRead, nil)
+		kept, err := t.readManifests(ctx, keptToRead)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +277,7 @@ func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapsh
 				}
 			}
 		}
-		doomed, err := t.readManifests(ctx, doomedManifests, nil)
+		doomed, err := t.readManifests(ctx, doomedManifests)
 		if err != nil {
 			return nil, err
 		}

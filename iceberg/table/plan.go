@@ -3,9 +3,7 @@ package table
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
@@ -56,7 +54,10 @@ type Plan struct {
 	Schema      *iceberg.Schema
 	Tasks       []DataFileTask
 	DeleteFiles []*DeleteFile
-	// ManifestsRead counts the manifests opened while planning.
+	// ManifestsRead counts the manifests whose entries the plan used:
+	// every delete manifest, and each data manifest whose files were
+	// handed over (a stream stopped early may have read a few more
+	// ahead, uncounted).
 	ManifestsRead int
 	// ManifestsSkipped counts manifests a filter ruled out by their
 	// partition summaries, unread; DataFilesSkipped the live data files of
@@ -105,30 +106,23 @@ func (t *Table) manifestsOf(ctx context.Context, snap *metadata.Snapshot) ([]man
 	return list, nil
 }
 
-// readManifests reads manifests concurrently, keeping the list's order.
-// Each manifest's entries pass through prune (when not nil) as soon as they
-// are read, so pruning runs in parallel too.
-func (t *Table) readManifests(ctx context.Context, manifests []manifest.ManifestFile, prune func(i int, entries []manifest.Entry) ([]manifest.Entry, error)) ([][]manifest.Entry, error) {
+// readManifests reads manifests concurrently, keeping the list's order:
+// streamManifests collecting every manifest, so commits, expiry and purge
+// read as planning does (a window at a time, the first error in list
+// order, a stop honoured, a panic an error).
+func (t *Table) readManifests(ctx context.Context, manifests []manifest.ManifestFile) ([][]manifest.Entry, error) {
 	out := make([][]manifest.Entry, len(manifests))
-	errs := make([]error, len(manifests))
-	sem := make(chan struct{}, min(runtime.GOMAXPROCS(0)*2, 16))
-	var wg sync.WaitGroup
-	for i := range manifests {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			out[i], errs[i] = t.readManifest(ctx, manifests[i])
-			if errs[i] == nil && prune != nil {
-				out[i], errs[i] = prune(i, out[i])
-			}
-		}(i)
+	read := func(ctx context.Context, i int) manifestRead {
+		var r manifestRead
+		r.entries, r.err = t.readManifest(ctx, manifests[i])
+		return r
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := streamManifests(ctx, manifests, read, func(i int, r *manifestRead) error {
+		out[i] = r.entries
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -18,35 +18,13 @@ type Planner interface {
 	PlanScan(ctx context.Context, t *Table, snap *metadata.Snapshot, schema *iceberg.Schema, filter expr.Expr, caseInsensitive bool) (plan *Plan, ok bool, err error)
 }
 
-// PlanScan plans a scan of the selected snapshot: through the table's
-// Planner when it has one that takes the scan, else as PlanFilesFiltered.
-// Scans plan here; commits read manifests themselves, since their
-// conflict rules need what only manifests hold (sequence numbers, every
-// entry's status).
-func (t *Table) PlanScan(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseInsensitive bool) (*Plan, error) {
-	if t.Planner != nil {
-		snap, err := t.Snapshot(sel)
-		if err != nil {
-			return nil, err
-		}
-		if snap != nil {
-			schema, err := t.ReadSchema(sel, snap)
-			if err != nil {
-				return nil, err
-			}
-			plan, ok, err := t.Planner.PlanScan(ctx, t, snap, schema, filter, caseInsensitive)
-			if err != nil || ok {
-				return plan, err
-			}
-		}
-	}
-	return t.PlanFilesFiltered(ctx, sel, filter, caseInsensitive)
-}
-
-// StreamScan is PlanScan handing each data file to each as StreamFiles
-// does: through the table's Planner when it takes the scan (its plan
-// arrives whole, and is then handed over file by file), else streamed
-// from the manifests. The plan returned has no Tasks.
+// StreamScan plans a scan of the selected snapshot, handing each data
+// file to each as StreamFiles does: through the table's Planner when it
+// has one that takes the scan (its plan arrives whole, and is then handed
+// over file by file), else streamed from the manifests. The plan returned
+// has no Tasks. Scans plan here; commits read manifests themselves, since
+// their conflict rules need what only manifests hold (sequence numbers,
+// every entry's status).
 func (t *Table) StreamScan(ctx context.Context, sel SnapshotSelector, filter expr.Expr, caseInsensitive bool, each func(DataFileTask) error) (*Plan, error) {
 	if t.Planner != nil {
 		snap, err := t.Snapshot(sel)

@@ -73,33 +73,34 @@ func (t *Table) StreamFiles(ctx context.Context, sel SnapshotSelector, filter ex
 	}
 
 	// read decodes and prunes one manifest; it runs on several goroutines.
-	read := func(ctx context.Context, mf *manifest.ManifestFile) manifestRead {
-		var r manifestRead
-		if r.entries, r.err = t.readManifest(ctx, *mf); r.err != nil {
+	read := func(manifests []manifest.ManifestFile) func(context.Context, int) manifestRead {
+		return func(ctx context.Context, i int) manifestRead {
+			mf := &manifests[i]
+			var r manifestRead
+			if r.entries, r.err = t.readManifest(ctx, *mf); r.err != nil {
+				return r
+			}
+			if pruner != nil {
+				r.entries, r.err = pruner.pruneEntries(mf, r.entries, &r.residuals, &r.skipped)
+			}
 			return r
 		}
-		if pruner != nil {
-			r.entries, r.err = pruner.pruneEntries(mf, r.entries, &r.residuals, &r.skipped)
-		}
-		return r
 	}
 
+	// manifest.ReadManifest refuses a delete file in a data manifest and
+	// a data file in a delete manifest, so each entry here is of its
+	// manifest's kind.
 	var index *deleteIndex
 	if len(deleteManifests) > 0 {
 		plan.ManifestsRead += len(deleteManifests)
-		err := streamManifests(ctx, deleteManifests, read, func(m int, r *manifestRead) error {
+		err := streamManifests(ctx, deleteManifests, read(deleteManifests), func(_ int, r *manifestRead) error {
 			for i := range r.entries {
 				e := &r.entries[i]
 				if e.Status == manifest.StatusDeleted {
 					continue
 				}
-				switch e.DataFile.Content {
-				case manifest.ContentPositionDeletes, manifest.ContentEqualityDeletes:
-					plan.DeleteFiles = append(plan.DeleteFiles, &DeleteFile{Path: t.Locations.Apply(e.DataFile.FilePath), File: e.DataFile,
-						DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
-				default:
-					return errkind.Errorf(errkind.Corrupt, "delete manifest %s lists %s, a file of content %d", deleteManifests[m].Path, e.DataFile.FilePath, e.DataFile.Content)
-				}
+				plan.DeleteFiles = append(plan.DeleteFiles, &DeleteFile{Path: t.Locations.Apply(e.DataFile.FilePath), File: e.DataFile,
+					DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
 			}
 			return nil
 		})
@@ -113,16 +114,13 @@ func (t *Table) StreamFiles(ctx context.Context, sel SnapshotSelector, filter ex
 		}
 	}
 
-	err = streamManifests(ctx, dataManifests, read, func(m int, r *manifestRead) error {
+	err = streamManifests(ctx, dataManifests, read(dataManifests), func(_ int, r *manifestRead) error {
 		plan.ManifestsRead++
 		plan.DataFilesSkipped += r.skipped
 		for i := range r.entries {
 			e := &r.entries[i]
 			if e.Status == manifest.StatusDeleted {
 				continue
-			}
-			if e.DataFile.Content != manifest.ContentData {
-				return errkind.Errorf(errkind.Corrupt, "data manifest %s lists %s, a file of content %d", dataManifests[m].Path, e.DataFile.FilePath, e.DataFile.Content)
 			}
 			task := DataFileTask{Path: t.Locations.Apply(e.DataFile.FilePath), File: e.DataFile,
 				DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber}
@@ -156,13 +154,23 @@ type manifestRead struct {
 	err       error
 }
 
-// streamManifests reads manifests concurrently and hands each to deliver
-// in list order, one at a time on the calling goroutine. At most a window
-// of manifests is read ahead of the one delivered, so the memory held is
-// that window's, however many manifests the list has; a slow consumer
-// stalls the readers rather than piling up manifests. The first error
-// (of a read, or that deliver returns) stops every read.
-func streamManifests(ctx context.Context, manifests []manifest.ManifestFile, read func(context.Context, *manifest.ManifestFile) manifestRead, deliver func(i int, r *manifestRead) error) error {
+// readWindow is how many of n manifests are read at once: two per core,
+// so the cores have decoding to do while some reads wait on storage, and
+// at most 16, which bounds the manifests held in memory.
+func readWindow(n int) int {
+	return min(runtime.GOMAXPROCS(0)*2, 16, n)
+}
+
+// streamManifests reads manifests concurrently (read(ctx, i) reads
+// manifests[i]) and hands each to deliver in list order, one at a time on
+// the calling goroutine. At most readWindow manifests are read ahead of
+// the one delivered, so the memory held is that window's, however many
+// manifests the list has; a slow consumer stalls the readers rather than
+// piling up manifests. The first error (of a read, or that deliver
+// returns) stops every read, and no read starts once the context is done.
+// A read that panics fails the stream with a Corrupt error rather than
+// the process: the host's recovery covers only its calling goroutine.
+func streamManifests(ctx context.Context, manifests []manifest.ManifestFile, read func(ctx context.Context, i int) manifestRead, deliver func(i int, r *manifestRead) error) error {
 	if len(manifests) == 0 {
 		return nil
 	}
@@ -172,14 +180,13 @@ func streamManifests(ctx context.Context, manifests []manifest.ManifestFile, rea
 		cancel()
 		wg.Wait() // no read outlives the call
 	}()
-	window := min(runtime.GOMAXPROCS(0)*2, 16, len(manifests))
 	// A slot per manifest, buffered so a reader never waits for the
 	// consumer; the window's tokens bound how many are filled at once.
 	slots := make([]chan manifestRead, len(manifests))
 	for i := range slots {
 		slots[i] = make(chan manifestRead, 1)
 	}
-	tokens := make(chan struct{}, window)
+	tokens := make(chan struct{}, readWindow(len(manifests)))
 	wg.Go(func() {
 		for i := range manifests {
 			select {
@@ -187,7 +194,12 @@ func streamManifests(ctx context.Context, manifests []manifest.ManifestFile, rea
 			case <-ctx.Done():
 				return
 			}
-			wg.Go(func() { slots[i] <- read(ctx, &manifests[i]) })
+			// select picks at random when both are ready: a stop must not
+			// start the read it won a token for.
+			if ctx.Err() != nil {
+				return
+			}
+			wg.Go(func() { slots[i] <- readGuarded(ctx, manifests[i].Path, i, read) })
 		}
 	})
 	for i := range manifests {
@@ -204,9 +216,26 @@ func streamManifests(ctx context.Context, manifests []manifest.ManifestFile, rea
 		if err := deliver(i, &r); err != nil {
 			return err
 		}
+		// Every slot is made up front; dropping the delivered one lets
+		// its channel go rather than keeping one per manifest of the list
+		// until the stream ends.
 		slots[i] = nil
 	}
 	return nil
+}
+
+// readGuarded is read(ctx, i), not started when the stream has already
+// stopped, with a panic turned into an error.
+func readGuarded(ctx context.Context, path string, i int, read func(context.Context, int) manifestRead) (r manifestRead) {
+	if err := ctx.Err(); err != nil {
+		return manifestRead{err: err}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r = manifestRead{err: errkind.Errorf(errkind.Corrupt, "manifest %s: reading it panicked: %v", path, p)}
+		}
+	}()
+	return read(ctx, i)
 }
 
 // collectFiles is the each of StreamFiles that PlanFilesFiltered uses:

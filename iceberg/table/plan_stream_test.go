@@ -1,10 +1,11 @@
 package table
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -24,7 +25,7 @@ import (
 // TestStreamFilesListsEveryManifestInOrder streams every snapshot of
 // every fixture and checks what comes out against the manifests read
 // directly: each data manifest's live data files, in list order, each
-// once, with the deletes PlanFiles attaches.
+// once, with the deletes an index of every live delete file gives it.
 func TestStreamFilesListsEveryManifestInOrder(t *testing.T) {
 	all, err := fixtures.All()
 	if err != nil {
@@ -42,9 +43,8 @@ func TestStreamFilesListsEveryManifestInOrder(t *testing.T) {
 					continue
 				}
 				id := s.SnapshotID
-				sel := SnapshotSelector{SnapshotID: &id}
 				var streamed []DataFileTask
-				plan, err := tbl.StreamFiles(ctx, sel, nil, false, func(task DataFileTask) error {
+				plan, err := tbl.StreamFiles(ctx, SnapshotSelector{SnapshotID: &id}, nil, false, func(task DataFileTask) error {
 					streamed = append(streamed, task)
 					return nil
 				})
@@ -54,65 +54,86 @@ func TestStreamFilesListsEveryManifestInOrder(t *testing.T) {
 				if plan.Tasks != nil {
 					t.Errorf("snapshot %d: the streamed plan holds %d tasks", id, len(plan.Tasks))
 				}
-				want := liveDataPaths(t, tbl, &s)
-
-				if len(streamed) != len(want) {
-					t.Fatalf("snapshot %d: streamed %d files, the manifests hold %d live data files", id, len(streamed), len(want))
-				}
-				full, err := tbl.PlanFiles(ctx, sel)
-				if err != nil {
-					t.Fatal(err)
+				want := directPlan(t, tbl, &s)
+				if len(streamed) != len(want.Tasks) {
+					t.Fatalf("snapshot %d: streamed %d files, the manifests hold %d live data files", id, len(streamed), len(want.Tasks))
 				}
 				for i, task := range streamed {
-					if task.File.FilePath != want[i] {
-						t.Fatalf("snapshot %d: file %d is %s, the manifests list %s", id, i, task.File.FilePath, want[i])
+					if task.File.FilePath != want.Tasks[i].File.FilePath {
+						t.Fatalf("snapshot %d: file %d is %s, the manifests list %s", id, i, task.File.FilePath, want.Tasks[i].File.FilePath)
 					}
-					if len(task.Deletes) != len(full.Tasks[i].Deletes) {
-						t.Errorf("snapshot %d: %s streamed with %d deletes, planned with %d", id, task.Path, len(task.Deletes), len(full.Tasks[i].Deletes))
+					if got, exp := deletePaths(task.Deletes), deletePaths(want.Tasks[i].Deletes); !slices.Equal(got, exp) {
+						t.Errorf("snapshot %d: %s streamed with deletes %q, the index of every delete file gives %q", id, task.Path, got, exp)
 					}
 				}
-				if len(plan.DeleteFiles) != len(full.DeleteFiles) || plan.ManifestsRead != full.ManifestsRead {
-					t.Errorf("snapshot %d: streamed %d delete files from %d manifests, planned %d from %d", id,
-						len(plan.DeleteFiles), plan.ManifestsRead, len(full.DeleteFiles), full.ManifestsRead)
+				if got, exp := deletePaths(plan.DeleteFiles), deletePaths(want.DeleteFiles); !slices.Equal(got, exp) || plan.ManifestsRead != want.ManifestsRead {
+					t.Errorf("snapshot %d: streamed delete files %q from %d manifests; the list has %q in %d", id,
+						got, plan.ManifestsRead, exp, want.ManifestsRead)
 				}
 			}
 		})
 	}
 }
 
-// liveDataPaths reads the snapshot's manifests one by one with the
-// manifest package: the live data files, in list order.
-func liveDataPaths(t *testing.T, tbl *Table, snap *metadata.Snapshot) []string {
+// directPlan reads the snapshot's manifests one by one with the manifest
+// package: the live data files in list order, each with the deletes an
+// index of every live delete file attaches, the delete files, and the
+// number of manifests.
+func directPlan(t *testing.T, tbl *Table, snap *metadata.Snapshot) *Plan {
 	t.Helper()
 	ctx := context.Background()
 	list, err := tbl.manifestsOf(ctx, snap)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
+	plan := &Plan{ManifestsRead: len(list)}
+	var data []manifest.Entry
 	for _, mf := range list {
-		if mf.Content != manifest.ManifestContentData {
-			continue
-		}
 		spec := tbl.Metadata.SpecByID(mf.PartitionSpecID)
 		partType, err := tbl.PartitionType(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := tbl.IO.ReadFile(ctx, mf.Path)
+		raw, err := tbl.IO.ReadFile(ctx, mf.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := manifest.ReadManifest(data, mf, *spec, partType, tbl.Metadata.FormatVersion)
+		entries, err := manifest.ReadManifest(raw, mf, *spec, partType, tbl.Metadata.FormatVersion)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			if e.Status != manifest.StatusDeleted && e.DataFile.Content == manifest.ContentData {
-				out = append(out, e.DataFile.FilePath)
+			switch {
+			case e.Status == manifest.StatusDeleted:
+			case e.DataFile.Content == manifest.ContentData:
+				data = append(data, e)
+			default:
+				plan.DeleteFiles = append(plan.DeleteFiles, &DeleteFile{Path: tbl.Locations.Apply(e.DataFile.FilePath), File: e.DataFile,
+					DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber})
 			}
 		}
 	}
+	index, err := tbl.buildDeleteIndex(plan.DeleteFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range data {
+		task := DataFileTask{Path: tbl.Locations.Apply(e.DataFile.FilePath), File: e.DataFile,
+			DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber}
+		task.Deletes = index.forDataFile(&task, tbl)
+		plan.Tasks = append(plan.Tasks, task)
+	}
+	return plan
+}
+
+// deletePaths are the delete files' paths, sorted: the index gives a data
+// file its deletes in no set order.
+func deletePaths(ds []*DeleteFile) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Path
+	}
+	slices.Sort(out)
 	return out
 }
 
@@ -170,14 +191,14 @@ func manyManifestsWith(t *testing.T, n int, edit func(i int, df *manifest.DataFi
 }
 
 // TestStreamFilesReadsAWindowAhead: a consumer that holds the first file
-// sees at most the window of manifests read (one per two cores, as
-// planned reads go, and no more than 16), not the table's.
+// sees at most the window of manifests read (two per core, and no more
+// than 16), not the table's.
 func TestStreamFilesReadsAWindowAhead(t *testing.T) {
 	const n = 60
 	tbl := manyManifests(t, n)
 	cio := &manifestReadsIO{FileIO: tbl.IO}
 	tbl.IO = cio
-	window := int64(min(runtime.GOMAXPROCS(0)*2, 16))
+	window := int64(readWindow(n))
 	var files int
 	var seenAhead int64
 	plan, err := tbl.StreamFiles(context.Background(), SnapshotSelector{}, nil, false, func(task DataFileTask) error {
@@ -318,5 +339,114 @@ func TestStreamFilesFiltered(t *testing.T) {
 	want := []string{loc + "/data/f005.parquet", loc + "/data/f006.parquet"}
 	if !slices.Equal(paths, want) || plan.DataFilesSkipped != n-2 {
 		t.Errorf("streamed %q with %d skipped, want %q and %d", paths, plan.DataFilesSkipped, want, n-2)
+	}
+}
+
+// TestStreamFilesRefusesMixedManifests: a data manifest listing a delete
+// file, or a delete manifest listing a data file, fails the plan as
+// corrupt. manifest.ReadManifest is where that is refused: the same bytes
+// read as the manifest they were written as.
+func TestStreamFilesRefusesMixedManifests(t *testing.T) {
+	ctx := context.Background()
+	for _, dataAsDeletes := range []bool{false, true} {
+		tbl := manyManifests(t, 2)
+		pos := manifest.DataFile{
+			Content: manifest.ContentPositionDeletes, FilePath: tbl.Metadata.Location + "/data/pos.parquet",
+			FileFormat: "PARQUET", Partition: []any{}, RecordCount: 1, FileSizeInBytes: 100,
+		}
+		if _, err := tbl.RowDelta(ctx, nil, []manifest.DataFile{pos}, CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := tbl.Snapshot(SnapshotSelector{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := tbl.manifestsOf(ctx, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data, deletes *manifest.ManifestFile
+		for i := range list {
+			if list[i].Content == manifest.ManifestContentDeletes {
+				deletes = &list[i]
+			} else {
+				data = &list[i]
+			}
+		}
+		if data == nil || deletes == nil {
+			t.Fatalf("the snapshot's manifests %+v: want data and delete manifests", list)
+		}
+		from, to := deletes, data
+		if dataAsDeletes {
+			from, to = data, deletes
+		}
+		raw, err := tbl.IO.ReadFile(ctx, from.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Rename the header's content key (Avro strings are
+		// length-prefixed: 0x0e is 7), so that only the entries tell.
+		patched := bytes.Replace(raw, []byte("\x0econtent"), []byte("\x0ekontent"), 1)
+		if bytes.Equal(patched, raw) {
+			t.Fatal("the manifest's header has no content key")
+		}
+		spec := tbl.Metadata.SpecByID(from.PartitionSpecID)
+		partType, err := tbl.PartitionType(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := manifest.ReadManifest(patched, *from, *spec, partType, tbl.Metadata.FormatVersion); err != nil {
+			t.Fatalf("the patched manifest does not read as what it is: %v", err)
+		}
+		asListed := *to
+		asListed.Path = from.Path
+		if _, err := manifest.ReadManifest(patched, asListed, *spec, partType, tbl.Metadata.FormatVersion); !errors.Is(err, errkind.Corrupt) {
+			t.Fatalf("read as a %s manifest: %v, want a corrupt error", to.Content, err)
+		}
+		if err := os.WriteFile(to.Path, patched, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tbl.StreamFiles(ctx, SnapshotSelector{}, nil, false, func(DataFileTask) error { return nil }); !errors.Is(err, errkind.Corrupt) {
+			t.Errorf("a %s manifest listed as %s: %v, want a corrupt error", from.Content, to.Content, err)
+		}
+	}
+}
+
+// TestStreamManifestsPanicIsAnError: a read that panics fails the stream
+// with a corrupt error instead of crashing the process, and the reads
+// after it are stopped.
+func TestStreamManifestsPanicIsAnError(t *testing.T) {
+	manifests := make([]manifest.ManifestFile, 40)
+	for i := range manifests {
+		manifests[i].Path = fmt.Sprintf("m%02d.avro", i)
+	}
+	var delivered int
+	err := streamManifests(context.Background(), manifests, func(_ context.Context, i int) manifestRead {
+		if i == 5 {
+			panic("injected")
+		}
+		return manifestRead{}
+	}, func(int, *manifestRead) error { delivered++; return nil })
+	if !errors.Is(err, errkind.Corrupt) || delivered != 5 {
+		t.Errorf("a read panicked: %v after %d manifests, want a corrupt error after 5", err, delivered)
+	}
+}
+
+// TestStreamManifestsStartsNoReadOnceStopped: with the context already
+// done no read starts, whichever of a free token and the stop the
+// launcher sees first.
+func TestStreamManifestsStartsNoReadOnceStopped(t *testing.T) {
+	manifests := make([]manifest.ManifestFile, 40)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 20 {
+		var reads atomic.Int64
+		err := streamManifests(ctx, manifests, func(context.Context, int) manifestRead {
+			reads.Add(1)
+			return manifestRead{}
+		}, func(int, *manifestRead) error { return nil })
+		if !errors.Is(err, context.Canceled) || reads.Load() != 0 {
+			t.Fatalf("a stopped stream: %v, %d reads started", err, reads.Load())
+		}
 	}
 }

@@ -48,7 +48,7 @@ func (t *Table) Purge(ctx context.Context) error {
 			continue
 		}
 		if gc {
-			entries, err := t.readManifests(ctx, list, nil)
+			entries, err := t.readManifests(ctx, list)
 			if err != nil {
 				fail(err)
 			}

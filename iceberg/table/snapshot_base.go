@@ -73,7 +73,7 @@ func (b *commitBase) readEntries(ctx context.Context, want func(*manifest.Manife
 		}
 	}
 	if len(toRead) > 0 {
-		read, err := b.t.readManifests(ctx, toRead, nil)
+		read, err := b.t.readManifests(ctx, toRead)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func (b *commitBase) changesOf(ctx context.Context, snaps []*metadata.Snapshot) 
 				own = append(own, mf)
 			}
 		}
-		read, err := b.t.readManifests(ctx, own, nil)
+		read, err := b.t.readManifests(ctx, own)
 		if err != nil {
 			return nil, err
 		}

@@ -149,7 +149,7 @@ func (p *snapshotProducer) entriesOf(ctx context.Context, b *commitBase, mf mani
 			return b.entries[i], nil
 		}
 	}
-	read, err := b.t.readManifests(ctx, []manifest.ManifestFile{mf}, nil)
+	read, err := b.t.readManifests(ctx, []manifest.ManifestFile{mf})
 	if err != nil {
 		return nil, err
 	}

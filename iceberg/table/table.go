@@ -61,7 +61,7 @@ type Table struct {
 	// Publisher is the catalog the table's commits go through; nil: the
 	// table's own metadata directory (see Publisher).
 	Publisher Publisher
-	// Planner, when set, plans the table's scans (PlanScan): a catalog
+	// Planner, when set, plans the table's scans (StreamScan): a catalog
 	// that plans on its server. nil: manifests are read here.
 	Planner Planner
 }
