@@ -72,7 +72,7 @@ func (t *Table) StreamFiles(ctx context.Context, sel SnapshotSelector, filter ex
 		}
 	}
 
-	// read decodes and prunes one manifest; it runs on several goroutines.
+	// read(list) decodes and prunes list[i]; it runs on several goroutines.
 	read := func(manifests []manifest.ManifestFile) func(context.Context, int) manifestRead {
 		return func(ctx context.Context, i int) manifestRead {
 			mf := &manifests[i]
