@@ -55,7 +55,7 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 			if s.Options.Limit != nil && covered >= *s.Options.Limit && !r.awaitConsumer(ctx, i) {
 				return
 			}
-			covered += task.sureRows(s)
+			covered += sureRows(s, task)
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
@@ -155,4 +155,15 @@ func (r *parallelReader) pop() (taskResult, bool) {
 		}
 	}
 	return taskResult{}, false
+}
+
+// sureRows is how many rows task t of scan s gives for certain: a whole
+// file read with no filter and no deletes returns every record. Anything
+// else may return fewer (0 here). Filters added to the scan later are
+// awaitConsumer's to allow for.
+func sureRows(s *Scan, t *Task) int64 {
+	if t.Filter != nil || len(t.Deletes) > 0 || t.Length != 0 || t.Start != 0 || s.runtime.any() {
+		return 0
+	}
+	return t.RecordCount
 }

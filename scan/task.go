@@ -250,14 +250,3 @@ func (t *Task) partitionType() *iceberg.StructType {
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
-
-// sureRows is how many rows task t of scan s gives for certain: a whole
-// file read with no filter and no deletes returns every record. Anything
-// else may return fewer (0 here). Filters added to the scan later are the
-// caller's to allow for (parallelReader.awaitConsumer).
-func (t *Task) sureRows(s *Scan) int64 {
-	if t.Filter != nil || len(t.Deletes) > 0 || t.Length != 0 || t.Start != 0 || s.runtime.any() {
-		return 0
-	}
-	return t.RecordCount
-}
