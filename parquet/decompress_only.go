@@ -12,45 +12,60 @@ import (
 // a decode of the chunk cannot go below with this codec library: the
 // benchmarks report a full scan as a multiple of it.
 func (f *File) DecompressChunk(rowGroup, leaf int) (int64, error) {
+	var buf scratch
+	defer buf.release()
+	var total int64
+	err := f.CompressedPages(rowGroup, leaf, func(codec Codec, compressed []byte, size, stored int) error {
+		total += int64(stored)
+		if codec == CodecUncompressed {
+			total += int64(size)
+			return nil
+		}
+		if err := Decompress(codec, buf.take(size), compressed); err != nil {
+			return err
+		}
+		total += int64(size)
+		return nil
+	})
+	return total, err
+}
+
+// CompressedPages calls fn with each page of one column chunk as stored:
+// its codec, the compressed bytes, the size they decompress to, and the
+// bytes a v2 page stores uncompressed ahead of them (its levels; such a
+// page may also be stored uncompressed whole: codec is then
+// CodecUncompressed). The benchmarks hand the pages to other codec
+// libraries this way.
+func (f *File) CompressedPages(rowGroup, leaf int, fn func(codec Codec, compressed []byte, size, stored int) error) error {
 	if rowGroup < 0 || rowGroup >= len(f.RowGroups) || leaf < 0 || leaf >= len(f.Leaves) {
-		return 0, fmt.Errorf("no column chunk %d of row group %d", leaf, rowGroup)
+		return fmt.Errorf("no column chunk %d of row group %d", leaf, rowGroup)
 	}
 	rg := &f.RowGroups[rowGroup]
 	meta := &rg.Columns[leaf]
 	c := chunkReader{f: f, meta: meta, leaf: f.Leaves[leaf], rowEnd: rg.NumRows, rowGroupRows: rg.NumRows}
 	defer c.release()
-	var buf scratch
-	defer buf.release()
-	var total int64
 	for {
 		h, body, err := c.next()
 		if errors.Is(err, io.EOF) {
-			return total, nil
+			return nil
 		}
 		if err != nil {
-			return total, err
+			return err
 		}
-		size := int(h.UncompressedSize)
+		codec, size, stored := meta.Codec, int(h.UncompressedSize), 0
 		if h.Typ == PageDataV2 {
 			// v2 levels are stored uncompressed ahead of the values.
 			levels := int(h.repLength + h.defLength)
 			if levels < 0 || levels > len(body) || levels > size {
-				return total, fmt.Errorf("column %s: page v2 levels (%d bytes) overrun the page", c.leaf.DottedPath(), levels)
+				return fmt.Errorf("column %s: page v2 levels (%d bytes) overrun the page", c.leaf.DottedPath(), levels)
 			}
+			body, size, stored = body[levels:], size-levels, levels
 			if !h.isCompressed {
-				total += int64(size)
-				continue
+				codec = CodecUncompressed
 			}
-			body, size = body[levels:], size-levels
-			total += int64(levels)
 		}
-		if meta.Codec == CodecUncompressed {
-			total += int64(size)
-			continue
+		if err := fn(codec, body, size, stored); err != nil {
+			return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
 		}
-		if err := Decompress(meta.Codec, buf.take(size), body); err != nil {
-			return total, fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
-		}
-		total += int64(size)
 	}
 }

@@ -103,6 +103,7 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 	ok := true
 	var results []foreignResult
 	var sqlResults []sqlResult
+	var codecFloors []codecFloor
 	for _, codec := range []string{"zstd", "snappy"} {
 		ft, err := writeForeign(filepath.Join(*foreignDir, codec), codec, *foreignRows, *foreignFiles)
 		if err != nil {
@@ -110,6 +111,19 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 			return false
 		}
 		logf("foreign %s: %d rows in %d files, %.1f MB, written by DuckDB, registered with add_files", codec, ft.Rows, len(ft.Files), float64(ft.Bytes)/1e6)
+		if codec == "zstd" {
+			cf, err := measureCodecFloor(ft, repeat)
+			switch {
+			case err != nil:
+				logf("foreign zstd codec floor: %v", err)
+			case cf.LibError != "":
+				logf("foreign zstd codec floor: libzstd (the zstd tool) did not run: %s", cf.LibError)
+			default:
+				logf("foreign zstd pages: %d frames, %.1f MB decompressed: klauspost/compress %.0f ms CPU, libzstd %.0f ms (%.2f×)",
+					cf.Frames, float64(cf.Bytes)/1e6, ms(cf.GoCPU), ms(cf.LibZstd), float64(cf.GoCPU)/float64(cf.LibZstd))
+			}
+			codecFloors = append(codecFloors, cf)
+		}
 		for n, q := range foreignQueries(ft.Rows) {
 			if *foreignProf != "" {
 				if err := profileForeign(fmt.Sprintf("%s-%s-%d.prof", *foreignProf, codec, n), ft, q); err != nil {
@@ -170,9 +184,10 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 	}
 	if *foreignJSON != "" {
 		data, _ := json.MarshalIndent(struct {
-			Queries []foreignResult `json:"queries"`
-			SQL     []sqlResult     `json:"sql,omitempty"`
-		}{results, sqlResults}, "", "  ")
+			Queries    []foreignResult `json:"queries"`
+			SQL        []sqlResult     `json:"sql,omitempty"`
+			CodecFloor []codecFloor    `json:"codec_floor,omitempty"`
+		}{results, sqlResults, codecFloors}, "", "  ")
 		if err := os.WriteFile(*foreignJSON, append(data, '\n'), 0o644); err != nil {
 			logf("foreign: %v", err)
 		}

@@ -72,3 +72,28 @@ func TestForeignFloor(t *testing.T) {
 		t.Error("a missing column was not reported")
 	}
 }
+
+// The codec floor decompresses exactly the zstd pages' bytes with both
+// libraries (klauspost's check is inside measureCodecFloor; libzstd's
+// tool is on every machine .ci/run sets up, and its absence is an error
+// here, not a skip).
+func TestCodecFloor(t *testing.T) {
+	ft, err := writeForeign(t.TempDir(), "zstd", 20_000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := measureCodecFloor(ft, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf.LibError != "" {
+		t.Fatalf("libzstd: %s", cf.LibError)
+	}
+	all, err := foreignFloor(ft, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf.Frames == 0 || cf.Bytes <= 0 || cf.Bytes > all.DecodedBytes || cf.GoCPU <= 0 {
+		t.Errorf("codec floor %+v; the pages decompress to %d bytes", cf, all.DecodedBytes)
+	}
+}
