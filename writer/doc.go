@@ -12,7 +12,11 @@
 // Column values are converted column by column, straight from the Arrow
 // buffers into parquet-go's column writers, and the Iceberg metrics (value,
 // null and NaN counts, lower and upper bounds) are gathered in the same
-// pass; column sizes and split offsets come from the written footer.
+// pass; column sizes and split offsets come from the written footer. A
+// column gets a dictionary unless the first batch shows it mostly distinct
+// (dict_choice.go); ZSTD and SNAPPY pages go through the writer's own
+// codecs over klauspost/compress (codec_*.go), and the columns of a batch
+// are converted in parallel, the costliest first.
 //
 // It also writes delete files (WritePositionDeletes, WriteDeletionVectors,
 // EqualityDeleteWriter). DataLocation is where a table's files go.
