@@ -105,6 +105,11 @@ type Scan struct {
 	// files[i] is task i's manifest entry, whose metrics filters added
 	// later are checked against (the same entry for each split of a file).
 	files []*manifest.DataFile
+	// sure[i] is how many rows task i returns for certain: a whole file
+	// whose record count is its answer (recordCountAnswers); 0 for a
+	// split or anything a filter or deletes may thin. A limited parallel
+	// scan holds back tasks the earlier ones cover (parallelReader).
+	sure []int64
 	// records sums the record counts of the planned files, each file once
 	// however many splits it has and once per time the plan lists it, and
 	// countable says every planned file's record count is its answer
@@ -194,9 +199,15 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 		task.Filter, task.FilterFields = residualFilter(dt.Residual, tableSchema)
 		// Each split keeps the file's entry for the metrics of filters
 		// added later; dt is this file's own copy.
-		for _, split := range splitTask(task, dt.File.SplitOffsets, splitSize) {
+		splits := splitTask(task, dt.File.SplitOffsets, splitSize)
+		for _, split := range splits {
+			sure := int64(0)
+			if len(splits) == 1 && recordCountAnswers(&dt) {
+				sure = dt.File.RecordCount
+			}
 			s.tasks = append(s.tasks, split)
 			s.files = append(s.files, &dt.File)
+			s.sure = append(s.sure, sure)
 		}
 		return nil
 	})

@@ -31,8 +31,8 @@ func TestParallelLimitStartsOnlyWhatItNeeds(t *testing.T) {
 		if rows := flatten(scanBatches(t, s, mem)); len(rows) != int(limit) {
 			t.Fatalf("%d threads: %d rows, want %d", threads, len(rows), limit)
 		}
-		// Released by scanBatches: the counters are final.
-		// Released by scanBatches: the counters are final. Started
+		// Released by scanBatches: the counters are final (files opened
+		// ahead and never taken are not counted in them). Started
 		// ahead, a second file would have been read and decoded too.
 		if m := s.Metrics(); m.BytesRead > s.Tasks()[0].FileSize || m.RowsReturned != limit {
 			t.Errorf("%d threads: %d bytes read and %d rows decoded for a limit of %d rows the first file (%d bytes) holds", threads, m.BytesRead, m.RowsReturned, limit, s.Tasks()[0].FileSize)

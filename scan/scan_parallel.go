@@ -26,15 +26,19 @@ type parallelReader struct {
 	next  int
 	wg    sync.WaitGroup
 	slots chan struct{}
-	// reached mirrors next for the dispatcher, which progress wakes when
-	// it moves (see limitCovered).
+	// reached mirrors next, and left the rows the limit still allows, for
+	// the dispatcher, which progress wakes when either moves: each is
+	// stored before the non-blocking send, and the one receiver checks
+	// again after every wake, so no move is missed (awaitConsumer).
 	reached  atomic.Int64
+	left     atomic.Int64
 	progress chan struct{}
 }
 
 func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *parallelReader {
 	r := &parallelReader{buf: newOrderedBuffer(len(s.tasks), s.Options.BufferBytes), progress: make(chan struct{}, 1)}
 	r.pull, r.halt = r.pop, r.waitWorkers
+	r.delivered = func(remaining int64) { r.left.Store(remaining); r.wake() }
 	ctx = r.start(ctx, s, threads)
 	r.buf.closeOn(ctx)
 	// A slot is taken when a task starts and given back when the consumer
@@ -50,12 +54,18 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		var covered int64 // rows the tasks started so far are sure to give
+		if s.Options.Limit != nil {
+			r.left.Store(*s.Options.Limit)
+		}
+		// sureBefore[i] sums the sure rows of tasks before i.
+		sureBefore := make([]int64, len(s.tasks)+1)
+		for i, n := range s.sure {
+			sureBefore[i+1] = sureBefore[i] + n
+		}
 		for i, task := range s.tasks {
-			if s.Options.Limit != nil && covered >= *s.Options.Limit && !r.awaitConsumer(ctx, i) {
+			if s.Options.Limit != nil && !r.awaitConsumer(ctx, s, i, sureBefore) {
 				return
 			}
-			covered += sureRows(s, task)
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
@@ -78,20 +88,33 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 	return r
 }
 
-// awaitConsumer holds task i back until the consumer has reached it: the
-// tasks started before it are sure to give the scan's limit (a limit
-// 1000 scan then decodes one file, not one per thread and more ahead),
-// unless a filter added since drops rows, and then the consumer arrives
-// and the task starts after all. False when the scan ended first.
-func (r *parallelReader) awaitConsumer(ctx context.Context, i int) bool {
-	for r.reached.Load() < int64(i) {
+// awaitConsumer holds task i back while the tasks between the one the
+// consumer reads and i are sure to give the rows the limit still allows
+// (a limit 1000 scan then decodes one file, not one per thread and more
+// ahead). The window shrinks as the consumer moves on, so tasks that give
+// fewer rows than counted on (a filter added since; a wrong record count)
+// let the next ones start again at full parallelism. False when the scan
+// ended first.
+func (r *parallelReader) awaitConsumer(ctx context.Context, s *Scan, i int, sureBefore []int64) bool {
+	for {
+		reached := min(int(r.reached.Load()), i)
+		if s.runtime.any() || sureBefore[i]-sureBefore[reached] < r.left.Load() {
+			return true
+		}
 		select {
 		case <-r.progress:
 		case <-ctx.Done():
 			return false
 		}
 	}
-	return true
+}
+
+// wake tells a waiting dispatcher that the consumer moved.
+func (r *parallelReader) wake() {
+	select {
+	case r.progress <- struct{}{}:
+	default:
+	}
 }
 
 // decodeTask runs the scan's task i, handing its batches to send in
@@ -145,25 +168,11 @@ func (r *parallelReader) pop() (taskResult, bool) {
 		}
 		r.next++
 		r.reached.Store(int64(r.next))
-		select {
-		case r.progress <- struct{}{}:
-		default:
-		}
+		r.wake()
 		select {
 		case <-r.slots:
 		default: // the task never started: the scan was cancelled
 		}
 	}
 	return taskResult{}, false
-}
-
-// sureRows is how many rows task t of scan s gives for certain: a whole
-// file read with no filter and no deletes returns every record. Anything
-// else may return fewer (0 here). Filters added to the scan later are
-// awaitConsumer's to allow for.
-func sureRows(s *Scan, t *Task) int64 {
-	if t.Filter != nil || len(t.Deletes) > 0 || t.Length != 0 || t.Start != 0 || s.runtime.any() {
-		return 0
-	}
-	return t.RecordCount
 }

@@ -28,6 +28,9 @@ type workerStream struct {
 	closeOnce sync.Once
 	pull      func() (taskResult, bool)
 	halt      func()
+	// delivered, when set, hears the rows the limit still allows after
+	// each batch is handed out.
+	delivered func(remaining int64)
 }
 
 type taskResult struct {
@@ -89,6 +92,9 @@ func (w *workerStream) Next() bool {
 			break
 		}
 		w.cur = trimToLimit(res.rec, &w.remaining)
+		if w.delivered != nil {
+			w.delivered(w.remaining)
+		}
 		return true
 	}
 	if w.err == nil && w.remaining != 0 && w.ctx.Err() != nil {
