@@ -41,7 +41,7 @@ func DepositBits(keep []byte, n, kept int, pass []byte) int {
 
 // ExtractBits returns the bits of inner at the positions outer sets
 // among n bits, packed in order into a bitmap of outerKept bits; an
-// empty outer selects all n.
+// empty outer selects all n (and outerKept is n).
 func ExtractBits(outer []byte, n int, inner []byte, outerKept int) []byte {
 	if len(outer) == 0 {
 		out := make([]byte, (n+7)/8)

@@ -40,7 +40,9 @@ func SetRuns(bitmap []byte, n int, fn func(start, end int) error) error {
 	return nil
 }
 
-// bitmapWord is bits [base, base+64) of bitmap, those at or past n cleared.
+// bitmapWord is bits [base, base+64) of bitmap, those at or past n cleared;
+// base is a multiple of 8. A base at or past n gives 0: bitsAt reads the
+// word after a bitmap's last one.
 func bitmapWord(bitmap []byte, base, n int) uint64 {
 	if base >= n {
 		return 0

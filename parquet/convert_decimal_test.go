@@ -25,6 +25,10 @@ func TestIntToDecimal128MatchesGeneral(t *testing.T) {
 				v = math.MaxInt64
 			case 2:
 				v = -1
+			case 3:
+				v = math.MinInt32
+			case 4:
+				v = math.MaxInt32
 			}
 			if width == 4 {
 				binary.LittleEndian.PutUint32(vals[4*i:], uint32(int32(v)))

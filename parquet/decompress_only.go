@@ -34,8 +34,10 @@ func (f *File) DecompressChunk(rowGroup, leaf int) (int64, error) {
 // its codec, the compressed bytes, the size they decompress to, and the
 // bytes a v2 page stores uncompressed ahead of them (its levels; such a
 // page may also be stored uncompressed whole: codec is then
-// CodecUncompressed). The benchmarks hand the pages to other codec
-// libraries this way.
+// CodecUncompressed). Only dictionary and data pages are handed over, as
+// the reader decodes only those. compressed points into buffers reused
+// once the call returns: copy what is kept. The benchmarks hand the pages
+// to other codec libraries this way.
 func (f *File) CompressedPages(rowGroup, leaf int, fn func(codec Codec, compressed []byte, size, stored int) error) error {
 	if rowGroup < 0 || rowGroup >= len(f.RowGroups) || leaf < 0 || leaf >= len(f.Leaves) {
 		return fmt.Errorf("no column chunk %d of row group %d", leaf, rowGroup)
@@ -52,10 +54,13 @@ func (f *File) CompressedPages(rowGroup, leaf int, fn func(codec Codec, compress
 		if err != nil {
 			return err
 		}
+		if h.Typ != PageData && h.Typ != PageDataV2 && h.Typ != PageDictionary {
+			continue // index pages and unknown kinds: the reader skips them too
+		}
 		codec, size, stored := meta.Codec, int(h.UncompressedSize), 0
 		if h.Typ == PageDataV2 {
 			// v2 levels are stored uncompressed ahead of the values.
-			levels := int(h.repLength + h.defLength)
+			levels := int(h.repLength) + int(h.defLength)
 			if levels < 0 || levels > len(body) || levels > size {
 				return fmt.Errorf("column %s: page v2 levels (%d bytes) overrun the page", c.leaf.DottedPath(), levels)
 			}
@@ -63,6 +68,9 @@ func (f *File) CompressedPages(rowGroup, leaf int, fn func(codec Codec, compress
 			if !h.isCompressed {
 				codec = CodecUncompressed
 			}
+		}
+		if codec == CodecUncompressed && len(body) < size {
+			return fmt.Errorf("column %s: page has %d bytes, header says %d", c.leaf.DottedPath(), len(body), size)
 		}
 		if err := fn(codec, body, size, stored); err != nil {
 			return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)

@@ -158,6 +158,11 @@ func (d *dictionary) gatherFixedKept(dst []byte, idx, sel []int32, base, width i
 
 // viewAs views the first n values of type T in b.
 func viewAs[T any](b []byte, n int) []T {
+	if n == 0 {
+		// checkptr checks a conversion over sizeof(T) even for no values,
+		// which an empty tail of a buffer does not have.
+		return nil
+	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 

@@ -117,9 +117,14 @@ func primitiveSpecs() []colSpec {
 		required("str_req_plain", enc(parquet.String(), &parquet.Plain), genText),
 		optional("str_dict", enc(parquet.String(), &parquet.RLEDictionary), genWord),
 		required("str_req_dict", enc(parquet.String(), &parquet.RLEDictionary), genWord),
-		// dictionary values on both sides of the 32-byte fixed-move path
+		// dictionaries whose longest value is past 32 bytes (copied one
+		// by one) and at most 32 (moved as 32-byte blocks: 30 to 32 bytes
+		// included, the block's edge)
 		optional("str_long_dict", enc(parquet.String(), &parquet.RLEDictionary), func(r *rand.Rand, _ int) any {
 			return strings.Repeat(words[r.IntN(len(words))], 1+r.IntN(5))
+		}),
+		optional("str_mid_dict", enc(parquet.String(), &parquet.RLEDictionary), func(r *rand.Rand, _ int) any {
+			return strings.Repeat("ab", 8)[:r.IntN(17)] + strings.Repeat("x", 16)[:r.IntN(17)]
 		}),
 		optional("str_delta", enc(parquet.String(), &parquet.DeltaByteArray), genText),
 		optional("str_delta_len", enc(parquet.String(), &parquet.DeltaLengthByteArray), genText),
