@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"runtime"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/floedb/floe/errkind"
@@ -109,7 +110,9 @@ type Scan struct {
 	// whose record count is its answer (recordCountAnswers); 0 for a
 	// split or anything a filter or deletes may thin. A limited parallel
 	// scan holds back tasks the earlier ones cover (parallelReader).
-	sure []int64
+	sure       []int64
+	sureOnce   sync.Once
+	surePrefix []int64
 	// records sums the record counts of the planned files, each file once
 	// however many splits it has and once per time the plan lists it, and
 	// countable says every planned file's record count is its answer

@@ -2,7 +2,11 @@ package scan
 
 import (
 	"context"
+	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/floedb/floe/iceberg/fileio"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg/expr"
@@ -20,7 +24,9 @@ func TestParallelLimitStartsOnlyWhatItNeeds(t *testing.T) {
 	limit := int64(300)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	for _, threads := range []int{2, 4} {
+	for _, threads := range []int{1, 2, 4} {
+		counted := &dataOpenCounter{FileIO: tbl.IO}
+		tbl.IO = counted
 		s, err := New(ctx, tbl, Options{Columns: []string{"id", "_pos"}, Threads: threads, Limit: &limit})
 		if err != nil {
 			t.Fatal(err)
@@ -37,6 +43,10 @@ func TestParallelLimitStartsOnlyWhatItNeeds(t *testing.T) {
 		if m := s.Metrics(); m.BytesRead > s.Tasks()[0].FileSize || m.RowsReturned != limit {
 			t.Errorf("%d threads: %d bytes read and %d rows decoded for a limit of %d rows the first file (%d bytes) holds", threads, m.BytesRead, m.RowsReturned, limit, s.Tasks()[0].FileSize)
 		}
+		if n := counted.dataOpens.Load(); n != 1 {
+			t.Errorf("%d threads: %d data files opened (ahead included), want the first alone", threads, n)
+		}
+		tbl.IO = counted.FileIO
 	}
 
 	// A filter added once the scan runs may empty the files the limit
@@ -76,4 +86,17 @@ func TestParallelLimitStartsOnlyWhatItNeeds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dataOpenCounter counts the data files opened through it.
+type dataOpenCounter struct {
+	fileio.FileIO
+	dataOpens atomic.Int64
+}
+
+func (c *dataOpenCounter) Open(ctx context.Context, path string) (fileio.File, error) {
+	if strings.HasSuffix(path, ".parquet") {
+		c.dataOpens.Add(1)
+	}
+	return c.FileIO.Open(ctx, path)
 }

@@ -29,7 +29,7 @@ func (a *openAhead) after(i int) {
 	if a == nil {
 		return
 	}
-	for j := i + 1; j <= i+a.ahead && j < len(a.scan.tasks); j++ {
+	for j := i + 1; j <= i+a.ahead && j < len(a.scan.tasks) && !a.scan.limitCoveredBefore(j); j++ {
 		a.start(j)
 	}
 }

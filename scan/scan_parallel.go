@@ -57,11 +57,7 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 		if s.Options.Limit != nil {
 			r.left.Store(*s.Options.Limit)
 		}
-		// sureBefore[i] sums the sure rows of tasks before i.
-		sureBefore := make([]int64, len(s.tasks)+1)
-		for i, n := range s.sure {
-			sureBefore[i+1] = sureBefore[i] + n
-		}
+		sureBefore := s.sureBefore()
 		for i, task := range s.tasks {
 			if s.Options.Limit != nil && !r.awaitConsumer(ctx, s, i, sureBefore) {
 				return
@@ -175,4 +171,23 @@ func (r *parallelReader) pop() (taskResult, bool) {
 		}
 	}
 	return taskResult{}, false
+}
+
+// sureBefore[i] sums the sure rows of the tasks before i (len(tasks)+1
+// entries), computed once.
+func (s *Scan) sureBefore() []int64 {
+	s.sureOnce.Do(func() {
+		s.surePrefix = make([]int64, len(s.tasks)+1)
+		for i, n := range s.sure {
+			s.surePrefix[i+1] = s.surePrefix[i] + n
+		}
+	})
+	return s.surePrefix
+}
+
+// limitCoveredBefore tells whether the tasks before i are sure to give the
+// scan's limit, so that task i will likely never run: its file is not
+// opened ahead (if the consumer does reach it, it opens then).
+func (s *Scan) limitCoveredBefore(i int) bool {
+	return s.Options.Limit != nil && !s.runtime.any() && s.sureBefore()[i] >= *s.Options.Limit
 }
