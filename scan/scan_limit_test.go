@@ -24,10 +24,15 @@ func TestParallelLimitStartsOnlyWhatItNeeds(t *testing.T) {
 	limit := int64(300)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	for _, threads := range []int{1, 2, 4} {
+	unordered := false
+	for _, run := range []struct {
+		threads int
+		ordered *bool
+	}{{1, nil}, {2, nil}, {4, nil}, {2, &unordered}, {4, &unordered}} {
+		threads := run.threads
 		counted := &dataOpenCounter{FileIO: tbl.IO}
 		tbl.IO = counted
-		s, err := New(ctx, tbl, Options{Columns: []string{"id", "_pos"}, Threads: threads, Limit: &limit})
+		s, err := New(ctx, tbl, Options{Columns: []string{"id", "_pos"}, Threads: threads, Limit: &limit, Ordered: run.ordered})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,10 +46,10 @@ func TestParallelLimitStartsOnlyWhatItNeeds(t *testing.T) {
 		// ahead and never taken are not counted in them). Started
 		// ahead, a second file would have been read and decoded too.
 		if m := s.Metrics(); m.BytesRead > s.Tasks()[0].FileSize || m.RowsReturned != limit {
-			t.Errorf("%d threads: %d bytes read and %d rows decoded for a limit of %d rows the first file (%d bytes) holds", threads, m.BytesRead, m.RowsReturned, limit, s.Tasks()[0].FileSize)
+			t.Errorf("%d threads (ordered %v): %d bytes read and %d rows decoded for a limit of %d rows the first file (%d bytes) holds", threads, run.ordered == nil, m.BytesRead, m.RowsReturned, limit, s.Tasks()[0].FileSize)
 		}
 		if n := counted.dataOpens.Load(); n != 1 {
-			t.Errorf("%d threads: %d data files opened (ahead included), want the first alone", threads, n)
+			t.Errorf("%d threads (ordered %v): %d data files opened (ahead included), want the first alone", threads, run.ordered == nil, n)
 		}
 		tbl.IO = counted.FileIO
 	}
@@ -54,35 +59,37 @@ func TestParallelLimitStartsOnlyWhatItNeeds(t *testing.T) {
 	// start (whichever way the race goes, the limit is reached). Added
 	// before the scan runs, it rules the first files out.
 	for _, early := range []bool{true, false} {
-		s, err := New(ctx, tbl, Options{Columns: []string{"id", "_pos"}, Threads: 2, Limit: &limit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		filter, err := expr.ParseFilter("id >= 3000")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if early {
-			if err := s.AddFilter(filter); err != nil {
+		for _, ordered := range []*bool{nil, &unordered} {
+			s, err := New(ctx, tbl, Options{Columns: []string{"id", "_pos"}, Threads: 2, Limit: &limit, Ordered: ordered})
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		rr, err := s.Reader(ctx, mem)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !early {
-			if err := s.AddFilter(filter); err != nil {
+			filter, err := expr.ParseFilter("id >= 3000")
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		rows := flatten(collect(t, rr))
-		if len(rows) != int(limit) {
-			t.Fatalf("filter added early %v: %d rows, want %d", early, len(rows), limit)
-		}
-		for _, r := range rows {
-			if early && r.id < 3000 {
-				t.Fatalf("id %d passed the added filter", r.id)
+			if early {
+				if err := s.AddFilter(filter); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rr, err := s.Reader(ctx, mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !early {
+				if err := s.AddFilter(filter); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows := flatten(collect(t, rr))
+			if len(rows) != int(limit) {
+				t.Fatalf("filter added early %v: %d rows, want %d", early, len(rows), limit)
+			}
+			for _, r := range rows {
+				if early && r.id < 3000 {
+					t.Fatalf("id %d passed the added filter", r.id)
+				}
 			}
 		}
 	}

@@ -7,7 +7,6 @@ package scan
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -18,21 +17,43 @@ import (
 type unorderedReader struct {
 	workerStream
 	out chan taskResult
+	// With a limit, promised sums over the tasks taken the rows each is
+	// sure to give (Scan.sure) while it runs and the rows it gave once
+	// done; a worker takes no task while promised covers the limit (take).
+	mu       sync.Mutex
+	moved    *sync.Cond
+	promised int64
 }
 
 func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *unorderedReader {
 	r := &unorderedReader{out: make(chan taskResult, threads*batchesInFlight)}
 	r.pull, r.halt = r.receive, r.drain
+	r.moved = sync.NewCond(&r.mu)
 	ctx = r.start(ctx, s, threads)
-	var next atomic.Int64
+	if s.Options.Limit != nil {
+		// Waiting workers must see the scan end.
+		context.AfterFunc(ctx, func() { r.settle(0, 0) })
+	}
+	next := 0 // the next task to take, under r.mu
 	var wg sync.WaitGroup
 	for range min(threads, len(s.tasks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(s.tasks) || !s.decodeTask(ctx, i, *s.tasks[i], alloc, r.ahead, r.send(ctx)) {
+				i, ok := r.take(ctx, s, &next)
+				if !ok {
+					return
+				}
+				send, gave := r.send(ctx), int64(0)
+				ok = s.decodeTask(ctx, i, *s.tasks[i], alloc, r.ahead, func(res taskResult) bool {
+					if res.rec != nil {
+						gave += res.rec.NumRows()
+					}
+					return send(res)
+				})
+				r.settle(s.sure[i], gave)
+				if !ok {
 					return
 				}
 			}
@@ -43,6 +64,37 @@ func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, th
 		close(r.out)
 	}()
 	return r
+}
+
+// take hands a worker the next task. With a limit it waits while the
+// tasks taken are sure to give it, or gave it (a limited scan then
+// decodes the files it needs, not one per thread); a task that ends short
+// wakes it. Checking and taking
+// under one lock keeps two workers from both seeing room for one task.
+// False when the tasks or the scan ended first.
+func (r *unorderedReader) take(ctx context.Context, s *Scan, next *int) (int, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for s.Options.Limit != nil && ctx.Err() == nil && !s.runtime.any() && r.promised > 0 && r.promised >= *s.Options.Limit {
+		r.moved.Wait()
+	}
+	if ctx.Err() != nil || *next >= len(s.tasks) {
+		return 0, false
+	}
+	i := *next
+	*next++
+	r.promised += s.sure[i]
+	return i, true
+}
+
+// settle replaces a finished task's sure rows in promised by the rows it
+// gave (a task that gave fewer makes room for the next), and wakes the
+// waiting workers.
+func (r *unorderedReader) settle(sure, gave int64) {
+	r.mu.Lock()
+	r.promised += gave - sure
+	r.mu.Unlock()
+	r.moved.Broadcast()
 }
 
 // receive returns the next batch any worker produced; false when every
