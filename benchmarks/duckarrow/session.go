@@ -110,24 +110,7 @@ func (s *Session) collect(ctx context.Context, query string) ([][]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rs.Close()
-	cols, err := rs.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out [][]any
-	for rs.Next() {
-		row := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range row {
-			ptrs[i] = &row[i]
-		}
-		if err := rs.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		out = append(out, row)
-	}
-	return out, rs.Err()
+	return Rows(rs)
 }
 
 // isIdentifier keeps view names to letters, digits and underscores, so

@@ -224,12 +224,7 @@ func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (for
 			return measure(1, func() (checksum, error) { return duckForeign(duck, ft, q) })
 		},
 	}
-	best, errs := roundRobin(repeat, runs, func(a, b sample) bool {
-		if threads == 1 {
-			return a.CPU < b.CPU
-		}
-		return a.Wall < b.Wall
-	})
+	best, errs := roundRobin(repeat, runs, betterAt(threads))
 	for _, err := range errs {
 		if err != nil {
 			return r, err
@@ -247,12 +242,7 @@ func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (for
 		func() (sample, error) {
 			return measure(1, func() (checksum, error) { return icebergGoForeign(ft, q, threads) })
 		},
-	}, func(a, b sample) bool {
-		if threads == 1 {
-			return a.CPU < b.CPU
-		}
-		return a.Wall < b.Wall
-	})
+	}, betterAt(threads))
 	switch {
 	case goErrs[0] != nil:
 		r.GoErr = goErrs[0].Error()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/floedb/floe/benchmarks/duckarrow"
 )
 
 // The SQL part of the foreign section: TPC-H Q1 and Q6 run by DuckDB over
@@ -75,24 +77,7 @@ func (d *duckDB) queryRows(q string) ([][]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rs.Close()
-	cols, err := rs.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out [][]any
-	for rs.Next() {
-		row := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range row {
-			ptrs[i] = &row[i]
-		}
-		if err := rs.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		out = append(out, row)
-	}
-	return out, rs.Err()
+	return duckarrow.Rows(rs)
 }
 
 // sameRows compares two query answers: doubles (averages, whose last

@@ -62,12 +62,7 @@ func runSQLQuery(ft *foreignTable, q sqlQuery, threads, repeat int) (sqlResult, 
 			})
 		},
 	}
-	best, errs := roundRobin(repeat, runs, func(a, b sample) bool {
-		if threads == 1 {
-			return a.CPU < b.CPU
-		}
-		return a.Wall < b.Wall
-	})
+	best, errs := roundRobin(repeat, runs, betterAt(threads))
 	for _, err := range errs {
 		if err != nil {
 			return r, err

@@ -81,3 +81,13 @@ func roundRobin(rounds int, runs []func() (sample, error), better func(a, b samp
 	}
 	return best, errs
 }
+
+// betterAt is the comparison of samples for runs at threads: CPU time
+// for one thread (what one core costs), wall time for more (how soon
+// the answer comes).
+func betterAt(threads int) func(a, b sample) bool {
+	if threads == 1 {
+		return func(a, b sample) bool { return a.CPU < b.CPU }
+	}
+	return func(a, b sample) bool { return a.Wall < b.Wall }
+}

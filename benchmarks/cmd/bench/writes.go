@@ -154,12 +154,7 @@ func measureWrites(cfg writeConfig, logf func(string, ...any)) ([]writeResult, e
 					})
 				},
 			}
-			best, errs := roundRobin(cfg.Repeat, runs, func(a, b sample) bool {
-				if threads == 1 {
-					return a.CPU < b.CPU
-				}
-				return a.Wall < b.Wall
-			})
+			best, errs := roundRobin(cfg.Repeat, runs, betterAt(threads))
 			for i, err := range errs {
 				if err != nil {
 					return nil, fmt.Errorf("%s %d threads, %s: %w", codec, threads, []string{"floe", "DuckDB"}[i], err)
