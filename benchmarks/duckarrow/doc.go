@@ -6,5 +6,6 @@
 // consumed by one query, so every query registers fresh streams.
 //
 // duckdb-go's Arrow support needs the build tag duckdb_arrow, and so does
-// everything in this package but this file.
+// everything in this package but this file and Rows (rows.go), which
+// untagged code shares.
 package duckarrow
