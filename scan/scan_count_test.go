@@ -41,15 +41,7 @@ func TestCount(t *testing.T) {
 				}
 				t.Fatal(err)
 			}
-			rr, err := sc.Reader(ctx, memory.DefaultAllocator)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want int64
-			for rr.Next() {
-				want += rr.RecordBatch().NumRows()
-			}
-			rr.Release()
+			want := rowsOfRead(t, sc)
 			sc2, _ := scan.New(ctx, tbl, opts)
 			got, err := sc2.Count(ctx)
 			if err != nil || got != want {
@@ -60,6 +52,24 @@ func TestCount(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rowsOfRead reads every batch of sc and counts its rows.
+func rowsOfRead(t *testing.T, sc *scan.Scan) int64 {
+	t.Helper()
+	rr, err := sc.Reader(context.Background(), memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	var n int64
+	for rr.Next() {
+		n += rr.RecordBatch().NumRows()
+	}
+	if err := rr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func mustPredicate(t *testing.T) expr.Expr {
@@ -120,18 +130,7 @@ func TestCountRowsAgreesWithARead(t *testing.T) {
 				}
 				t.Fatal(err)
 			}
-			rr, err := sc.Reader(ctx, memory.DefaultAllocator)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want int64
-			for rr.Next() {
-				want += rr.RecordBatch().NumRows()
-			}
-			rr.Release()
-			if err := rr.Err(); err != nil {
-				t.Fatal(err)
-			}
+			want := rowsOfRead(t, sc)
 			got, err := scan.CountRows(ctx, tbl, opts)
 			if err != nil || got != want {
 				t.Errorf("%s (filter %v, limit %v): CountRows %d, %v; a read returns %d", name, opts.Filter, opts.Limit, got, err, want)
@@ -210,17 +209,8 @@ func TestCountDuplicatedEntryAndSplits(t *testing.T) {
 		if tasks := len(sc.Tasks()); split == 1 && tasks != 9 {
 			t.Fatalf("split size 1: %d tasks, want one per row group (9)", tasks)
 		}
-		rr, err := sc.Reader(ctx, memory.DefaultAllocator)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var read int64
-		for rr.Next() {
-			read += rr.RecordBatch().NumRows()
-		}
-		rr.Release()
-		if err := rr.Err(); err != nil || read != want {
-			t.Fatalf("split size %d: a read returned %d rows (%v), want %d", split, read, err, want)
+		if read := rowsOfRead(t, sc); read != want {
+			t.Fatalf("split size %d: a read returned %d rows, want %d", split, read, want)
 		}
 		sc, err = scan.New(ctx, tbl, opts)
 		if err != nil {
