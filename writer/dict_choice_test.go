@@ -12,6 +12,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/internal/rowstest"
 )
 
 // writeChoosing writes rows in batches of batchRows; with everyDictionary
@@ -27,18 +28,7 @@ func writeChoosing(t *testing.T, dir string, schema *iceberg.Schema, opts Option
 	if everyDictionary {
 		w.dictDecided = true
 	}
-	for start := 0; start < len(rows); start += batchRows {
-		rec := buildRecord(t, schema, rows[start:min(start+batchRows, len(rows))])
-		err := w.Write(rec)
-		rec.Release()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	files, err := w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := rowstest.WriteRecords(t, w, schema, rows, batchRows)
 	if len(files) != 1 {
 		t.Fatalf("%d files", len(files))
 	}
