@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -196,17 +195,7 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 }
 
 func profileForeign(path string, ft *foreignTable, q foreignQuery) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return err
-	}
-	_, err = floeForeign(ft, q, 1)
-	pprof.StopCPUProfile()
-	return err
+	return profileFloe(path, func() (checksum, error) { return floeForeign(ft, q, 1) })
 }
 
 func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (foreignResult, error) {
