@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 )
 
@@ -108,7 +109,9 @@ type jsonEncryptionKey struct {
 // Validate) is refused rather than written.
 func (m *Metadata) MarshalJSON() ([]byte, error) {
 	if err := m.Validate(); err != nil {
-		return nil, err
+		// The caller's metadata (a table built or updated in memory), as
+		// Parse's is the file's (Corrupt).
+		return nil, errkind.Default(errkind.InvalidArgument, err)
 	}
 	out, err := m.toJSON()
 	if err != nil {
