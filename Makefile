@@ -24,7 +24,7 @@ test-go:
 # scans, fetches and read-ahead, S3 retries, parallel writers, commits)
 # again under the race detector.
 test-race:
-	$(GO) test -race -count=1 ./parquet/... ./scan ./iceberg/fileio ./iceberg/table ./writer ./kernels
+	$(GO) test -race -count=1 ./reader/... ./iceberg/fileio ./iceberg/table ./writer ./kernels
 
 # libfloe.so: the C ABI (capi/, interface include/floe.h). The version script
 # keeps every symbol but floe_* private; the check below proves it.

@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/cdata"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // scanHandle is what a floe_scan* stands for.

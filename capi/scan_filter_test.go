@@ -8,7 +8,7 @@ import (
 
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 func TestFilterArgumentTellsTextFromJSON(t *testing.T) {

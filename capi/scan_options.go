@@ -6,8 +6,8 @@ import (
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/expr"
-	"github.com/floedb/floe/parquet"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/parquet"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // scanOptionsJSON is scan_json as include/floe.h documents it (and Python

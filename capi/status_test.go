@@ -13,7 +13,7 @@ import (
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 	"github.com/floedb/floe/writer"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
-	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/reader/parquet"
 )
 
 // Go names for the C structures, so tests (which cannot use cgo) can make

@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/floedb/floe/iceberg/fileio"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 //export capiTaskStream

@@ -15,7 +15,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
-	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/reader/parquet"
 )
 
 func bitmapOf(positions ...uint64) *roaring64.Bitmap { return roaring64.BitmapOf(positions...) }

@@ -12,8 +12,8 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr/bounds"
 	"github.com/floedb/floe/iceberg/manifest"
-	"github.com/floedb/floe/parquet"
-	"github.com/floedb/floe/parquet/prune"
+	"github.com/floedb/floe/reader/parquet"
+	"github.com/floedb/floe/reader/prune"
 )
 
 // Registering a Parquet file written elsewhere (add_files): its manifest

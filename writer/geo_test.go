@@ -17,8 +17,8 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/parquet"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/parquet"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // v3TypesSchema has every v3-only type floe writes beside an int: two

@@ -14,7 +14,7 @@ import (
 
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/internal/rowstest"
-	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/reader/parquet"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"

@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/reader/parquet"
 )
 
 // The page index and chunk statistics agree with the pages: over a table

@@ -14,7 +14,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // nsSchema has a nanosecond timestamp with and without zone, the same

@@ -14,7 +14,7 @@ import (
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // Filters on fields inside structs, checked as a property: over a table

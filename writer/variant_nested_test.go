@@ -13,7 +13,7 @@ import (
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/varianttest"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // Variants inside a struct and as list elements write and read back

@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
 	"github.com/floedb/floe/benchmarks/duckarrow"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 var fixtures = filepath.Join("..", "..", "testdata", "fixtures")

@@ -9,7 +9,7 @@ import (
 	icebergio "github.com/apache/iceberg-go/io"
 	icebergtable "github.com/apache/iceberg-go/table"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // readWithIcebergGo scans the table whose metadata file is metadataPath

@@ -11,7 +11,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/rowstest"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 	"github.com/floedb/floe/writer/ops"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // Committing on top of tables Impala wrote (through Java Iceberg): v1

@@ -13,7 +13,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/testtable"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // written are data files written for a commit: their manifest entries and,

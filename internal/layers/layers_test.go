@@ -21,17 +21,17 @@ const module = "github.com/floedb/floe/"
 // catalog; catalogs know tables and storage, not file formats or scans;
 // writer writes files, and reading tables and committing are writer/ops's.
 var forbidden = map[string][]string{
-	"errkind":       {"iceberg", "parquet", "scan", "writer", "kernels", "catalog", "capi", "cmd", "internal"},
-	"kernels":       {"iceberg", "parquet", "scan", "writer", "capi", "cmd", "internal"},
-	"parquet":       {"iceberg", "parquet/prune", "scan", "writer", "catalog", "capi", "cmd", "internal"},
-	"parquet/prune": {"iceberg/table", "iceberg/manifest", "iceberg/metadata", "iceberg/fileio", "scan", "writer", "capi", "cmd", "internal"},
-	"iceberg":       {"parquet", "scan", "writer", "catalog", "capi", "cmd"},
-	"catalog":       {"parquet", "scan", "writer", "capi", "cmd"},
-	"scan":          {"writer", "catalog", "capi", "cmd"},
-	"writer":        {"scan", "iceberg/table", "catalog", "capi", "cmd"},
-	"writer/ops":    {"capi", "cmd"},
-	"capi":          {"cmd"},
-	"internal":      {"capi", "cmd"},
+	"errkind":        {"iceberg", "reader", "writer", "kernels", "catalog", "capi", "cmd", "internal"},
+	"kernels":        {"iceberg", "reader", "writer", "capi", "cmd", "internal"},
+	"reader/parquet": {"iceberg", "reader/prune", "reader/scan", "writer", "catalog", "capi", "cmd", "internal"},
+	"reader/prune":   {"iceberg/table", "iceberg/manifest", "iceberg/metadata", "iceberg/fileio", "reader/scan", "writer", "capi", "cmd", "internal"},
+	"reader/scan":    {"writer", "catalog", "capi", "cmd"},
+	"iceberg":        {"reader", "writer", "catalog", "capi", "cmd"},
+	"catalog":        {"reader", "writer", "capi", "cmd"},
+	"writer":         {"reader/scan", "iceberg/table", "catalog", "capi", "cmd"},
+	"writer/ops":     {"capi", "cmd"},
+	"capi":           {"cmd"},
+	"internal":       {"capi", "cmd"},
 }
 
 // rulesFor is the forbidden list of the most specific key covering pkg.

@@ -34,14 +34,14 @@ func TestTaskReaderUsesNothingOfTheScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(root, "scan")
+	dir := filepath.Join(root, "reader", "scan")
 	fset, uses := typeCheckUses(t, root, dir)
 	fileOf := func(pos token.Pos) string { return fset.Position(pos).Filename }
 	scanSide := func(file string) bool { return strings.HasPrefix(filepath.Base(file), "scan") }
 	var bad []string
 	checked := 0
 	for id, obj := range uses {
-		if obj.Pkg() == nil || obj.Pkg().Path() != module+"scan" {
+		if obj.Pkg() == nil || obj.Pkg().Path() != module+"reader/scan" {
 			continue
 		}
 		checked++
@@ -93,7 +93,7 @@ func typeCheckUses(t *testing.T, root, dir string) (*token.FileSet, map[*ast.Ide
 		return os.Open(exports[path])
 	})
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	if _, err := (&types.Config{Importer: imp}).Check(module+"scan", fset, files, info); err != nil {
+	if _, err := (&types.Config{Importer: imp}).Check(module+"reader/scan", fset, files, info); err != nil {
 		t.Fatalf("type-checking scan: %v", err)
 	}
 	return fset, info.Uses

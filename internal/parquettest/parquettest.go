@@ -7,7 +7,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/reader/parquet"
 )
 
 // OpenBytes opens an in-memory Parquet file, failing the test on error.

@@ -10,7 +10,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/reader/parquet"
 	"github.com/floedb/floe/writer"
 )
 

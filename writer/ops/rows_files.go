@@ -9,7 +9,7 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 	"github.com/floedb/floe/writer"
 	"github.com/google/uuid"
 )

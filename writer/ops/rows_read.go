@@ -13,7 +13,7 @@ import (
 	"github.com/floedb/floe/iceberg/puffin"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/kernels"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 	"github.com/floedb/floe/writer"
 )
 

@@ -11,7 +11,7 @@ import (
 	icebergtable "github.com/apache/iceberg-go/table"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // floeReadStats is what floe's last filtered scan read: bytes counted by

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/floedb/floe/benchmarks/lineitem"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // filterRun is one peer's measurement of one scenario.

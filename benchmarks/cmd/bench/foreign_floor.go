@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/floedb/floe/parquet"
+	"github.com/floedb/floe/reader/parquet"
 )
 
 // The floor of a scan: a pass over the same files that reads every page

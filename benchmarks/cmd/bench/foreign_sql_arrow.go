@@ -10,7 +10,7 @@ import (
 	"github.com/floedb/floe/benchmarks/duckarrow"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 const sqlAvailable = true

@@ -15,7 +15,7 @@ import (
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/s3test"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // The I/O section (go run ./cmd/bench -io) measures how floe reads rather

@@ -7,7 +7,7 @@ import (
 
 	"github.com/floedb/floe/benchmarks/lineitem"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // ioThreadRun is one local full scan of part 3.

@@ -16,7 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/benchmarks/lineitem"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // ioWorkerArg, as this program's first argument, makes it a worker of

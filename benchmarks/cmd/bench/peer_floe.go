@@ -6,8 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/parquet"
-	"github.com/floedb/floe/scan"
+	"github.com/floedb/floe/reader/parquet"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // floeScan reads the table through floe's public Go API on one thread,
