@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -20,16 +21,32 @@ import (
 var (
 	gzipReaders   sync.Pool
 	brotliReaders sync.Pool
-	// Decoders whose DecodeAll stops at cap(dst): we always know the page's
-	// uncompressed size, so a corrupt frame cannot make us allocate more.
-	zstdDecoders = sync.Pool{New: func() any {
-		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
-		if err != nil {
-			return err
-		}
-		return d
-	}}
+	// zstdFree keeps decoders between scans. Not a sync.Pool: every second
+	// GC cycle empties one, and a new decoder builds its tables and
+	// buffers again (see buffer_pool.go for what that cost small scans).
+	zstdFree = make(chan *zstd.Decoder, 2*runtime.GOMAXPROCS(0)+2)
 )
+
+// getZstd returns a kept decoder or a new one whose DecodeAll stops at
+// cap(dst): we always know the page's uncompressed size, so a corrupt
+// frame cannot make us allocate more.
+func getZstd() (*zstd.Decoder, error) {
+	select {
+	case d := <-zstdFree:
+		return d, nil
+	default:
+		return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
+	}
+}
+
+// putZstd keeps d for the next page, or closes it when enough are kept.
+func putZstd(d *zstd.Decoder) {
+	select {
+	case zstdFree <- d:
+	default:
+		d.Close()
+	}
+}
 
 func CheckCodec(c Codec) error {
 	switch c {
@@ -65,12 +82,12 @@ func Decompress(codec Codec, dst, src []byte) error {
 		}
 		out, err = snappy.Decode(dst, src)
 	case CodecZstd:
-		d, ok := zstdDecoders.Get().(*zstd.Decoder)
-		if !ok {
-			return fmt.Errorf("zstd: cannot create a decoder")
+		d, derr := getZstd()
+		if derr != nil {
+			return fmt.Errorf("zstd: cannot create a decoder: %w", derr)
 		}
 		out, err = d.DecodeAll(src, dst[:0])
-		zstdDecoders.Put(d)
+		putZstd(d)
 	case CodecLZ4Raw:
 		var n int
 		n, err = lz4.UncompressBlock(src, dst)
