@@ -16,9 +16,32 @@ type dictionary struct {
 	bools  []byte   // targetBool: one byte (0/1) per value
 	starts []uint32 // binary targets: value k is data[starts[k]:starts[k]+lens[k]]
 	lens   []uint32
-	data   []byte
+	// data is readable shortCopy bytes past its last value (those bytes
+	// are zeros), so every value can move as whole words or blocks.
+	data []byte
+	// pad holds data when the page's own buffer has no room past its end.
+	pad []byte
 	// totalLen is the sum of lens, for sizing output; maxLen the longest.
 	totalLen, maxLen int
+}
+
+// padded returns buf readable and zeroed for shortCopy bytes past its
+// end: in place when buf is the reader's own decompressed page with room
+// to spare, else copied into d.pad. Without it the values near the end of
+// a dictionary took a copy call each: the last entries of a small
+// dictionary (TPC-H's ship modes) are a good share of the rows, and that
+// fallback was a quarter of the gathers of a scan of DuckDB's files.
+func (d *dictionary) padded(buf []byte, own bool) []byte {
+	n := len(buf)
+	if own && cap(buf)-n >= shortCopy {
+		buf = buf[:n+shortCopy]
+		clear(buf[n:])
+		return buf
+	}
+	d.pad = grow(d.pad, n+shortCopy)
+	copy(d.pad, buf)
+	clear(d.pad[n:])
+	return d.pad
 }
 
 func (l *LeafReader) loadDictionary(h *PageHeader, body []byte) error {
@@ -31,7 +54,10 @@ func (l *LeafReader) loadDictionary(h *PageHeader, body []byte) error {
 	}
 	d := &l.dict
 	n := int(h.NumValues)
-	*d = dictionary{loaded: true, n: n, fixed: d.fixed[:0], bools: d.bools[:0], starts: d.starts[:0], lens: d.lens[:0]}
+	*d = dictionary{loaded: true, n: n, fixed: d.fixed[:0], bools: d.bools[:0], starts: d.starts[:0], lens: d.lens[:0], pad: d.pad}
+	// The decompressed page is the reader's own scratch; an uncompressed
+	// one points into the chunk, whose next bytes are the next page.
+	own := l.codec != CodecUncompressed
 	c := l.conv
 	switch l.Node.Physical {
 	case Boolean:
@@ -59,7 +85,7 @@ func (l *LeafReader) loadDictionary(h *PageHeader, body []byte) error {
 			d.maxLen = max(d.maxLen, int(size))
 			pos += int(size)
 		}
-		d.data = buf
+		d.data = d.padded(buf, own)
 		if c.fromBytes != nil {
 			d.fixed = grow(d.fixed, n*c.width)
 			for k := range n {
@@ -81,7 +107,7 @@ func (l *LeafReader) loadDictionary(h *PageHeader, body []byte) error {
 			d.starts = append(d.starts, uint32(k*w))
 			d.lens = append(d.lens, uint32(w))
 		}
-		d.data = src
+		d.data = d.padded(src, own)
 		d.totalLen, d.maxLen = n*w, w
 	case c.fromBytes != nil:
 		d.fixed = grow(d.fixed, n*c.width)
@@ -218,36 +244,29 @@ func (d *dictionary) gatherBinary(o *leafOutput, start int, idx []int32) error {
 	}
 	data := o.data.b
 	pos := o.dataLen
-	if d.maxLen <= 8 && len(d.data) >= 8 && o.kind == targetBinary {
+	// d.data is readable shortCopy bytes past every value (padded), and
+	// the output has shortCopy bytes of slack: values move as one word or
+	// one or two 32-byte blocks, whose bytes past the value are
+	// overwritten by the next one or lie in the slack.
+	if d.maxLen <= 8 && o.kind == targetBinary {
 		offs := o.offsets.b[4*(start+1) : 4*(start+1+len(idx))]
 		for i, k := range idx {
 			s := int(d.starts[k])
-			var word uint64
-			if s+8 <= len(d.data) {
-				word = binary.LittleEndian.Uint64(d.data[s:])
-			} else {
-				var tmp [8]byte
-				copy(tmp[:], d.data[s:])
-				word = binary.LittleEndian.Uint64(tmp[:])
-			}
-			binary.LittleEndian.PutUint64(data[pos:], word)
+			binary.LittleEndian.PutUint64(data[pos:], binary.LittleEndian.Uint64(d.data[s:]))
 			pos += int(d.lens[k])
 			binary.LittleEndian.PutUint32(offs[4*i:], uint32(pos))
 		}
-	} else if d.maxLen <= shortCopy && o.kind == targetBinary {
-		// Values up to 32 bytes (TPC-H's ship instructions, country and
-		// status names) as one fixed move instead of a copy call each:
-		// the bytes past a value are overwritten by the next one or lie
-		// in the slack.
+	} else if d.maxLen <= 2*shortCopy && o.kind == targetBinary {
+		// Values up to 64 bytes (TPC-H's comments, ship instructions,
+		// names) without a copy call each.
 		offs := o.offsets.b[4*(start+1) : 4*(start+1+len(idx))]
 		for i, k := range idx {
 			s, l := int(d.starts[k]), int(d.lens[k])
-			if s+shortCopy <= len(d.data) {
-				*(*[shortCopy]byte)(data[pos:]) = *(*[shortCopy]byte)(d.data[s:])
-				pos += l
-			} else {
-				pos += copy(data[pos:], d.data[s:s+l])
+			*(*[shortCopy]byte)(data[pos:]) = *(*[shortCopy]byte)(d.data[s:])
+			if l > shortCopy {
+				*(*[shortCopy]byte)(data[pos+shortCopy:]) = *(*[shortCopy]byte)(d.data[s+shortCopy:])
 			}
+			pos += l
 			binary.LittleEndian.PutUint32(offs[4*i:], uint32(pos))
 		}
 	} else {

@@ -126,6 +126,15 @@ func primitiveSpecs() []colSpec {
 		optional("str_mid_dict", enc(parquet.String(), &parquet.RLEDictionary), func(r *rand.Rand, _ int) any {
 			return strings.Repeat("ab", 8)[:r.IntN(17)] + strings.Repeat("x", 16)[:r.IntN(17)]
 		}),
+		// up to 64 bytes (one or two 32-byte blocks), and up to 8 (one
+		// word) from a dictionary shorter than a word: every value near
+		// the dictionary's end reads its padding
+		optional("str_upto64_dict", enc(parquet.String(), &parquet.RLEDictionary), func(r *rand.Rand, _ int) any {
+			return strings.Repeat("0123456789abcdef", 4)[:r.IntN(65)]
+		}),
+		required("str_flag_dict", enc(parquet.String(), &parquet.RLEDictionary), func(r *rand.Rand, _ int) any {
+			return []string{"A", "N", "R"}[r.IntN(3)]
+		}),
 		optional("str_delta", enc(parquet.String(), &parquet.DeltaByteArray), genText),
 		optional("str_delta_len", enc(parquet.String(), &parquet.DeltaLengthByteArray), genText),
 		optional("bin_plain", parquet.Leaf(parquet.ByteArrayType), genBytes),
