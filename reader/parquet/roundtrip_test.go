@@ -132,6 +132,9 @@ func primitiveSpecs() []colSpec {
 		optional("str_upto64_dict", enc(parquet.String(), &parquet.RLEDictionary), func(r *rand.Rand, _ int) any {
 			return strings.Repeat("0123456789abcdef", 4)[:r.IntN(65)]
 		}),
+		optional("str_upto64_plain", enc(parquet.String(), &parquet.Plain), func(r *rand.Rand, _ int) any {
+			return strings.Repeat("fedcba9876543210", 5)[:r.IntN(70)]
+		}),
 		required("str_flag_dict", enc(parquet.String(), &parquet.RLEDictionary), func(r *rand.Rand, _ int) any {
 			return []string{"A", "N", "R"}[r.IntN(3)]
 		}),
