@@ -49,6 +49,8 @@ type LeafReader struct {
 	deltaOffs, deltaSufOffs                             []uint32
 	// keptScratch, keptPositions: selective decoding (leaf_kept.go)
 	keptScratch scratch
+	// tested: the filter a reader evaluates on its column (leaf_tested.go)
+	tested *testedLeaf
 }
 
 type pageState struct {
