@@ -89,6 +89,7 @@ func (l *LeafReader) wrap(err error) error {
 }
 
 func (l *LeafReader) release() {
+	l.releaseTested()
 	l.out.free()
 	l.chunk.release()
 	for _, s := range []*scratch{&l.pageBuf, &l.dictPage, &l.levelBuf, &l.idxScratch, &l.bssScratch, &l.keptScratch} {

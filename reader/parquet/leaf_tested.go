@@ -1,9 +1,12 @@
 package parquet
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -38,8 +41,9 @@ type testedLeaf struct {
 	plain []plainSpan
 	// passIdx holds the dictionary indexes of a span's passing rows.
 	passIdx []int32
-	all     []int32 // 0, 1, 2, ...: the indices of a window keeping every row
-	scratch []byte
+	// rowVerdict holds a span's verdicts, a byte per row, before packing.
+	rowVerdict []byte
+	scratch    []byte
 }
 
 // plainSpan is count consecutive kept rows, from ordinal ord among the
@@ -55,8 +59,29 @@ func (b *BatchReader) SetTest(test ValueTest) bool {
 	if len(b.cols) != 1 || b.cols[0].kind != KindPrimitive || len(b.Leaves) != 1 || !b.Leaves[0].keptDecodable() {
 		return false
 	}
-	b.Leaves[0].tested = &testedLeaf{test: test}
+	t, _ := testedPool.Get().(*testedLeaf)
+	if t == nil {
+		t = &testedLeaf{}
+	}
+	t.test, t.ready = test, false
+	b.Leaves[0].tested = t
 	return true
+}
+
+// testedPool keeps the scratch of readers that tested their column: a
+// reader lives for one row group, and allocating (and clearing) a
+// window's index and verdict buffers anew for each was a tenth of the
+// TPC-H Q6 shape's time.
+var testedPool sync.Pool
+
+// releaseTested hands the leaf's test scratch back to the pool.
+func (l *LeafReader) releaseTested() {
+	if t := l.tested; t != nil {
+		l.tested = nil
+		t.test = nil
+		t.plain = t.plain[:0]
+		testedPool.Put(t)
+	}
 }
 
 // NextTested evaluates the reader's test (SetTest) on the rows of the next
@@ -90,8 +115,6 @@ func (b *BatchReader) NextTested(sel *RowSelection, pass []byte, values bool) (c
 			return nil, fmt.Errorf("selection of %d rows for a batch of %d", sel.Rows(), n)
 		}
 		idx, kept = sel.indices(), sel.Kept()
-	} else {
-		idx = l.tested.identity(n)
 	}
 	clear(pass[:(kept+7)/8])
 	if l.rowPos < b.pos {
@@ -118,15 +141,8 @@ func (b *BatchReader) NextTested(sel *RowSelection, pass []byte, values bool) (c
 	return col, nil
 }
 
-func (t *testedLeaf) identity(n int) []int32 {
-	for i := len(t.all); i < n; i++ {
-		t.all = append(t.all, int32(i))
-	}
-	return t.all[:n]
-}
-
 // readTested walks the pages of the next n rows, deciding the rows idx
-// keeps (pass: by their ordinal in idx): rows on dictionary-encoded pages
+// keeps (nil: all; pass: by their ordinal in idx): rows on dictionary-encoded pages
 // by their entry's verdict, the others decoded into the output for
 // testPlain. With values, the passing rows of dictionary pages are
 // gathered into the output too, in row order with the decoded spans.
@@ -151,7 +167,7 @@ func (l *LeafReader) readTested(idx []int32, n int, pass []byte, values bool) er
 			if err != nil {
 				return err
 			}
-			if rows := int(h.NumValues); rows <= n-base && (next == len(idx) || int(idx[next]) >= base+rows) {
+			if rows := int(h.NumValues); idx != nil && rows <= n-base && (next == len(idx) || int(idx[next]) >= base+rows) {
 				base += rows // no kept row on this page
 				continue
 			}
@@ -161,32 +177,49 @@ func (l *LeafReader) readTested(idx []int32, n int, pass []byte, values bool) er
 			continue
 		}
 		k := min(n-base, l.pg.numValues-l.pg.pos)
-		end := next + sort.Search(len(idx)-next, func(j int) bool { return int(idx[next+j]) >= base+k })
-		if err := l.consumeTested(idx[next:end], next, base, k, pass, values); err != nil {
+		var err error
+		if idx == nil {
+			err = l.consumeTested(nil, k, base, base, k, pass, values)
+		} else {
+			end := next + sort.Search(len(idx)-next, func(j int) bool { return int(idx[next+j]) >= base+k })
+			err = l.consumeTested(idx[next:end], end-next, next, base, k, pass, values)
+			next = end
+		}
+		if err != nil {
 			return l.wrap(err)
 		}
 		l.pg.pos += k
 		base += k
-		next = end
 	}
 	l.rowPos += int64(n)
 	return nil
 }
 
-// consumeTested decides the kept rows seg (ordinals from ord) among the k
-// level entries at the page cursor (window rows base...).
-func (l *LeafReader) consumeTested(seg []int32, ord, base, k int, pass []byte, values bool) error {
-	if len(seg) == 0 {
+// consumeTested decides the cnt kept rows seg (nil: all k; ordinals from
+// ord) among the k level entries at the page cursor (window rows
+// base...).
+func (l *LeafReader) consumeTested(seg []int32, cnt, ord, base, k int, pass []byte, values bool) error {
+	if cnt == 0 {
 		return l.skipValues(l.valuesIn(l.pg.pos, l.pg.pos+k))
 	}
 	if l.pg.values.kind != formDict {
 		o := &l.out
 		start := o.length
-		o.ensureSlots(start + len(seg))
-		if err := l.consumeKept(seg, base, k); err != nil {
+		o.ensureSlots(start + cnt)
+		var err error
+		if seg == nil {
+			var defs []uint8
+			if l.pg.defs != nil {
+				defs = l.pg.defs[l.pg.pos : l.pg.pos+k]
+			}
+			err = l.consume(defs, k)
+		} else {
+			err = l.consumeKept(seg, base, k)
+		}
+		if err != nil {
 			return err
 		}
-		l.tested.plain = append(l.tested.plain, plainSpan{slot: start, count: len(seg), ord: ord})
+		l.tested.plain = append(l.tested.plain, plainSpan{slot: start, count: cnt, ord: ord})
 		return nil
 	}
 	t := l.tested
@@ -210,21 +243,66 @@ func (l *LeafReader) consumeTested(seg []int32, ord, base, k int, pass []byte, v
 	ids := l.idx[i : i+nv]
 	verdict := t.verdict
 	dn := uint32(len(verdict))
-	t.passIdx = t.passIdx[:0]
-	if defs == nil {
+	// Each row's verdict goes to a byte first and the bytes are packed
+	// into pass eight at a time: setting bits one by one in place was
+	// most of this loop's time (a read-modify-write of the same byte per
+	// row), and so was a branch per row to collect the passing indexes,
+	// which are written unconditionally here and kept by the verdict.
+	vb := grow(t.rowVerdict, cnt)
+	t.rowVerdict = vb
+	pi := t.passIdx[:0]
+	if values {
+		pi = slices.Grow(pi, cnt)[:cnt]
+	}
+	m := 0
+	switch {
+	case seg == nil && defs == nil:
+		for j, d := range ids {
+			if uint32(d) >= dn {
+				return errBadIndex(d, len(verdict))
+			}
+			vb[j] = verdict[d]
+		}
+		if values {
+			for j, d := range ids {
+				pi[m] = d
+				m += int(vb[j])
+			}
+		}
+	case seg == nil:
+		vi := 0
+		maxDef := uint8(l.maxDef)
+		for j, def := range defs {
+			vb[j] = 0 // null: fails
+			if def != maxDef {
+				continue
+			}
+			d := ids[vi]
+			vi++
+			if uint32(d) >= dn {
+				return errBadIndex(d, len(verdict))
+			}
+			v := verdict[d]
+			vb[j] = v
+			if values {
+				pi[m] = d
+				m += int(v)
+			}
+		}
+	case defs == nil:
 		for j, r := range seg {
 			d := ids[int(r)-base]
 			if uint32(d) >= dn {
 				return errBadIndex(d, len(verdict))
 			}
 			v := verdict[d]
-			o := ord + j
-			pass[o>>3] |= v << (o & 7)
-			if values && v != 0 {
-				t.passIdx = append(t.passIdx, d)
+			vb[j] = v
+			if values {
+				pi[m] = d
+				m += int(v)
 			}
 		}
-	} else {
+	default:
 		// A row's value index is the count of defined rows before it.
 		maxDef := uint8(l.maxDef)
 		vi, row := 0, base
@@ -234,6 +312,7 @@ func (l *LeafReader) consumeTested(seg []int32, ord, base, k int, pass []byte, v
 					vi++
 				}
 			}
+			vb[j] = 0
 			if defs[row-base] != maxDef {
 				continue // null: fails
 			}
@@ -242,17 +321,39 @@ func (l *LeafReader) consumeTested(seg []int32, ord, base, k int, pass []byte, v
 				return errBadIndex(d, len(verdict))
 			}
 			v := verdict[d]
-			o := ord + j
-			pass[o>>3] |= v << (o & 7)
-			if values && v != 0 {
-				t.passIdx = append(t.passIdx, d)
+			vb[j] = v
+			if values {
+				pi[m] = d
+				m += int(v)
 			}
 		}
 	}
-	if values && len(t.passIdx) > 0 {
-		return l.emitDict(t.passIdx)
+	t.passIdx = pi
+	packVerdicts(pass, ord, vb)
+	if m > 0 {
+		return l.emitDict(pi[:m])
 	}
 	return nil
+}
+
+// packVerdicts ORs the bytes vb (each 0 or 1) into the bitmap dst from
+// bit off.
+func packVerdicts(dst []byte, off int, vb []byte) {
+	j := 0
+	for ; j < len(vb) && (off+j)&7 != 0; j++ {
+		dst[(off+j)>>3] |= vb[j] << ((off + j) & 7)
+	}
+	o := (off + j) >> 3
+	for ; j+8 <= len(vb); j += 8 {
+		// Byte i's low bit lands in bit 56+i of the product, the
+		// partial products below it never carrying into those bits.
+		x := binary.LittleEndian.Uint64(vb[j:])
+		dst[o] |= byte((x * 0x0102040810204080) >> 56)
+		o++
+	}
+	for ; j < len(vb); j++ {
+		dst[(off+j)>>3] |= vb[j] << ((off + j) & 7)
+	}
 }
 
 // emitDict appends the dictionary values of idx to the output.
