@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"sync/atomic"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/floedb/floe/kernels"
 	"github.com/floedb/floe/reader/parquet"
@@ -15,6 +17,10 @@ import (
 // semantics are the same; the reader fails null rows without asking,
 // which is only right for trees of comparisons that fail a null: no
 // "is null", no constant true or false.
+
+// readerTests enables the readers' evaluation; tests turn it off to
+// compare with decoding and comparing.
+var readerTests = func() *atomic.Bool { var b atomic.Bool; b.Store(true); return &b }()
 
 // mergeSameColumn joins the conjuncts that read one and the same column
 // into one, so that column's reader evaluates all of them in one pass
@@ -54,11 +60,13 @@ func failsNulls(n *filterNode) bool {
 // window needs afterwards (an output column, or one another conjunct
 // reads).
 func (r *taskReader) setTests(l *lateRead) {
-	if r.filter == nil {
+	for _, c := range r.conjuncts {
+		c.tested, c.values = false, false
+	}
+	if r.filter == nil || !readerTests.Load() {
 		return
 	}
 	for _, c := range r.conjuncts {
-		c.tested, c.values = false, false
 		if len(c.plans) != 1 || !failsNulls(c.node) {
 			continue
 		}
