@@ -11,8 +11,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"time"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/benchmarks/lineitem"
