@@ -219,7 +219,14 @@ func (l *LeafReader) consumeTested(seg []int32, cnt, ord, base, k int, pass []by
 		if err != nil {
 			return err
 		}
-		l.tested.plain = append(l.tested.plain, plainSpan{slot: start, count: cnt, ord: ord})
+		// Spans of consecutive pages join: a chunk of PLAIN pages is
+		// tested once a window, as decoding and comparing would.
+		t := l.tested
+		if k := len(t.plain) - 1; k >= 0 && t.plain[k].slot+t.plain[k].count == start && t.plain[k].ord+t.plain[k].count == ord {
+			t.plain[k].count += cnt
+			return nil
+		}
+		t.plain = append(t.plain, plainSpan{slot: start, count: cnt, ord: ord})
 		return nil
 	}
 	t := l.tested
