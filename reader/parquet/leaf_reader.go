@@ -49,6 +49,8 @@ type LeafReader struct {
 	deltaOffs, deltaSufOffs                             []uint32
 	// keptScratch, keptPositions: selective decoding (leaf_kept.go)
 	keptScratch scratch
+	// tested: the filter a reader evaluates on its column (leaf_tested.go)
+	tested *testedLeaf
 }
 
 type pageState struct {
@@ -87,6 +89,7 @@ func (l *LeafReader) wrap(err error) error {
 }
 
 func (l *LeafReader) release() {
+	l.releaseTested()
 	l.out.free()
 	l.chunk.release()
 	for _, s := range []*scratch{&l.pageBuf, &l.dictPage, &l.levelBuf, &l.idxScratch, &l.bssScratch, &l.keptScratch} {

@@ -26,6 +26,10 @@ type conjunct struct {
 	// nanos spent decoding its columns and evaluating it, and the rows it
 	// saw and dropped: its rank is the cost per dropped row.
 	nanos, seen, dropped int64
+	// tested: its column's reader evaluates it (filter_tested.go);
+	// values: and returns the passing rows' values, which the window
+	// needs afterwards.
+	tested, values bool
 }
 
 // rank orders conjuncts by measured cost per dropped row (Velox's
@@ -87,6 +91,7 @@ func (r *taskReader) splitConjuncts() {
 		r.conjuncts = append(r.conjuncts, &conjunct{node: n, plans: n.plans(nil)})
 	}
 	split(r.filter.root)
+	r.conjuncts = mergeSameColumn(r.conjuncts)
 }
 
 // startLate opens one reader per decoded column for the row group.
@@ -117,6 +122,7 @@ func (r *taskReader) startLate(req parquet.ReadRequest) error {
 		br.Prefetch(false, r.filter != nil && !steps[j])
 	}
 	r.late = l
+	r.setTests(l)
 	if r.filter == nil {
 		var leaves []*parquet.LeafReader
 		for _, br := range l.readers {
@@ -211,14 +217,22 @@ func (r *taskReader) lateWindow(l *lateRead, start int64, n int) (arrow.RecordBa
 			break
 		}
 		t0 := time.Now()
-		if err := atKeep(c.plans); err != nil {
-			return nil, err
+		var now int
+		if p := c.plans; c.tested && l.cols[p[0]] == nil && !l.consumed[r.decoded[p[0]]] {
+			var err error
+			if now, err = r.evalTested(l, c, keep, n, kept); err != nil {
+				return nil, err
+			}
+		} else {
+			if err := atKeep(c.plans); err != nil {
+				return nil, err
+			}
+			pass, err := r.filter.eval(c.node, view, kept)
+			if err != nil {
+				return nil, err
+			}
+			now = narrowKeep(keep, n, kept, pass)
 		}
-		pass, err := r.filter.eval(c.node, view, kept)
-		if err != nil {
-			return nil, err
-		}
-		now := narrowKeep(keep, n, kept, pass)
 		c.nanos += time.Since(t0).Nanoseconds()
 		c.seen += int64(kept)
 		c.dropped += int64(kept - now)

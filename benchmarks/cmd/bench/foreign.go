@@ -30,12 +30,13 @@ import (
 // 2, floe ÷ each peer, from one run. DuckDB must return as many rows as
 // floe; an iceberg-go that fails or differs is reported, not fatal.
 var (
-	foreignOnly  = flag.Bool("foreign", false, "run only the foreign section: floe and DuckDB on the table DuckDB writes")
-	foreignRows  = flag.Int64("foreign-rows", 6_000_000, "rows of the foreign table")
-	foreignFiles = flag.Int("foreign-files", 6, "files of the foreign table")
-	foreignDir   = flag.String("foreign-data", "data/foreign", "where the foreign tables are written (reused when there)")
-	foreignJSON  = flag.String("foreign-json", "results/latest-foreign.json", "where to write the foreign section's results (empty: nowhere)")
-	foreignProf  = flag.String("foreign-cpuprofile", "", "write a CPU profile of one extra one-thread floe run of each query to <this>-<table>-<n>.prof")
+	foreignOnly      = flag.Bool("foreign", false, "run only the foreign section: floe and DuckDB on the table DuckDB writes")
+	foreignRows      = flag.Int64("foreign-rows", 6_000_000, "rows of the foreign table")
+	foreignFiles     = flag.Int("foreign-files", 6, "files of the foreign table")
+	foreignDir       = flag.String("foreign-data", "data/foreign", "where the foreign tables are written (reused when there)")
+	foreignJSON      = flag.String("foreign-json", "results/latest-foreign.json", "where to write the foreign section's results (empty: nowhere)")
+	foreignOnlyQuery = flag.String("foreign-query", "", "run only the foreign queries (and SQL queries) whose name contains this: a quicker loop while working on one")
+	foreignProf      = flag.String("foreign-cpuprofile", "", "write a CPU profile of one extra one-thread floe run of each query to <this>-<table>-<n>.prof")
 )
 
 // foreignQuery is one query of the section.
@@ -124,6 +125,9 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 			codecFloors = append(codecFloors, cf)
 		}
 		for n, q := range foreignQueries(ft.Rows) {
+			if !strings.Contains(q.Name, *foreignOnlyQuery) {
+				continue
+			}
 			if *foreignProf != "" {
 				if err := profileForeign(fmt.Sprintf("%s-%s-%d.prof", *foreignProf, codec, n), ft, q); err != nil {
 					logf("foreign profile: %v", err)
@@ -148,6 +152,9 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 		for _, q := range sqlQueries {
 			if !sqlAvailable {
 				break
+			}
+			if !strings.Contains(q.Name, *foreignOnlyQuery) {
+				continue
 			}
 			for _, threads := range []int{1, 2} {
 				r, err := runSQLQuery(ft, q, threads, repeat)

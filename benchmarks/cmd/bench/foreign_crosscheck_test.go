@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/reader/scan"
 )
@@ -24,7 +28,7 @@ func TestForeignMatchesPqarrow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := floeColumns(t, ft.MetadataPath)
+		got := floeColumns(t, ft.MetadataPath, scan.Options{})
 		want := pqarrowColumns(t, ft.Files[0])
 		if len(got) != len(want) || len(got) != len(foreignSchema().Fields) {
 			t.Fatalf("%s: floe gave %d columns, pqarrow %d", codec, len(got), len(want))
@@ -42,13 +46,108 @@ func TestForeignMatchesPqarrow(t *testing.T) {
 	}
 }
 
-func floeColumns(t *testing.T, metadata string) []arrow.Array {
+// The same files filtered: the rows floe's filtered scan returns (filters
+// read on DuckDB's dictionaries: strings, decimals stored as INT64,
+// dates; literals with more scale than the column) are pqarrow's rows
+// that the same filter, evaluated here in Go on the values, keeps.
+func TestForeignFiltersMatchPqarrow(t *testing.T) {
+	const (
+		quantity, price, discount, tax = 4, 5, 6, 7
+		returnflag, linestatus         = 8, 9
+		shipdate, shipinstruct, mode   = 10, 13, 14
+	)
+	day := func(y, m, d int) int32 {
+		return int32(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
+	}
+	for _, codec := range []string{"zstd", "snappy"} {
+		ft, err := writeForeign(t.TempDir(), codec, 30_000, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols := pqarrowColumns(t, ft.Files[0])
+		dec := func(c, i int) int64 { return int64(cols[c].(*array.Decimal128).Value(i).LowBits()) }
+		str := func(c, i int) string { return cols[c].(*array.String).Value(i) }
+		date := func(c, i int) int32 { return int32(cols[c].(*array.Date32).Value(i)) }
+		for _, f := range []struct {
+			text string
+			keep func(i int) bool
+		}{
+			{"l_shipmode = 'AIR'", func(i int) bool { return str(mode, i) == "AIR" }},
+			{"l_shipdate >= '1994-01-01' and l_shipdate < '1995-01-01' and l_discount >= 0.05 and l_discount <= 0.07 and l_quantity < 24",
+				func(i int) bool {
+					d := date(shipdate, i)
+					return d >= day(1994, 1, 1) && d < day(1995, 1, 1) && dec(discount, i) >= 5 && dec(discount, i) <= 7 && dec(quantity, i) < 2400
+				}},
+			{"l_discount < 0.065", func(i int) bool { return dec(discount, i) <= 6 }},
+			{"l_discount >= 0.065 and l_tax <= 0.02", func(i int) bool { return dec(discount, i) >= 7 && dec(tax, i) <= 2 }},
+			{"l_discount = 0.065 or l_tax > 0.085", func(i int) bool { return dec(tax, i) >= 9 }},
+			{"l_shipmode in ('AIR', 'MAIL') or l_returnflag = 'R'", func(i int) bool {
+				return str(mode, i) == "AIR" || str(mode, i) == "MAIL" || str(returnflag, i) == "R"
+			}},
+			{"l_shipmode not in ('AIR') and l_quantity > 49.5", func(i int) bool { return str(mode, i) != "AIR" && dec(quantity, i) >= 5000 }},
+			{"l_shipinstruct like 'DELIVER%' and not (l_linestatus = 'O')", func(i int) bool {
+				return strings.HasPrefix(str(shipinstruct, i), "DELIVER") && str(linestatus, i) != "O"
+			}},
+			{"l_shipdate < '1992-06-01' or l_shipdate >= '1998-06-01'", func(i int) bool {
+				return date(shipdate, i) < day(1992, 6, 1) || date(shipdate, i) >= day(1998, 6, 1)
+			}},
+			{"l_extendedprice < 1000 and l_quantity != 1", func(i int) bool { return dec(price, i) < 100000 && dec(quantity, i) != 100 }},
+			{"l_quantity = 0.5", func(int) bool { return false }},
+		} {
+			filter, err := expr.ParseFilter(f.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := floeColumns(t, ft.MetadataPath, scan.Options{Filter: filter})
+			keep := make([]byte, (30_000+7)/8)
+			kept := 0
+			for i := range 30_000 {
+				if f.keep(i) {
+					keep[i>>3] |= 1 << (i & 7)
+					kept++
+				}
+			}
+			for c, want := range cols {
+				name := foreignSchema().Fields[c].Name
+				w, err := compute.FilterArray(context.Background(), want, booleanOf(keep, 30_000), *compute.DefaultFilterOptions())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) == 0 && kept == 0 {
+					w.Release()
+					break
+				}
+				if c >= len(got) || !array.Equal(got[c], w) {
+					n := 0
+					if c < len(got) {
+						n = got[c].Len()
+					}
+					t.Errorf("%s %q %s: floe returned %d rows, pqarrow with the filter in Go %d", codec, f.text, name, n, w.Len())
+				}
+				w.Release()
+			}
+			for _, g := range got {
+				g.Release()
+			}
+		}
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+}
+
+// booleanOf is an Arrow boolean array of the first n bits of bits.
+func booleanOf(bits []byte, n int) arrow.Array {
+	return array.NewBoolean(n, memory.NewBufferBytes(bits), nil, 0)
+}
+
+func floeColumns(t *testing.T, metadata string, opts scan.Options) []arrow.Array {
 	ctx := context.Background()
 	tbl, err := table.Open(ctx, metadata, table.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scan.New(ctx, tbl, scan.Options{})
+	sc, err := scan.New(ctx, tbl, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
