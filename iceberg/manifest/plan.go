@@ -301,13 +301,18 @@ func intsInto[T any](get func(*T) *[]int) fieldCompiler[T] {
 	}
 }
 
-// mapInto decodes a map keyed by field id, stored as an array of
-// {key, value} records (the spec fixes key and value by position). A null
-// key is an error; an entry with a null value, which the spec does not
-// allow either, says nothing and is dropped.
-func mapInto[T, V any](valueKinds []string, readValue func(*reader, *avro.SchemaNode) (V, error), get func(*T) *map[int]V) fieldCompiler[T] {
-	return func(n *avro.SchemaNode, s site) (fieldFn[T], error) {
-		return arrayOf(n, s, func(item *avro.SchemaNode) (fieldFn[T], error) {
+// metricsInto decodes a metric map of data_file (column_sizes ...
+// upper_bounds), stored as an array of {key, value} records (the spec
+// fixes key and value by position), into the entry's Metrics. A null key
+// is an error; an entry with a null value, which the spec does not allow
+// either, says nothing and is dropped.
+func metricsInto(kind metricKind) fieldCompiler[rawEntry] {
+	valueKinds := longKinds
+	if kind.isBound() {
+		valueKinds = bytesKinds
+	}
+	return func(n *avro.SchemaNode, s site) (fieldFn[rawEntry], error) {
+		return arrayOf(n, s, func(item *avro.SchemaNode) (fieldFn[rawEntry], error) {
 			if item.Type != "record" || len(item.Fields) != 2 {
 				return nil, fmt.Errorf("a map must be stored as an array of 2-field records")
 			}
@@ -325,30 +330,44 @@ func mapInto[T, V any](valueKinds []string, readValue func(*reader, *avro.Schema
 			if !slices.Contains(valueKinds, value.Type) {
 				return nil, fmt.Errorf("map value is an Avro %s, not one of %v", value.Type, valueKinds)
 			}
-			return func(r *reader, dst *T) error {
+			readKey := func(r *reader) (int64, bool, error) {
 				if _, err := keyNull.present(r); err != nil {
-					return err
+					return 0, false, err
 				}
 				k, err := r.long()
 				if err != nil {
-					return err
+					return 0, false, err
 				}
 				ok, err := valueNull.present(r)
+				return k, ok, err
+			}
+			if !kind.isBound() {
+				return func(r *reader, dst *rawEntry) error {
+					k, ok, err := readKey(r)
+					if err != nil || !ok {
+						return err
+					}
+					v, err := r.long()
+					if err != nil {
+						return err
+					}
+					dst.metrics.addCount(kind, k, v)
+					return nil
+				}, nil
+			}
+			return func(r *reader, dst *rawEntry) error {
+				k, ok, err := readKey(r)
 				if err != nil || !ok {
 					return err
 				}
-				v, err := readValue(r, value)
+				v, err := readBytes(r, value)
 				if err != nil {
 					return err
 				}
-				(*get(dst))[int(k)] = v
+				dst.metrics.addBound(kind, k, v)
 				return nil
 			}, nil
-		}, func(dst *T, count int) {
-			if *get(dst) == nil {
-				*get(dst) = make(map[int]V, count)
-			}
-		})
+		}, func(*rawEntry, int) {})
 	}
 }
 

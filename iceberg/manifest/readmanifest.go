@@ -52,11 +52,13 @@ func ReadManifest(data []byte, mf ManifestFile, spec iceberg.PartitionSpec, part
 	}
 	inh := newInheritance(mf, formatVersion)
 	var out []Entry
+	var metrics metricsBuilder
 	err = c.forEachBlock(func(count int, block []byte) error {
 		out = slices.Grow(out, count)
 		r := &reader{buf: block}
 		for range count {
-			var raw rawEntry
+			raw := rawEntry{metrics: &metrics}
+			metrics.reset()
 			if n := len(slots.types); n > 0 {
 				raw.df.Partition = make([]any, n)
 			}
@@ -144,6 +146,7 @@ func (raw *rawEntry) toEntry(mf ManifestFile, slots *partitionLayout) (Entry, er
 		return Entry{}, fmt.Errorf("status %v is not 0, 1 or 2", raw.status)
 	}
 	e := Entry{Status: EntryStatus(raw.status.v), DataFile: raw.df}
+	e.DataFile.Metrics = raw.metrics.finish()
 	if raw.snapshotID.ok {
 		e.SnapshotID = raw.snapshotID.v
 	} else {
