@@ -39,16 +39,38 @@ func (b *metricsBuilder) note(k metricKind, id int64) {
 	b.last[k] = id
 }
 
+// addCount and addBound append to the section in place (s = append(s,
+// …) of one variable writes only its length while the capacity lasts),
+// not through binary.AppendVarint, whose result stored back would be a
+// pointer write, a GC write barrier per metric while a collection runs.
 func (b *metricsBuilder) addCount(k metricKind, id, v int64) {
 	b.note(k, id)
-	b.sec[k] = binary.AppendVarint(binary.AppendVarint(b.sec[k], id), v)
+	appendVarint(&b.sec[k], id)
+	appendVarint(&b.sec[k], v)
 }
 
 func (b *metricsBuilder) addBound(k metricKind, id int64, v []byte) {
 	b.note(k, id)
-	s := binary.AppendVarint(b.sec[k], id)
-	s = binary.AppendUvarint(s, uint64(len(v)))
-	b.sec[k] = append(s, v...)
+	s := &b.sec[k]
+	appendVarint(s, id)
+	appendUvarint(s, uint64(len(v)))
+	*s = append(*s, v...)
+}
+
+func appendVarint(s *[]byte, v int64) {
+	u := uint64(v) << 1
+	if v < 0 {
+		u = ^u
+	}
+	appendUvarint(s, u)
+}
+
+func appendUvarint(s *[]byte, u uint64) {
+	for u >= 0x80 {
+		*s = append(*s, byte(u)|0x80)
+		u >>= 7
+	}
+	*s = append(*s, byte(u))
 }
 
 // reset forgets a file half read.
