@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	kflate "github.com/klauspost/compress/flate"
 	"github.com/twmb/avro/ocf"
 )
 
@@ -54,6 +55,10 @@ func (*deflateWriter) Decompress(src []byte) ([]byte, error) {
 // hundred bytes by doubling, copying each time; planning a table of a
 // million files decompresses thousands of blocks, so this one reuses
 // pooled decompressors and starts the output from the compressed size.
+// It inflates with klauspost/compress (a dependency already, for zstd
+// and Parquet) rather than the standard library: 1.5-1.6x faster on the
+// planning benchmark's manifest blocks (20 manifests: 13.3-15.4 ms with
+// compress/flate, 8.9-9.6 ms), where inflating was a fifth of planning.
 // DecompressBounded's output is the caller's to keep (a manifest list's
 // partition summaries point into it); decompressInto writes into a
 // buffer the caller reuses (ReadManifest, whose entries copy what they
@@ -100,13 +105,13 @@ func (deflateReader) decompressInto(out, src []byte, limit int64) ([]byte, error
 	in := bytes.NewReader(src)
 	fr, _ := flateReaders.Get().(io.ReadCloser)
 	if fr == nil {
-		fr = flate.NewReader(in)
+		fr = kflate.NewReader(in)
 	} else {
-		// The standard library's Reset always returns nil.
-		_ = fr.(flate.Resetter).Reset(in, nil)
+		// Reset with a reader always returns nil.
+		_ = fr.(kflate.Resetter).Reset(in, nil)
 	}
 	defer func() {
-		_ = fr.(flate.Resetter).Reset(noInput{}, nil)
+		_ = fr.(kflate.Resetter).Reset(noInput{}, nil)
 		flateReaders.Put(fr)
 	}()
 	out = out[:0]
