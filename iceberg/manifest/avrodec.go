@@ -31,11 +31,11 @@ func (r *reader) rest() []byte { return r.buf[r.pos:] }
 
 // long reads a zig-zag varint, Avro's int and long encoding (and Go's).
 func (r *reader) long() (int64, error) {
-	if r.pos < len(r.buf) {
-		if b := r.buf[r.pos]; b < 0x80 {
+	if p := r.pos; p < len(r.buf) {
+		if b := int64(r.buf[p]); b < 0x80 {
 			// One byte, as most ids, counts and lengths in manifests are.
-			r.pos++
-			return int64(b>>1) ^ -int64(b&1), nil
+			r.pos = p + 1
+			return b>>1 ^ -(b & 1), nil
 		}
 	}
 	v, n := binary.Varint(r.buf[r.pos:])
