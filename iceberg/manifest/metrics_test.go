@@ -336,3 +336,27 @@ func TestGeneratedManifestMetrics(t *testing.T) {
 		checkMetricsAnswer(t, e.DataFile.Metrics, generic[i])
 	}
 }
+
+// TestMetricsStoreKeeps: what a store keeps equals what it was given,
+// stays so as more is kept, and shares nothing with the original.
+func TestMetricsStoreKeeps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var store MetricsStore
+	var kept []Metrics
+	var want []MetricMaps
+	for range 2000 {
+		m := randomMetricMaps(rng)
+		if rng.IntN(50) == 0 { // larger than a quarter chunk
+			m.LowerBounds = map[int][]byte{1: make([]byte, metricsStoreChunk/3)}
+		}
+		orig := MetricsOf(m)
+		k := store.Keep(orig)
+		for i := range orig.enc {
+			orig.enc[i] = 0xff // the original's memory reused
+		}
+		kept, want = append(kept, k), append(want, m)
+	}
+	for i, k := range kept {
+		checkMetricsAnswer(t, k, want[i])
+	}
+}

@@ -182,6 +182,7 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 	s.runtime.schema, s.runtime.caseInsensitive = tableSchema, opts.CaseInsensitive
 	// One location map for every task (a map each was a million maps).
 	locations := t.Locations.Prefixes()
+	var metrics manifest.MetricsStore
 	var files int64
 	plan, err := t.StreamScan(ctx, sel, filter, opts.CaseInsensitive, func(dt table.DataFileTask) error {
 		files++
@@ -205,9 +206,9 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 		task.CaseInsensitive = opts.CaseInsensitive
 		task.Filter, task.FilterFields = residualFilter(dt.Residual, tableSchema)
 		// Each split keeps the file's metrics for filters added later, in
-		// memory of their own: the manifest's arena they share would
+		// the scan's own store: the manifest's arena they share would
 		// otherwise be held whole for the few files a filter keeps.
-		file := plannedFile{records: dt.File.RecordCount, metrics: dt.File.Metrics.Clone()}
+		file := plannedFile{records: dt.File.RecordCount, metrics: metrics.Keep(dt.File.Metrics)}
 		splits := splitTask(task, dt.File.SplitOffsets, splitSize)
 		for _, split := range splits {
 			sure := int64(0)
