@@ -24,7 +24,8 @@ type metricsBuilder struct {
 
 // metricsChunk is the size of an arena chunk: about fifty files of the
 // benchmark's eight-column table. A file kept longer than its manifest
-// keeps its chunk alive; a caller that keeps few files may Clone them.
+// keeps its chunk alive; a caller that keeps few files of many manifests
+// copies their metrics into a MetricsStore (or Clone).
 const metricsChunk = 16 << 10
 
 type metricPair struct {
