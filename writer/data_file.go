@@ -110,10 +110,11 @@ func (f *dataFile) entry(fs *fileSchema, specID int, opts *Options) (manifest.Da
 // fillMetrics sets the column metrics of df from the leaves' statistics and
 // the footer's column chunk sizes, as each column's metrics mode allows.
 func fillMetrics(df *manifest.DataFile, fs *fileSchema, f *dataFile, rowGroups []format.RowGroup) error {
+	var m manifest.MetricMaps
 	for i, leaf := range fs.leaves {
 		if inVariant, isMetadata := leaf.variantLeaf(); inVariant {
 			if isMetadata {
-				fillVariantMetrics(df, fs, f, rowGroups, i)
+				fillVariantMetrics(&m, fs, f, rowGroups, i)
 			}
 			continue
 		}
@@ -126,20 +127,20 @@ func fillMetrics(df *manifest.DataFile, fs *fileSchema, f *dataFile, rowGroups [
 			size += rg.Columns[leaf.index].MetaData.TotalCompressedSize
 		}
 		st := &f.stats[i]
-		setInt(&df.ColumnSizes, id, size)
-		setInt(&df.ValueCounts, id, st.values)
-		setInt(&df.NullValueCounts, id, st.nulls)
+		setInt(&m.ColumnSizes, id, size)
+		setInt(&m.ValueCounts, id, st.values)
+		setInt(&m.NullValueCounts, id, st.nulls)
 		switch leaf.field.Type.(type) {
 		case iceberg.FloatType, iceberg.DoubleType:
-			setInt(&df.NaNValueCounts, id, st.nans)
+			setInt(&m.NaNValueCounts, id, st.nans)
 		}
 		if !leaf.mode.bounds() || leaf.inRepeated {
 			continue
 		}
 		if iceberg.IsGeo(leaf.field.Type) {
 			if lb, ub, ok := geoBounds(leaf.field.Type, st.geo); ok {
-				setBytes(&df.LowerBounds, id, lb)
-				setBytes(&df.UpperBounds, id, ub)
+				setBytes(&m.LowerBounds, id, lb)
+				setBytes(&m.UpperBounds, id, ub)
 			}
 			continue
 		}
@@ -152,7 +153,7 @@ func fillMetrics(df *manifest.DataFile, fs *fileSchema, f *dataFile, rowGroups [
 		if err != nil {
 			return fmt.Errorf("lower bound of %q: %w", leaf.field.Name, err)
 		}
-		setBytes(&df.LowerBounds, id, lb)
+		setBytes(&m.LowerBounds, id, lb)
 		if !hasUpper {
 			continue
 		}
@@ -160,8 +161,9 @@ func fillMetrics(df *manifest.DataFile, fs *fileSchema, f *dataFile, rowGroups [
 		if err != nil {
 			return fmt.Errorf("upper bound of %q: %w", leaf.field.Name, err)
 		}
-		setBytes(&df.UpperBounds, id, ub)
+		setBytes(&m.UpperBounds, id, ub)
 	}
+	df.Metrics = manifest.MetricsOf(m)
 	return nil
 }
 

@@ -75,11 +75,12 @@ func EncodeDataFiles(files []manifest.DataFile) ([]byte, error) {
 	out := encodedFiles{Version: dataFilesVersion, Files: make([]encodedFile, len(files))}
 	for i := range files {
 		f := &files[i]
+		m := f.Metrics.Maps()
 		e := encodedFile{
 			Content: int(f.Content), FilePath: f.FilePath, FileFormat: f.FileFormat,
 			SpecID: f.SpecID, RecordCount: f.RecordCount, FileSizeInBytes: f.FileSizeInBytes,
-			ColumnSizes: f.ColumnSizes, ValueCounts: f.ValueCounts, NullValueCounts: f.NullValueCounts,
-			NaNValueCounts: f.NaNValueCounts, LowerBounds: f.LowerBounds, UpperBounds: f.UpperBounds,
+			ColumnSizes: m.ColumnSizes, ValueCounts: m.ValueCounts, NullValueCounts: m.NullValueCounts,
+			NaNValueCounts: m.NaNValueCounts, LowerBounds: m.LowerBounds, UpperBounds: m.UpperBounds,
 			KeyMetadata: f.KeyMetadata, SplitOffsets: f.SplitOffsets, EqualityIDs: f.EqualityIDs,
 			SortOrderID: f.SortOrderID, FirstRowID: f.FirstRowID, ReferencedDataFile: f.ReferencedDataFile,
 			ContentOffset: f.ContentOffset, ContentSizeInBytes: f.ContentSizeInBytes,
@@ -154,8 +155,10 @@ func DecodeDataFiles(data []byte) ([]manifest.DataFile, error) {
 		f := manifest.DataFile{
 			Content: manifest.FileContent(e.Content), FilePath: e.FilePath, FileFormat: e.FileFormat,
 			SpecID: e.SpecID, RecordCount: e.RecordCount, FileSizeInBytes: e.FileSizeInBytes,
-			ColumnSizes: e.ColumnSizes, ValueCounts: e.ValueCounts, NullValueCounts: e.NullValueCounts,
-			NaNValueCounts: e.NaNValueCounts, LowerBounds: e.LowerBounds, UpperBounds: e.UpperBounds,
+			Metrics: manifest.MetricsOf(manifest.MetricMaps{
+				ColumnSizes: e.ColumnSizes, ValueCounts: e.ValueCounts, NullValueCounts: e.NullValueCounts,
+				NaNValueCounts: e.NaNValueCounts, LowerBounds: e.LowerBounds, UpperBounds: e.UpperBounds,
+			}),
 			KeyMetadata: e.KeyMetadata, SplitOffsets: e.SplitOffsets, EqualityIDs: e.EqualityIDs,
 			SortOrderID: e.SortOrderID, FirstRowID: e.FirstRowID, ReferencedDataFile: e.ReferencedDataFile,
 			ContentOffset: e.ContentOffset, ContentSizeInBytes: e.ContentSizeInBytes,

@@ -92,12 +92,12 @@ func TestWritePositionDeletesLayoutAndMetrics(t *testing.T) {
 		t.Fatalf("entry %+v", df)
 	case df.RecordCount != 6 || df.FileSizeInBytes != info.Size() || df.ReferencedDataFile != "":
 		t.Fatalf("count %d, size %d (file %d), referenced %q", df.RecordCount, df.FileSizeInBytes, info.Size(), df.ReferencedDataFile)
-	case string(df.LowerBounds[FieldIDDeleteFilePath]) != "s3://b/data/a.parquet" || string(df.UpperBounds[FieldIDDeleteFilePath]) != "s3://b/data/z.parquet":
-		t.Fatalf("path bounds %q %q", df.LowerBounds[FieldIDDeleteFilePath], df.UpperBounds[FieldIDDeleteFilePath])
-	case string(df.LowerBounds[FieldIDDeletePos]) != string(lo) || string(df.UpperBounds[FieldIDDeletePos]) != string(hi):
+	case string(df.Metrics.Maps().LowerBounds[FieldIDDeleteFilePath]) != "s3://b/data/a.parquet" || string(df.Metrics.Maps().UpperBounds[FieldIDDeleteFilePath]) != "s3://b/data/z.parquet":
+		t.Fatalf("path bounds %q %q", df.Metrics.Maps().LowerBounds[FieldIDDeleteFilePath], df.Metrics.Maps().UpperBounds[FieldIDDeleteFilePath])
+	case string(df.Metrics.Maps().LowerBounds[FieldIDDeletePos]) != string(lo) || string(df.Metrics.Maps().UpperBounds[FieldIDDeletePos]) != string(hi):
 		t.Fatal("pos bounds are not the smallest and largest position")
-	case df.ValueCounts[FieldIDDeletePos] != 6 || df.NullValueCounts[FieldIDDeleteFilePath] != 0 || df.ColumnSizes[FieldIDDeletePos] <= 0:
-		t.Fatalf("counts %v %v %v", df.ValueCounts, df.NullValueCounts, df.ColumnSizes)
+	case df.Metrics.Maps().ValueCounts[FieldIDDeletePos] != 6 || df.Metrics.Maps().NullValueCounts[FieldIDDeleteFilePath] != 0 || df.Metrics.Maps().ColumnSizes[FieldIDDeletePos] <= 0:
+		t.Fatalf("counts %v %v %v", df.Metrics.Maps().ValueCounts, df.Metrics.Maps().NullValueCounts, df.Metrics.Maps().ColumnSizes)
 	}
 	one, err := WritePositionDeletes(ctx, fileio.Local{}, filepath.Join(dir, "one.parquet"), 0, nil, deletes[:1], DefaultOptions())
 	if err != nil || one.ReferencedDataFile != "s3://b/data/z.parquet" {

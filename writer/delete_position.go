@@ -172,12 +172,14 @@ func writePositionRows(out fileio.Writer, path string, sorted []FilePositions, t
 		FileFormat:      "PARQUET",
 		RecordCount:     total,
 		FileSizeInBytes: counter.n,
-		ColumnSizes:     map[int]int64{FieldIDDeleteFilePath: pathSize, FieldIDDeletePos: posSize},
-		ValueCounts:     map[int]int64{FieldIDDeleteFilePath: total, FieldIDDeletePos: total},
-		NullValueCounts: map[int]int64{FieldIDDeleteFilePath: 0, FieldIDDeletePos: 0},
-		LowerBounds:     map[int][]byte{FieldIDDeleteFilePath: []byte(sorted[0].FilePath), FieldIDDeletePos: lowerPos},
-		UpperBounds:     map[int][]byte{FieldIDDeleteFilePath: []byte(sorted[len(sorted)-1].FilePath), FieldIDDeletePos: upperPos},
-		SplitOffsets:    splits,
+		Metrics: manifest.MetricsOf(manifest.MetricMaps{
+			ColumnSizes:     map[int]int64{FieldIDDeleteFilePath: pathSize, FieldIDDeletePos: posSize},
+			ValueCounts:     map[int]int64{FieldIDDeleteFilePath: total, FieldIDDeletePos: total},
+			NullValueCounts: map[int]int64{FieldIDDeleteFilePath: 0, FieldIDDeletePos: 0},
+			LowerBounds:     map[int][]byte{FieldIDDeleteFilePath: []byte(sorted[0].FilePath), FieldIDDeletePos: lowerPos},
+			UpperBounds:     map[int][]byte{FieldIDDeleteFilePath: []byte(sorted[len(sorted)-1].FilePath), FieldIDDeletePos: upperPos},
+		}),
+		SplitOffsets: splits,
 	}
 	if len(sorted) == 1 {
 		df.ReferencedDataFile = sorted[0].FilePath

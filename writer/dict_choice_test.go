@@ -147,9 +147,9 @@ func TestDictionaryChoiceSameContent(t *testing.T) {
 				compareRows(t, "floe reader", schema, rows, readFloe(t, df.FilePath, schema))
 				compareRows(t, "pqarrow", schema, rows, readPqarrow(t, df.FilePath, schema))
 			}
-			if !reflect.DeepEqual(chosen.ValueCounts, every.ValueCounts) || !reflect.DeepEqual(chosen.NullValueCounts, every.NullValueCounts) ||
-				!reflect.DeepEqual(chosen.NaNValueCounts, every.NaNValueCounts) ||
-				!reflect.DeepEqual(chosen.LowerBounds, every.LowerBounds) || !reflect.DeepEqual(chosen.UpperBounds, every.UpperBounds) {
+			if !reflect.DeepEqual(chosen.Metrics.Maps().ValueCounts, every.Metrics.Maps().ValueCounts) || !reflect.DeepEqual(chosen.Metrics.Maps().NullValueCounts, every.Metrics.Maps().NullValueCounts) ||
+				!reflect.DeepEqual(chosen.Metrics.Maps().NaNValueCounts, every.Metrics.Maps().NaNValueCounts) ||
+				!reflect.DeepEqual(chosen.Metrics.Maps().LowerBounds, every.Metrics.Maps().LowerBounds) || !reflect.DeepEqual(chosen.Metrics.Maps().UpperBounds, every.Metrics.Maps().UpperBounds) {
 				t.Errorf("metrics differ:\nchosen %+v\nevery  %+v", chosen, every)
 			}
 		})

@@ -64,6 +64,7 @@ func (e ExistingFile) Describe(f *parquet.File, path string) (manifest.DataFile,
 		opts.Metrics = DefaultMetricsMode
 	}
 	summaries := map[int]*mergedSummary{}
+	var metrics manifest.MetricMaps
 	for _, l := range leaves {
 		mode := opts.ColumnMetrics[l.field.ID].resolved(opts.Metrics)
 		if !mode.counts() {
@@ -82,10 +83,10 @@ func (e ExistingFile) Describe(f *parquet.File, path string) (manifest.DataFile,
 			}
 		}
 		id := l.field.ID
-		setInt(&df.ColumnSizes, id, size)
-		setInt(&df.ValueCounts, id, values)
+		setInt(&metrics.ColumnSizes, id, size)
+		setInt(&metrics.ValueCounts, id, values)
 		if nullsKnown {
-			setInt(&df.NullValueCounts, id, nulls)
+			setInt(&metrics.NullValueCounts, id, nulls)
 		}
 		if l.inRepeated {
 			continue
@@ -108,15 +109,16 @@ func (e ExistingFile) Describe(f *parquet.File, path string) (manifest.DataFile,
 		if err != nil {
 			return df, fmt.Errorf("%s: lower bound of %q: %w", path, l.field.Name, err)
 		}
-		setBytes(&df.LowerBounds, id, lb)
+		setBytes(&metrics.LowerBounds, id, lb)
 		if hasUpper {
 			ub, err := iceberg.ValueToBytes(l.field.Type, upper)
 			if err != nil {
 				return df, fmt.Errorf("%s: upper bound of %q: %w", path, l.field.Name, err)
 			}
-			setBytes(&df.UpperBounds, id, ub)
+			setBytes(&metrics.UpperBounds, id, ub)
 		}
 	}
+	df.Metrics = manifest.MetricsOf(metrics)
 	if e.Spec != nil && len(e.Spec.Fields) > 0 {
 		if df.Partition, err = e.partition(path, summaries); err != nil {
 			return df, err

@@ -91,10 +91,10 @@ func TestV3TypesTableRoundTrip(t *testing.T) {
 	// arc floe does not bound) gets none.
 	checkBound := func(id int, lower, upper []byte) {
 		t.Helper()
-		if lo := df.LowerBounds[id]; !bytes.Equal(lo, lower) {
+		if lo := df.Metrics.Maps().LowerBounds[id]; !bytes.Equal(lo, lower) {
 			t.Errorf("column %d: lower bound %x, want %x", id, lo, lower)
 		}
-		if hi := df.UpperBounds[id]; !bytes.Equal(hi, upper) {
+		if hi := df.Metrics.Maps().UpperBounds[id]; !bytes.Equal(hi, upper) {
 			t.Errorf("column %d: upper bound %x, want %x", id, hi, upper)
 		}
 	}
@@ -104,11 +104,11 @@ func TestV3TypesTableRoundTrip(t *testing.T) {
 	// z from three values (NaN skipped), m only from the ZM line string:
 	// all four dimensions written.
 	checkBound(8, leDoubles(0, -6, -7, 1), leDoubles(5, 2, 9, 2))
-	if df.NullValueCounts[2] != 1 || df.ValueCounts[2] != 5 || df.NullValueCounts[4] != 3 {
-		t.Errorf("counts: values %v nulls %v", df.ValueCounts, df.NullValueCounts)
+	if df.Metrics.Maps().NullValueCounts[2] != 1 || df.Metrics.Maps().ValueCounts[2] != 5 || df.Metrics.Maps().NullValueCounts[4] != 3 {
+		t.Errorf("counts: values %v nulls %v", df.Metrics.Maps().ValueCounts, df.Metrics.Maps().NullValueCounts)
 	}
-	if _, ok := df.ValueCounts[5]; ok {
-		t.Errorf("the unknown column has metrics: %v", df.ValueCounts)
+	if _, ok := df.Metrics.Maps().ValueCounts[5]; ok {
+		t.Errorf("the unknown column has metrics: %v", df.Metrics.Maps().ValueCounts)
 	}
 
 	// Reopened and scanned, every column comes back.

@@ -140,12 +140,12 @@ func checkMetrics(t *testing.T, schema *iceberg.Schema, rows [][]any, df manifes
 		mode := modeOf(id)
 		name := fmt.Sprintf("%s (id %d, %s)", e.field.Name, id, mode)
 		if mode.Kind == MetricsNone {
-			for what, m := range map[string]map[int]int64{"column size": df.ColumnSizes, "value count": df.ValueCounts, "null count": df.NullValueCounts, "nan count": df.NaNValueCounts} {
+			for what, m := range map[string]map[int]int64{"column size": df.Metrics.Maps().ColumnSizes, "value count": df.Metrics.Maps().ValueCounts, "null count": df.Metrics.Maps().NullValueCounts, "nan count": df.Metrics.Maps().NaNValueCounts} {
 				if _, ok := m[id]; ok {
 					t.Errorf("%s: has a %s in mode none", name, what)
 				}
 			}
-			if df.LowerBounds[id] != nil || df.UpperBounds[id] != nil {
+			if df.Metrics.Maps().LowerBounds[id] != nil || df.Metrics.Maps().UpperBounds[id] != nil {
 				t.Errorf("%s: has bounds in mode none", name)
 			}
 			continue
@@ -167,28 +167,28 @@ func checkMetrics(t *testing.T, schema *iceberg.Schema, rows [][]any, df manifes
 				}
 			}
 		}
-		if got, ok := df.ValueCounts[id]; !ok || got != int64(len(e.slots)) {
+		if got, ok := df.Metrics.Maps().ValueCounts[id]; !ok || got != int64(len(e.slots)) {
 			t.Errorf("%s: value count %d (present %v), want %d", name, got, ok, len(e.slots))
 		}
-		if got, ok := df.NullValueCounts[id]; !ok || got != nulls {
+		if got, ok := df.Metrics.Maps().NullValueCounts[id]; !ok || got != nulls {
 			t.Errorf("%s: null count %d (present %v), want %d", name, got, ok, nulls)
 		}
-		if _, ok := df.ColumnSizes[id]; !ok {
+		if _, ok := df.Metrics.Maps().ColumnSizes[id]; !ok {
 			t.Errorf("%s: no column size", name)
 		}
 		switch e.field.Type.(type) {
 		case iceberg.FloatType, iceberg.DoubleType:
-			if got, ok := df.NaNValueCounts[id]; !ok || got != nans {
+			if got, ok := df.Metrics.Maps().NaNValueCounts[id]; !ok || got != nans {
 				t.Errorf("%s: NaN count %d (present %v), want %d", name, got, ok, nans)
 			}
 		default:
-			if _, ok := df.NaNValueCounts[id]; ok {
+			if _, ok := df.Metrics.Maps().NaNValueCounts[id]; ok {
 				t.Errorf("%s: NaN count for a type that has no NaN", name)
 			}
 		}
 		wantBounds := mode.Kind >= MetricsTruncate && !e.inRepeated && lower != nil
 		if !wantBounds {
-			if df.LowerBounds[id] != nil || df.UpperBounds[id] != nil {
+			if df.Metrics.Maps().LowerBounds[id] != nil || df.Metrics.Maps().UpperBounds[id] != nil {
 				t.Errorf("%s: has bounds, want none", name)
 			}
 			continue
@@ -207,18 +207,18 @@ func checkMetrics(t *testing.T, schema *iceberg.Schema, rows [][]any, df manifes
 			}
 		}
 		lb, _ := iceberg.ValueToBytes(e.field.Type, lower)
-		if !bytes.Equal(df.LowerBounds[id], lb) {
-			t.Errorf("%s: lower bound %x, want %x (%v)", name, df.LowerBounds[id], lb, lower)
+		if !bytes.Equal(df.Metrics.Maps().LowerBounds[id], lb) {
+			t.Errorf("%s: lower bound %x, want %x (%v)", name, df.Metrics.Maps().LowerBounds[id], lb, lower)
 		}
 		if !wantUpper {
-			if df.UpperBounds[id] != nil {
-				t.Errorf("%s: upper bound %x, want none", name, df.UpperBounds[id])
+			if df.Metrics.Maps().UpperBounds[id] != nil {
+				t.Errorf("%s: upper bound %x, want none", name, df.Metrics.Maps().UpperBounds[id])
 			}
 			continue
 		}
 		ub, _ := iceberg.ValueToBytes(e.field.Type, upper)
-		if !bytes.Equal(df.UpperBounds[id], ub) {
-			t.Errorf("%s: upper bound %x, want %x (%v)", name, df.UpperBounds[id], ub, upper)
+		if !bytes.Equal(df.Metrics.Maps().UpperBounds[id], ub) {
+			t.Errorf("%s: upper bound %x, want %x (%v)", name, df.Metrics.Maps().UpperBounds[id], ub, upper)
 		}
 	}
 }
@@ -253,7 +253,7 @@ func checkFooterMetrics(t *testing.T, df manifest.DataFile) {
 			}
 		}
 	}
-	for id, size := range df.ColumnSizes {
+	for id, size := range df.Metrics.Maps().ColumnSizes {
 		if sizes[id] != size {
 			t.Errorf("column %d: size %d, footer says %d", id, size, sizes[id])
 		}
@@ -439,11 +439,11 @@ func TestBoundsEdgeValues(t *testing.T) {
 	files := writeRows(t, t.TempDir(), schema, nil, DefaultOptions(), rows, 10)
 	df := files[0]
 	checkMetrics(t, schema, rows, df, func(int) MetricsMode { return DefaultMetricsMode })
-	if df.UpperBounds[1] != nil || df.UpperBounds[2] != nil {
-		t.Errorf("upper bounds %x and %x should be dropped", df.UpperBounds[1], df.UpperBounds[2])
+	if df.Metrics.Maps().UpperBounds[1] != nil || df.Metrics.Maps().UpperBounds[2] != nil {
+		t.Errorf("upper bounds %x and %x should be dropped", df.Metrics.Maps().UpperBounds[1], df.Metrics.Maps().UpperBounds[2])
 	}
 	// Floats: -0 is the lower bound and +0 the upper, NaN left out.
-	if lo, hi := math.Float32frombits(le32(df.LowerBounds[3])), math.Float32frombits(le32(df.UpperBounds[3])); !math.Signbit(float64(lo)) || math.Signbit(float64(hi)) {
+	if lo, hi := math.Float32frombits(le32(df.Metrics.Maps().LowerBounds[3])), math.Float32frombits(le32(df.Metrics.Maps().UpperBounds[3])); !math.Signbit(float64(lo)) || math.Signbit(float64(hi)) {
 		t.Errorf("float bounds %v %v, want -0 and +0", lo, hi)
 	}
 }

@@ -71,8 +71,8 @@ func TestNestedVariantsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := files[0].ValueCounts; got[3] != int64(len(values)) || got[5] != int64(len(values)) || files[0].NullValueCounts[3] != 1 {
-		t.Errorf("nested variant counts: values %v, nulls %v", got, files[0].NullValueCounts)
+	if got := files[0].Metrics.Maps().ValueCounts; got[3] != int64(len(values)) || got[5] != int64(len(values)) || files[0].Metrics.Maps().NullValueCounts[3] != 1 {
+		t.Errorf("nested variant counts: values %v, nulls %v", got, files[0].Metrics.Maps().NullValueCounts)
 	}
 	if _, err := tbl.Append(ctx, files, table.CommitOptions{}); err != nil {
 		t.Fatal(err)

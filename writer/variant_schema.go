@@ -58,7 +58,7 @@ func (l *leafColumn) variantLeaf() (inVariant, isMetadata bool) {
 // value and null counts (a null row is a null metadata, which every
 // present row has). No bounds: variant bounds are objects of per-path
 // bounds, which only a shredding writer knows.
-func fillVariantMetrics(df *manifest.DataFile, fs *fileSchema, f *dataFile, rowGroups []format.RowGroup, i int) {
+func fillVariantMetrics(m *manifest.MetricMaps, fs *fileSchema, f *dataFile, rowGroups []format.RowGroup, i int) {
 	leaf := fs.leaves[i]
 	if !leaf.mode.counts() {
 		return
@@ -70,7 +70,7 @@ func fillVariantMetrics(df *manifest.DataFile, fs *fileSchema, f *dataFile, rowG
 		}
 	}
 	id := leaf.field.ID
-	setInt(&df.ColumnSizes, id, size)
-	setInt(&df.ValueCounts, id, f.stats[i].values)
-	setInt(&df.NullValueCounts, id, f.stats[i].nulls)
+	setInt(&m.ColumnSizes, id, size)
+	setInt(&m.ValueCounts, id, f.stats[i].values)
+	setInt(&m.NullValueCounts, id, f.stats[i].nulls)
 }

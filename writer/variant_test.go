@@ -37,7 +37,7 @@ func writeVariantBatch(t *testing.T, rec arrow.RecordBatch) (string, int64, map[
 		t.Fatalf("%d files", len(files))
 	}
 	df := files[0]
-	return df.FilePath, df.ColumnSizes[2], df.ValueCounts, df.NullValueCounts, df.LowerBounds
+	return df.FilePath, df.Metrics.Maps().ColumnSizes[2], df.Metrics.Maps().ValueCounts, df.Metrics.Maps().NullValueCounts, df.Metrics.Maps().LowerBounds
 }
 
 // Variants floe writes (given unshredded, or shredded and unshredded on

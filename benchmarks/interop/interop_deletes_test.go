@@ -72,8 +72,10 @@ func writePositionDeletes(t *testing.T, path string, data manifest.DataFile, pos
 		Partition: data.Partition, SpecID: data.SpecID,
 		RecordCount: int64(len(positions)), FileSizeInBytes: int64(buf.Len()),
 		ReferencedDataFile: data.FilePath,
-		LowerBounds:        map[int][]byte{fieldIDDeleteFilePath: []byte(data.FilePath)},
-		UpperBounds:        map[int][]byte{fieldIDDeleteFilePath: []byte(data.FilePath)},
+		Metrics: manifest.MetricsOf(manifest.MetricMaps{
+			LowerBounds: map[int][]byte{fieldIDDeleteFilePath: []byte(data.FilePath)},
+			UpperBounds: map[int][]byte{fieldIDDeleteFilePath: []byte(data.FilePath)},
+		}),
 	}
 }
 

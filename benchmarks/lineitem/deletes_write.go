@@ -82,13 +82,16 @@ func writePositionDeletes(dir string, dataFiles []string, picks []*filePicks) ([
 		df := manifest.DataFile{
 			Content: manifest.ContentPositionDeletes, FilePath: path, FileFormat: "PARQUET", Partition: []any{},
 			RecordCount: int64(len(rows)), FileSizeInBytes: size, ReferencedDataFile: dataFiles[i],
+		}
+		m := manifest.MetricMaps{
 			ValueCounts:     map[int]int64{fieldIDDeleteFilePath: int64(len(rows)), fieldIDDeletePos: int64(len(rows))},
 			NullValueCounts: map[int]int64{fieldIDDeleteFilePath: 0, fieldIDDeletePos: 0},
 		}
 		if len(rows) > 0 {
-			df.LowerBounds = map[int][]byte{fieldIDDeleteFilePath: []byte(dataFiles[i]), fieldIDDeletePos: longBytes(rows[0].Pos)}
-			df.UpperBounds = map[int][]byte{fieldIDDeleteFilePath: []byte(dataFiles[i]), fieldIDDeletePos: longBytes(rows[len(rows)-1].Pos)}
+			m.LowerBounds = map[int][]byte{fieldIDDeleteFilePath: []byte(dataFiles[i]), fieldIDDeletePos: longBytes(rows[0].Pos)}
+			m.UpperBounds = map[int][]byte{fieldIDDeleteFilePath: []byte(dataFiles[i]), fieldIDDeletePos: longBytes(rows[len(rows)-1].Pos)}
 		}
+		df.Metrics = manifest.MetricsOf(m)
 		entries = append(entries, manifest.Entry{Status: manifest.StatusAdded, DataFile: df})
 	}
 	return entries, nil
@@ -165,10 +168,12 @@ func writeEqualityDeletes(dir string, picks []*filePicks) ([]manifest.Entry, err
 		for _, r := range rows {
 			lo, hi = min(lo, r.PartKey), max(hi, r.PartKey)
 		}
-		df.ValueCounts = map[int]int64{IDOrderKey: int64(len(rows)), IDPartKey: int64(len(rows))}
-		df.NullValueCounts = map[int]int64{IDOrderKey: 0, IDPartKey: 0}
-		df.LowerBounds = map[int][]byte{IDOrderKey: longBytes(rows[0].OrderKey), IDPartKey: longBytes(lo)}
-		df.UpperBounds = map[int][]byte{IDOrderKey: longBytes(rows[len(rows)-1].OrderKey), IDPartKey: longBytes(hi)}
+		df.Metrics = manifest.MetricsOf(manifest.MetricMaps{
+			ValueCounts:     map[int]int64{IDOrderKey: int64(len(rows)), IDPartKey: int64(len(rows))},
+			NullValueCounts: map[int]int64{IDOrderKey: 0, IDPartKey: 0},
+			LowerBounds:     map[int][]byte{IDOrderKey: longBytes(rows[0].OrderKey), IDPartKey: longBytes(lo)},
+			UpperBounds:     map[int][]byte{IDOrderKey: longBytes(rows[len(rows)-1].OrderKey), IDPartKey: longBytes(hi)},
+		})
 	}
 	return []manifest.Entry{{Status: manifest.StatusAdded, DataFile: df}}, nil
 }

@@ -89,15 +89,15 @@ func TestManifestMetrics(t *testing.T) {
 		}
 		lo, hi := rowBounds(rows)
 		for id := 1; id <= lastColumnID; id++ {
-			if df.ValueCounts[id] != int64(len(rows)) || df.NullValueCounts[id] != 0 {
-				t.Errorf("%s: column %d: value count %d, null count %d", task.Path, id, df.ValueCounts[id], df.NullValueCounts[id])
+			if df.Metrics.Maps().ValueCounts[id] != int64(len(rows)) || df.Metrics.Maps().NullValueCounts[id] != 0 {
+				t.Errorf("%s: column %d: value count %d, null count %d", task.Path, id, df.Metrics.Maps().ValueCounts[id], df.Metrics.Maps().NullValueCounts[id])
 			}
-			if df.ColumnSizes[id] <= 0 {
-				t.Errorf("%s: column %d: size %d", task.Path, id, df.ColumnSizes[id])
+			if df.Metrics.Maps().ColumnSizes[id] <= 0 {
+				t.Errorf("%s: column %d: size %d", task.Path, id, df.Metrics.Maps().ColumnSizes[id])
 			}
 			typ := schema.Fields[id-1].Type
-			gotLo, err1 := iceberg.ValueFromBytes(typ, df.LowerBounds[id])
-			gotHi, err2 := iceberg.ValueFromBytes(typ, df.UpperBounds[id])
+			gotLo, err1 := iceberg.ValueFromBytes(typ, df.Metrics.Maps().LowerBounds[id])
+			gotHi, err2 := iceberg.ValueFromBytes(typ, df.Metrics.Maps().UpperBounds[id])
 			if err1 != nil || err2 != nil {
 				t.Fatalf("%s: column %d bounds: %v %v", task.Path, id, err1, err2)
 			}

@@ -73,18 +73,20 @@ func (s *fileStats) add(c *columns) {
 // single-value form (strings truncated to 16 characters).
 func (s *fileStats) metrics(df *manifest.DataFile, footer *format.FileMetaData) error {
 	schema := Schema()
-	df.ColumnSizes = map[int]int64{}
-	df.ValueCounts = map[int]int64{}
-	df.NullValueCounts = map[int]int64{}
-	df.NaNValueCounts = map[int]int64{}
-	df.LowerBounds = map[int][]byte{}
-	df.UpperBounds = map[int][]byte{}
+	var m manifest.MetricMaps
+	defer func() { df.Metrics = manifest.MetricsOf(m) }()
+	m.ColumnSizes = map[int]int64{}
+	m.ValueCounts = map[int]int64{}
+	m.NullValueCounts = map[int]int64{}
+	m.NaNValueCounts = map[int]int64{}
+	m.LowerBounds = map[int][]byte{}
+	m.UpperBounds = map[int][]byte{}
 	for _, rg := range footer.RowGroups {
 		if len(rg.Columns) != lastColumnID {
 			return fmt.Errorf("row group has %d columns, want %d", len(rg.Columns), lastColumnID)
 		}
 		for i, cc := range rg.Columns {
-			df.ColumnSizes[i+1] += cc.MetaData.TotalCompressedSize
+			m.ColumnSizes[i+1] += cc.MetaData.TotalCompressedSize
 		}
 		df.SplitOffsets = append(df.SplitOffsets, rowGroupStart(&rg))
 	}
@@ -98,12 +100,12 @@ func (s *fileStats) metrics(df *manifest.DataFile, footer *format.FileMetaData) 
 		if err != nil {
 			return fmt.Errorf("upper bound of %s: %w", ColumnNames[id-1], err)
 		}
-		df.LowerBounds[id], df.UpperBounds[id] = lo, hi
+		m.LowerBounds[id], m.UpperBounds[id] = lo, hi
 		return nil
 	}
 	for id := 1; id <= lastColumnID; id++ {
-		df.ValueCounts[id] = s.rows
-		df.NullValueCounts[id] = 0
+		m.ValueCounts[id] = s.rows
+		m.NullValueCounts[id] = 0
 		var err error
 		switch id {
 		case IDOrderKey, IDPartKey, IDSuppKey:
@@ -111,7 +113,7 @@ func (s *fileStats) metrics(df *manifest.DataFile, footer *format.FileMetaData) 
 		case IDQuantity:
 			err = bound(id, iceberg.DecimalFromInt64(s.minInt[id], QuantityScale), iceberg.DecimalFromInt64(s.maxInt[id], QuantityScale))
 		case IDExtendedPrice, IDDiscount:
-			df.NaNValueCounts[id] = 0
+			m.NaNValueCounts[id] = 0
 			err = bound(id, s.minFloat[id], s.maxFloat[id])
 		case IDReturnFlag:
 			err = bound(id, returnFlags[s.minFlag], returnFlags[s.maxFlag])
@@ -121,7 +123,7 @@ func (s *fileStats) metrics(df *manifest.DataFile, footer *format.FileMetaData) 
 			upper, ok := truncateUpper(string(s.maxComment), boundLength)
 			if !ok {
 				// No truncated upper bound exists; Java then leaves it out.
-				df.LowerBounds[id], _ = iceberg.ValueToBytes(iceberg.StringType{}, truncateLower(string(s.minComment), boundLength))
+				m.LowerBounds[id], _ = iceberg.ValueToBytes(iceberg.StringType{}, truncateLower(string(s.minComment), boundLength))
 				continue
 			}
 			err = bound(id, truncateLower(string(s.minComment), boundLength), upper)

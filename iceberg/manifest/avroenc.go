@@ -3,7 +3,6 @@ package manifest
 import (
 	"encoding/binary"
 	"math"
-	"slices"
 )
 
 // encoder appends Avro binary encodings. Records are encoded by hand
@@ -11,8 +10,7 @@ import (
 // commit may write thousands of entries. Reading back with the Avro
 // library checks the encodings in the tests.
 type encoder struct {
-	buf  []byte
-	keys []int // scratch for sorting map keys
+	buf []byte
 }
 
 // long and int share Avro's zig-zag varint, which is Go's varint.
@@ -119,45 +117,21 @@ func (e *encoder) optInts(xs []int) {
 	e.arrayEnd()
 }
 
-// sortedKeys gives a map's keys in order, so equal inputs give equal files.
-func sortedKeys[V any](scratch []int, m map[int]V) []int {
-	scratch = scratch[:0]
-	for k := range m {
-		scratch = append(scratch, k)
-	}
-	slices.Sort(scratch)
-	return scratch
-}
-
-// Maps keyed by column id are arrays of {key, value} records.
-func (e *encoder) optLongMap(m map[int]int64) {
-	if m == nil {
+// optMetrics writes one kind of a file's metrics as its map (an array of
+// {key, value} records, ascending by key, so equal inputs give equal
+// files), or null when the file has none of that kind.
+func (e *encoder) optMetrics(m Metrics, kind metricKind) {
+	n := m.kindLen(kind)
+	if n == 0 {
 		e.null()
 		return
 	}
 	e.present()
-	e.keys = sortedKeys(e.keys, m)
-	keys := e.keys
-	e.arrayStart(len(keys))
-	for _, k := range keys {
-		e.int(k)
-		e.long(m[k])
-	}
-	e.arrayEnd()
-}
-
-func (e *encoder) optBytesMap(m map[int][]byte) {
-	if m == nil {
-		e.null()
-		return
-	}
-	e.present()
-	e.keys = sortedKeys(e.keys, m)
-	keys := e.keys
-	e.arrayStart(len(keys))
-	for _, k := range keys {
-		e.int(k)
-		e.bytes(m[k])
+	e.arrayStart(n)
+	if kind.isBound() {
+		m.eachBound(kind, func(id int64, v []byte) { e.long(id); e.bytes(v) })
+	} else {
+		m.eachCount(kind, func(id, v int64) { e.long(id); e.long(v) })
 	}
 	e.arrayEnd()
 }

@@ -45,13 +45,15 @@ func bigManifest(tb testing.TB) (ManifestWriteOptions, []Entry) {
 			FileFormat:  "PARQUET",
 			Partition:   []any{int32(19700 + i%30), "region-" + strconv.Itoa(i%7)},
 			RecordCount: 100000, FileSizeInBytes: 64 << 20,
-			ColumnSizes: map[int]int64{}, ValueCounts: map[int]int64{}, NullValueCounts: map[int]int64{},
-			LowerBounds: map[int][]byte{}, UpperBounds: map[int][]byte{}, SplitOffsets: []int64{4, 1 << 20},
+			SplitOffsets: []int64{4, 1 << 20},
 		}
+		m := MetricMaps{ColumnSizes: map[int]int64{}, ValueCounts: map[int]int64{}, NullValueCounts: map[int]int64{},
+			LowerBounds: map[int][]byte{}, UpperBounds: map[int][]byte{}}
 		for c := 1; c <= 20; c++ {
-			df.ColumnSizes[c], df.ValueCounts[c], df.NullValueCounts[c] = int64(c*1000), 100000, 0
-			df.LowerBounds[c], df.UpperBounds[c] = []byte{1, 2, 3, 4, 5, 6, 7, 8}, []byte{9, 9, 9, 9, 9, 9, 9, 9}
+			m.ColumnSizes[c], m.ValueCounts[c], m.NullValueCounts[c] = int64(c*1000), 100000, 0
+			m.LowerBounds[c], m.UpperBounds[c] = []byte{1, 2, 3, 4, 5, 6, 7, 8}, []byte{9, 9, 9, 9, 9, 9, 9, 9}
 		}
+		df.Metrics = MetricsOf(m)
 		entries[i] = Entry{Status: StatusAdded, DataFile: df}
 	}
 	return ManifestWriteOptions{FormatVersion: 2, Spec: spec, PartitionType: pt, Schema: schema, SnapshotID: 42}, entries

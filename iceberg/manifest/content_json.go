@@ -81,12 +81,13 @@ func MarshalContentFileJSON(f DataFile, types ContentFileTypes) ([]byte, error) 
 	if !ok {
 		return nil, errkind.Errorf(errkind.InvalidArgument, "content file %s: no partition spec %d", f.FilePath, f.SpecID)
 	}
+	metrics := f.Metrics.Maps()
 	j := contentFileJSON{
 		Content: name, FilePath: f.FilePath, FileFormat: strings.ToLower(f.FileFormat), SpecID: f.SpecID,
 		Partition: []json.RawMessage{}, FileSizeInBytes: f.FileSizeInBytes, RecordCount: f.RecordCount,
 		SplitOffsets: f.SplitOffsets, SortOrderID: f.SortOrderID, FirstRowID: f.FirstRowID,
-		ColumnSizes: countMap(f.ColumnSizes), ValueCounts: countMap(f.ValueCounts),
-		NullValueCounts: countMap(f.NullValueCounts), NaNValueCounts: countMap(f.NaNValueCounts),
+		ColumnSizes: countMap(metrics.ColumnSizes), ValueCounts: countMap(metrics.ValueCounts),
+		NullValueCounts: countMap(metrics.NullValueCounts), NaNValueCounts: countMap(metrics.NaNValueCounts),
 		ReferencedDataFile: f.ReferencedDataFile, ContentOffset: f.ContentOffset, ContentSizeInBytes: f.ContentSizeInBytes,
 		EqualityIDs: f.EqualityIDs,
 	}
@@ -103,7 +104,7 @@ func MarshalContentFileJSON(f DataFile, types ContentFileTypes) ([]byte, error) 
 		}
 		j.Partition = append(j.Partition, raw)
 	}
-	j.LowerBounds, j.UpperBounds = valueMap(f.LowerBounds), valueMap(f.UpperBounds)
+	j.LowerBounds, j.UpperBounds = valueMap(metrics.LowerBounds), valueMap(metrics.UpperBounds)
 	return json.Marshal(j)
 }
 
@@ -190,20 +191,22 @@ func ParseContentFileJSON(raw []byte, types ContentFileTypes) (DataFile, error) 
 		f.Partition[i] = v
 	}
 	var err error
+	var metrics MetricMaps
 	for _, m := range []struct {
 		in  *countMapJSON
 		out *map[int]int64
-	}{{j.ColumnSizes, &f.ColumnSizes}, {j.ValueCounts, &f.ValueCounts}, {j.NullValueCounts, &f.NullValueCounts}, {j.NaNValueCounts, &f.NaNValueCounts}} {
+	}{{j.ColumnSizes, &metrics.ColumnSizes}, {j.ValueCounts, &metrics.ValueCounts}, {j.NullValueCounts, &metrics.NullValueCounts}, {j.NaNValueCounts, &metrics.NaNValueCounts}} {
 		if *m.out, err = readCountMap(m.in); err != nil {
 			return bad("%v", err)
 		}
 	}
-	if f.LowerBounds, err = readValueMap(j.LowerBounds, types.Schema); err != nil {
+	if metrics.LowerBounds, err = readValueMap(j.LowerBounds, types.Schema); err != nil {
 		return bad("lower-bounds: %v", err)
 	}
-	if f.UpperBounds, err = readValueMap(j.UpperBounds, types.Schema); err != nil {
+	if metrics.UpperBounds, err = readValueMap(j.UpperBounds, types.Schema); err != nil {
 		return bad("upper-bounds: %v", err)
 	}
+	f.Metrics = MetricsOf(metrics)
 	return f, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	kflate "github.com/klauspost/compress/flate"
 	"github.com/twmb/avro/ocf"
 )
 
@@ -54,8 +55,14 @@ func (*deflateWriter) Decompress(src []byte) ([]byte, error) {
 // hundred bytes by doubling, copying each time; planning a table of a
 // million files decompresses thousands of blocks, so this one reuses
 // pooled decompressors and starts the output from the compressed size.
-// The output is never reused: decoded bounds point into it, so it lives
-// as long as any task planned from the block.
+// It inflates with klauspost/compress (a dependency already, for zstd
+// and Parquet) rather than the standard library: 1.5-1.6x faster on the
+// planning benchmark's manifest blocks (20 manifests: 13.3-15.4 ms with
+// compress/flate, 8.9-9.6 ms), where inflating was a fifth of planning.
+// DecompressBounded's output is the caller's to keep (a manifest list's
+// partition summaries point into it); decompressInto writes into a
+// buffer the caller reuses (ReadManifest, whose entries copy what they
+// keep).
 type deflateReader struct{}
 
 var flateReaders sync.Pool
@@ -79,21 +86,38 @@ type noInput struct{}
 func (noInput) Read([]byte) (int, error) { return 0, io.EOF }
 func (noInput) ReadByte() (byte, error)  { return 0, io.EOF }
 
-func (deflateReader) DecompressBounded(src []byte, limit int64) ([]byte, error) {
+func (d deflateReader) DecompressBounded(src []byte, limit int64) ([]byte, error) {
+	guess := min(max(int64(len(src))*deflateFirstGuess, deflateGuessFloor), deflateGuessCap)
+	out, err := d.decompressInto(make([]byte, 0, min(guess, limit+1)), src, limit)
+	if err != nil {
+		return nil, err
+	}
+	if cap(out) > len(out)+len(out)/4 {
+		// The spare capacity would live as long as the block's entries.
+		out = bytes.Clone(out)
+	}
+	return out, nil
+}
+
+// decompressInto decompresses src into out[:0], growing it as needed,
+// and returns the output.
+func (deflateReader) decompressInto(out, src []byte, limit int64) ([]byte, error) {
 	in := bytes.NewReader(src)
 	fr, _ := flateReaders.Get().(io.ReadCloser)
 	if fr == nil {
-		fr = flate.NewReader(in)
+		fr = kflate.NewReader(in)
 	} else {
-		// The standard library's Reset always returns nil.
-		_ = fr.(flate.Resetter).Reset(in, nil)
+		// Reset with a reader always returns nil.
+		_ = fr.(kflate.Resetter).Reset(in, nil)
 	}
 	defer func() {
-		_ = fr.(flate.Resetter).Reset(noInput{}, nil)
+		_ = fr.(kflate.Resetter).Reset(noInput{}, nil)
 		flateReaders.Put(fr)
 	}()
-	guess := min(max(int64(len(src))*deflateFirstGuess, deflateGuessFloor), deflateGuessCap)
-	out := make([]byte, 0, min(guess, limit+1))
+	out = out[:0]
+	if cap(out) == 0 {
+		out = make([]byte, 0, deflateGuessFloor)
+	}
 	for {
 		if len(out) == cap(out) {
 			if int64(len(out)) > limit {
@@ -114,10 +138,6 @@ func (deflateReader) DecompressBounded(src []byte, limit int64) ([]byte, error) 
 	}
 	if int64(len(out)) > limit {
 		return nil, fmt.Errorf("Avro block decompresses past the %d byte limit", limit)
-	}
-	if cap(out) > len(out)+len(out)/4 {
-		// The spare capacity would live as long as the block's entries.
-		out = bytes.Clone(out)
 	}
 	return out, nil
 }

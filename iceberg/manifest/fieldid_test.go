@@ -126,7 +126,7 @@ func TestReadByFieldID(t *testing.T) {
 	}
 	df := e.DataFile
 	if df.FilePath != "s3://b/t/data/f.parquet" || df.FileFormat != "PARQUET" || df.RecordCount != 42 || df.FileSizeInBytes != 4096 ||
-		df.Content != ContentData || df.SpecID != 3 || !bytes.Equal(df.LowerBounds[7], []byte{1, 2}) || len(df.LowerBounds) != 1 {
+		df.Content != ContentData || df.SpecID != 3 || !bytes.Equal(df.Metrics.Maps().LowerBounds[7], []byte{1, 2}) || len(df.Metrics.Maps().LowerBounds) != 1 {
 		t.Errorf("data file %+v", df)
 	}
 	want := []any{int32(19715), "x", iceberg.DecimalFromInt64(-12345, 2), [16]byte{0xf7, 0x9c, 0x3e, 0x09}, int64(1700000000123456)}

@@ -127,6 +127,13 @@ func FuzzReadManifest(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// Metrics come out canonical: the same bytes as made from maps.
+		for i := range entries {
+			m := entries[i].DataFile.Metrics
+			if again := MetricsOf(m.Maps()); !reflect.DeepEqual(again, m) {
+				t.Fatalf("entry %d: metrics %x are not canonical (%x)", i, m.enc, again.enc)
+			}
+		}
 		// Whatever reads must write back and read back the same.
 		var buf bytes.Buffer
 		opts := ManifestWriteOptions{FormatVersion: c.version, Spec: c.spec, PartitionType: c.pt, Schema: iceberg.NewSchema(0, nil), Content: c.mf.Content, SnapshotID: c.mf.AddedSnapshotID}
@@ -139,6 +146,11 @@ func FuzzReadManifest(f *testing.F) {
 		}
 		if len(back) != len(entries) {
 			t.Fatalf("rewrite has %d entries, not %d", len(back), len(entries))
+		}
+		for i := range back {
+			if !reflect.DeepEqual(back[i].DataFile.Metrics, entries[i].DataFile.Metrics) {
+				t.Fatalf("entry %d: metrics %x rewritten as %x", i, entries[i].DataFile.Metrics.enc, back[i].DataFile.Metrics.enc)
+			}
 		}
 	})
 }

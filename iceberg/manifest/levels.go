@@ -81,14 +81,12 @@ var manifestFileLevel = &level[rawManifestFile]{
 type rawEntry struct {
 	status, snapshotID, seq, fileSeq, content opt
 	df                                        DataFile
+	// metrics collects the metric maps of the entry, as Metrics.
+	metrics *metricsBuilder
 }
 
 func dfLong(set func(*DataFile, int64)) fieldCompiler[rawEntry] {
 	return longInto(func(e *rawEntry, v int64) { set(&e.df, v) })
-}
-
-func dfMap[V any](kinds []string, read func(*reader, *avro.SchemaNode) (V, error), get func(*DataFile) *map[int]V) fieldCompiler[rawEntry] {
-	return mapInto(kinds, read, func(e *rawEntry) *map[int]V { return get(&e.df) })
 }
 
 var dataFileLevel = &level[rawEntry]{
@@ -100,12 +98,12 @@ var dataFileLevel = &level[rawEntry]{
 		102: partitionInto,
 		103: dfLong(func(d *DataFile, v int64) { d.RecordCount = v }),
 		104: dfLong(func(d *DataFile, v int64) { d.FileSizeInBytes = v }),
-		108: dfMap(longKinds, readLong, func(d *DataFile) *map[int]int64 { return &d.ColumnSizes }),
-		109: dfMap(longKinds, readLong, func(d *DataFile) *map[int]int64 { return &d.ValueCounts }),
-		110: dfMap(longKinds, readLong, func(d *DataFile) *map[int]int64 { return &d.NullValueCounts }),
-		137: dfMap(longKinds, readLong, func(d *DataFile) *map[int]int64 { return &d.NaNValueCounts }),
-		125: dfMap(bytesKinds, readBytes, func(d *DataFile) *map[int][]byte { return &d.LowerBounds }),
-		128: dfMap(bytesKinds, readBytes, func(d *DataFile) *map[int][]byte { return &d.UpperBounds }),
+		108: metricsInto(kindColumnSizes),
+		109: metricsInto(kindValueCounts),
+		110: metricsInto(kindNullCounts),
+		137: metricsInto(kindNaNCounts),
+		125: metricsInto(kindLowerBounds),
+		128: metricsInto(kindUpperBounds),
 		131: bytesInto(func(e *rawEntry, v []byte) { e.df.KeyMetadata = v }),
 		132: longsInto(func(e *rawEntry) *[]int64 { return &e.df.SplitOffsets }),
 		135: intsInto(func(e *rawEntry) *[]int { return &e.df.EqualityIDs }),

@@ -374,7 +374,7 @@ func TestRowLineageInheritance(t *testing.T) {
 			continue
 		}
 		for _, e := range ft.snapshotEntries(t, s.ID) {
-			i := int32(e.DataFile.LowerBounds[1][0])
+			i := int32(e.DataFile.Metrics.Maps().LowerBounds[1][0])
 			w, ok := want[i]
 			if !ok || e.DataFile.RecordCount != 1 {
 				t.Fatalf("unexpected file %+v", e.DataFile)
@@ -392,7 +392,7 @@ func TestRowLineageInheritance(t *testing.T) {
 		switch e.Status {
 		case StatusDeleted:
 			deleted++
-			w := want[int32(e.DataFile.LowerBounds[1][0])]
+			w := want[int32(e.DataFile.Metrics.Maps().LowerBounds[1][0])]
 			if *e.DataFile.FirstRowID != w[0] || e.SequenceNumber != w[1] || e.SequenceNumberInherited {
 				t.Errorf("deleted entry: %+v", e)
 			}
@@ -455,8 +455,8 @@ func TestUUIDTableFiles(t *testing.T) {
 		t.Errorf("want 2 files of 5 rows: %+v", es)
 	}
 	for _, e := range es {
-		if len(e.DataFile.LowerBounds[1]) != 16 {
-			t.Errorf("uuid lower bound %x", e.DataFile.LowerBounds[1])
+		if len(e.DataFile.Metrics.Maps().LowerBounds[1]) != 16 {
+			t.Errorf("uuid lower bound %x", e.DataFile.Metrics.Maps().LowerBounds[1])
 		}
 	}
 }

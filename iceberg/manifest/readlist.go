@@ -58,8 +58,8 @@ func ReadManifestList(data []byte, formatVersion int) (_ []ManifestFile, err err
 }
 
 func checkBlockEnd(r *reader) error {
-	if len(r.buf) != 0 {
-		return fmt.Errorf("%d bytes after the last record of an Avro block", len(r.buf))
+	if r.left() != 0 {
+		return fmt.Errorf("%d bytes after the last record of an Avro block", r.left())
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/floedb/floe/iceberg"
 )
@@ -52,11 +54,21 @@ func ReadManifest(data []byte, mf ManifestFile, spec iceberg.PartitionSpec, part
 	}
 	inh := newInheritance(mf, formatVersion)
 	var out []Entry
-	err = c.forEachBlock(func(count int, block []byte) error {
+	if n := mf.AddedFilesCount + mf.ExistingFilesCount + mf.DeletedFilesCount; n > 0 && mf.AddedFilesCount >= 0 && mf.ExistingFilesCount >= 0 && mf.DeletedFilesCount >= 0 {
+		// The list's counts size the entries once, rather than growing them
+		// block by block; a wrong count costs a regrowth, and the bytes
+		// bound what a hostile one allocates (an entry takes a byte or more).
+		out = make([]Entry, 0, min(n, len(data)))
+	}
+	var metrics metricsBuilder
+	scratch := blockBuffers.Get().(*[]byte)
+	defer putBlockBuffer(scratch)
+	err = c.forEachBlockIn(scratch, func(count int, block []byte) error {
 		out = slices.Grow(out, count)
 		r := &reader{buf: block}
 		for range count {
-			var raw rawEntry
+			raw := rawEntry{metrics: &metrics}
+			metrics.reset()
 			if n := len(slots.types); n > 0 {
 				raw.df.Partition = make([]any, n)
 			}
@@ -144,6 +156,7 @@ func (raw *rawEntry) toEntry(mf ManifestFile, slots *partitionLayout) (Entry, er
 		return Entry{}, fmt.Errorf("status %v is not 0, 1 or 2", raw.status)
 	}
 	e := Entry{Status: EntryStatus(raw.status.v), DataFile: raw.df}
+	e.DataFile.Metrics = raw.metrics.finish()
 	if raw.snapshotID.ok {
 		e.SnapshotID = raw.snapshotID.v
 	} else {
@@ -168,6 +181,8 @@ func (raw *rawEntry) toEntry(mf ManifestFile, slots *partitionLayout) (Entry, er
 	}
 	if len(df.KeyMetadata) == 0 {
 		df.KeyMetadata = nil
+	} else {
+		df.KeyMetadata = bytes.Clone(df.KeyMetadata) // the block is reused
 	}
 	if len(df.SplitOffsets) == 0 {
 		df.SplitOffsets = nil
@@ -184,6 +199,26 @@ func (raw *rawEntry) toEntry(mf ManifestFile, slots *partitionLayout) (Entry, er
 		if df.Partition[i], err = partitionValue(slots.types[i], v); err != nil {
 			return e, fmt.Errorf("partition field %s (id %d): %w", slots.names[i], slots.ids[i], err)
 		}
+		if b, ok := df.Partition[i].([]byte); ok {
+			df.Partition[i] = bytes.Clone(b) // the block is reused
+		}
 	}
 	return e, nil
+}
+
+// blockBuffers hold decompressed manifest blocks between reads: entries
+// copy everything they keep out of a block (strings, metrics into their
+// arena, key metadata and binary partition values cloned), so a block is
+// garbage once decoded and its buffer serves the next manifest.
+var blockBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBlock is the largest buffer kept for reuse: manifest blocks
+// are a few hundred KiB decompressed; a rare huge one is let go.
+const maxPooledBlock = 4 << 20
+
+func putBlockBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledBlock {
+		*b = (*b)[:0]
+		blockBuffers.Put(b)
+	}
 }

@@ -159,18 +159,13 @@ type DataFile struct {
 	// RecordCount is the number of rows, or a deletion vector's cardinality.
 	RecordCount     int64
 	FileSizeInBytes int64
-	// Metrics keyed by column field id; nil when absent or empty. Bounds are
-	// in the binary single-value encoding and may be truncated.
-	ColumnSizes     map[int]int64
-	ValueCounts     map[int]int64
-	NullValueCounts map[int]int64
-	NaNValueCounts  map[int]int64
-	LowerBounds     map[int][]byte
-	UpperBounds     map[int][]byte
-	KeyMetadata     []byte
-	SplitOffsets    []int64
-	EqualityIDs     []int
-	SortOrderID     *int
+	// Metrics are the column metrics by field id (sizes, value, null and
+	// NaN counts, bounds), in a compact form: see Metrics.
+	Metrics      Metrics
+	KeyMetadata  []byte
+	SplitOffsets []int64
+	EqualityIDs  []int
+	SortOrderID  *int
 	// FirstRowID is the v3 row id of the file's first row, inherited from
 	// the manifest when the file left it null; always nil for delete files.
 	FirstRowID *int64
@@ -183,20 +178,10 @@ type DataFile struct {
 	ContentSizeInBytes *int64
 }
 
-// EmptyAsNil is f with its empty maps and slices nil: DataFile's fields do
-// not tell empty from absent, and neither do its encodings, so two files
-// that differ only so are the same file.
+// EmptyAsNil is f with its empty slices nil: DataFile's fields do not
+// tell empty from absent, and neither do its encodings, so two files that
+// differ only so are the same file. (Metrics are canonical already.)
 func (f DataFile) EmptyAsNil() DataFile {
-	for _, m := range []*map[int]int64{&f.ColumnSizes, &f.ValueCounts, &f.NullValueCounts, &f.NaNValueCounts} {
-		if len(*m) == 0 {
-			*m = nil
-		}
-	}
-	for _, m := range []*map[int][]byte{&f.LowerBounds, &f.UpperBounds} {
-		if len(*m) == 0 {
-			*m = nil
-		}
-	}
 	if len(f.KeyMetadata) == 0 {
 		f.KeyMetadata = nil
 	}

@@ -53,19 +53,23 @@ func unionFiles(t testing.TB, c unionCase) (manifest, list []byte, spec iceberg.
 	spec, pt, schema := unionTable(t)
 	var entries []Entry
 	for i := range 5 {
+		var nanCounts map[int]int64
+		if c.version >= 2 {
+			nanCounts = map[int]int64{3: 0}
+		}
 		df := DataFile{
 			FilePath: fmt.Sprintf("s3://b/t/data/%d.parquet", i), FileFormat: "PARQUET",
 			RecordCount: int64(10 + i), FileSizeInBytes: int64(1000 + i),
-			Partition:       []any{int32(19000 + i), int32(i)},
-			ColumnSizes:     map[int]int64{1: 40, 2: 41, 3: int64(42 + i)},
-			ValueCounts:     map[int]int64{1: 10, 2: 10, 3: 10},
-			NullValueCounts: map[int]int64{1: 0, 2: 1, 3: 2},
-			LowerBounds:     map[int][]byte{1: {0x38, 0x4a, 0, 0}, 3: []byte("a")},
-			UpperBounds:     map[int][]byte{1: {0x40, 0x4a, 0, 0}, 3: []byte("z")},
-			SplitOffsets:    []int64{4, int64(500 + i)},
-		}
-		if c.version >= 2 {
-			df.NaNValueCounts = map[int]int64{3: 0}
+			Partition: []any{int32(19000 + i), int32(i)},
+			Metrics: MetricsOf(MetricMaps{
+				ColumnSizes:     map[int]int64{1: 40, 2: 41, 3: int64(42 + i)},
+				ValueCounts:     map[int]int64{1: 10, 2: 10, 3: 10},
+				NullValueCounts: map[int]int64{1: 0, 2: 1, 3: 2},
+				NaNValueCounts:  nanCounts,
+				LowerBounds:     map[int][]byte{1: {0x38, 0x4a, 0, 0}, 3: []byte("a")},
+				UpperBounds:     map[int][]byte{1: {0x40, 0x4a, 0, 0}, 3: []byte("z")},
+			}),
+			SplitOffsets: []int64{4, int64(500 + i)},
 		}
 		if i == 1 {
 			df.Partition[1] = nil // a null partition value stays null
@@ -134,7 +138,7 @@ func TestUnionWrappedFilesReadAsPlain(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(want) != 5 || want[1].DataFile.Partition[1] != nil || want[0].DataFile.Partition[0] != int32(19000) || len(want[0].DataFile.LowerBounds) != 2 {
+				if len(want) != 5 || want[1].DataFile.Partition[1] != nil || want[0].DataFile.Partition[0] != int32(19000) || len(want[0].DataFile.Metrics.Maps().LowerBounds) != 2 {
 					t.Fatalf("plain manifest reads %+v", want)
 				}
 				wrapped := wrapAll(t, m, avronull.Options{NullLast: nullLast})
@@ -240,7 +244,7 @@ func TestUnionNullWhereSpecRequiresAValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range es {
-		if e.DataFile.LowerBounds != nil || e.DataFile.SortOrderID != nil || !reflect.DeepEqual(e.DataFile.UpperBounds, map[int][]byte{3: []byte("q")}) ||
+		if e.DataFile.Metrics.Maps().LowerBounds != nil || e.DataFile.SortOrderID != nil || !reflect.DeepEqual(e.DataFile.Metrics.Maps().UpperBounds, map[int][]byte{3: []byte("q")}) ||
 			e.SnapshotID != mfs[0].AddedSnapshotID || !e.SnapshotIDInherited {
 			t.Errorf("entry with nulls read as %+v", e)
 		}
@@ -308,7 +312,7 @@ func TestBigQueryShapedEntries(t *testing.T) {
 	e := es[0]
 	if len(es) != 1 || e.SnapshotID != 41 || e.SequenceNumber != 6 || e.FileSequenceNumber != 6 || !e.SnapshotIDInherited ||
 		!e.SequenceNumberInherited || !e.FileSequenceNumberInherited || e.DataFile.FilePath != "gs://b/t/data/f.parquet" ||
-		e.DataFile.RecordCount != 3 || !reflect.DeepEqual(e.DataFile.LowerBounds, map[int][]byte{1: {9}}) {
+		e.DataFile.RecordCount != 3 || !reflect.DeepEqual(e.DataFile.Metrics.Maps().LowerBounds, map[int][]byte{1: {9}}) {
 		t.Errorf("entry %+v", es)
 	}
 }

@@ -287,7 +287,7 @@ func TestWriteNewManifestAndCommit(t *testing.T) {
 	}
 	entries := []Entry{
 		{Status: StatusAdded, DataFile: DataFile{FilePath: "a", FileFormat: "parquet", RecordCount: 3, FileSizeInBytes: 100, Partition: []any{"x"},
-			ColumnSizes: map[int]int64{1: 10}, LowerBounds: map[int][]byte{1: []byte("a")}, SplitOffsets: []int64{4}}},
+			Metrics: MetricsOf(MetricMaps{ColumnSizes: map[int]int64{1: 10}, LowerBounds: map[int][]byte{1: []byte("a")}}), SplitOffsets: []int64{4}}},
 		{Status: StatusAdded, SequenceNumber: 2, DataFile: DataFile{FilePath: "b", FileFormat: "parquet", RecordCount: 4, FileSizeInBytes: 100, Partition: []any{nil}}},
 		{Status: StatusExisting, SnapshotID: 11, SequenceNumber: 1, FileSequenceNumber: 1, DataFile: DataFile{FilePath: "c", FileFormat: "parquet", RecordCount: 5, FileSizeInBytes: 100, Partition: []any{"y"}}},
 	}
@@ -338,7 +338,7 @@ func TestWriteNewManifestAndCommit(t *testing.T) {
 			t.Errorf("entry %d: %+v, want %+v", i, got, want[i])
 		}
 	}
-	if !reflect.DeepEqual(es[0].DataFile.ColumnSizes, map[int]int64{1: 10}) || string(es[0].DataFile.LowerBounds[1]) != "a" || es[0].DataFile.Partition[0] != "x" || es[1].DataFile.Partition[0] != nil {
+	if !reflect.DeepEqual(es[0].DataFile.Metrics.Maps().ColumnSizes, map[int]int64{1: 10}) || string(es[0].DataFile.Metrics.Maps().LowerBounds[1]) != "a" || es[0].DataFile.Partition[0] != "x" || es[1].DataFile.Partition[0] != nil {
 		t.Errorf("data file %+v", es[0].DataFile)
 	}
 }
@@ -428,7 +428,7 @@ func TestV1RoundTrip(t *testing.T) {
 	spec, pt, schema := allTypesPartition(t)
 	tuple := make([]any, len(spec.Fields))
 	tuple[14] = "v1"
-	entries := []Entry{{Status: StatusAdded, DataFile: DataFile{FilePath: "f", FileFormat: "PARQUET", RecordCount: 2, FileSizeInBytes: 9, Partition: tuple, NaNValueCounts: map[int]int64{4: 0}}}}
+	entries := []Entry{{Status: StatusAdded, DataFile: DataFile{FilePath: "f", FileFormat: "PARQUET", RecordCount: 2, FileSizeInBytes: 9, Partition: tuple, Metrics: MetricsOf(MetricMaps{NaNValueCounts: map[int]int64{4: 0}})}}}
 	var mbuf bytes.Buffer
 	mf, err := WriteManifest(&mbuf, ManifestWriteOptions{FormatVersion: 1, Spec: spec, PartitionType: pt, Schema: schema, SnapshotID: 8}, entries)
 	if err != nil {
@@ -452,7 +452,7 @@ func TestV1RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if es[0].SequenceNumber != 0 || es[0].SnapshotID != 8 || es[0].DataFile.Partition[14] != "v1" || es[0].DataFile.NaNValueCounts[4] != 0 || len(es[0].DataFile.NaNValueCounts) != 1 {
+	if es[0].SequenceNumber != 0 || es[0].SnapshotID != 8 || es[0].DataFile.Partition[14] != "v1" || es[0].DataFile.Metrics.Maps().NaNValueCounts[4] != 0 || len(es[0].DataFile.Metrics.Maps().NaNValueCounts) != 1 {
 		t.Errorf("v1 entry %+v", es[0])
 	}
 	if strings.Contains(string(fileHeader(t, mbuf.Bytes())["avro.schema"]), "sequence_number") {

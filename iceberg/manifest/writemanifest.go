@@ -204,12 +204,9 @@ func (mw *manifestWriter) entry(e *Entry, mf *ManifestFile) error {
 	if version == 1 {
 		enc.long(v1BlockSize)
 	}
-	enc.optLongMap(df.ColumnSizes)
-	enc.optLongMap(df.ValueCounts)
-	enc.optLongMap(df.NullValueCounts)
-	enc.optLongMap(df.NaNValueCounts)
-	enc.optBytesMap(df.LowerBounds)
-	enc.optBytesMap(df.UpperBounds)
+	for k := range numMetricKinds {
+		enc.optMetrics(df.Metrics, k)
+	}
 	enc.optBytes(df.KeyMetadata)
 	enc.optLongs(df.SplitOffsets)
 	if version >= 2 {

@@ -352,7 +352,7 @@ func TestOverwriteByFilter(t *testing.T) {
 	plan, _ := tbl.PlanFiles(ctx, SnapshotSelector{})
 	for _, task := range plan.Tasks {
 		if task.File.Partition[0] == int32(2) {
-			hi, _ := iceberg.ValueFromBytes(iceberg.LongType{}, task.File.UpperBounds[testtable.IDID])
+			hi, _ := iceberg.ValueFromBytes(iceberg.LongType{}, task.File.Metrics.Maps().UpperBounds[testtable.IDID])
 			if len(whole) == 0 || hi.(int64) < limit {
 				limit, whole = hi.(int64)+1, []string{task.File.FilePath}
 			}

@@ -115,8 +115,8 @@ func singleReferencedFile(d *DeleteFile) string {
 	if d.File.ReferencedDataFile != "" {
 		return d.File.ReferencedDataFile
 	}
-	lo, hasLo := d.File.LowerBounds[FieldIDDeleteFilePath]
-	hi, hasHi := d.File.UpperBounds[FieldIDDeleteFilePath]
+	lo, hasLo := d.File.Metrics.LowerBound(FieldIDDeleteFilePath)
+	hi, hasHi := d.File.Metrics.UpperBound(FieldIDDeleteFilePath)
 	if hasLo && hasHi && string(lo) == string(hi) {
 		return string(lo)
 	}
@@ -127,8 +127,8 @@ func singleReferencedFile(d *DeleteFile) string {
 // data files it cannot name. Bounds are in the writer's spelling of paths,
 // so both the written and the remapped spelling are tried.
 func pathMayBeInBounds(d *DeleteFile, task *DataFileTask, t *Table) bool {
-	lo, hasLo := d.File.LowerBounds[FieldIDDeleteFilePath]
-	hi, hasHi := d.File.UpperBounds[FieldIDDeleteFilePath]
+	lo, hasLo := d.File.Metrics.LowerBound(FieldIDDeleteFilePath)
+	hi, hasHi := d.File.Metrics.UpperBound(FieldIDDeleteFilePath)
 	if !hasLo || !hasHi {
 		return true
 	}

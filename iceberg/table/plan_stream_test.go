@@ -316,8 +316,7 @@ func TestStreamFilesFiltered(t *testing.T) {
 		// File i holds ids [10i, 10i+9].
 		lo, _ := iceberg.ValueToBytes(iceberg.LongType{}, int64(10*i))
 		hi, _ := iceberg.ValueToBytes(iceberg.LongType{}, int64(10*i+9))
-		df.LowerBounds = map[int][]byte{testtable.IDID: lo}
-		df.UpperBounds = map[int][]byte{testtable.IDID: hi}
+		df.Metrics = manifest.MetricsOf(manifest.MetricMaps{LowerBounds: map[int][]byte{testtable.IDID: lo}, UpperBounds: map[int][]byte{testtable.IDID: hi}})
 	})
 	filter, err := expr.ParseFilter("id >= 50 and id < 70")
 	if err != nil {

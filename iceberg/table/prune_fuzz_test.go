@@ -37,7 +37,7 @@ func FuzzPruneBounds(f *testing.F) {
 			f.Fatal(err)
 		}
 		for _, task := range plan.Tasks {
-			for id, lo := range task.File.LowerBounds {
+			for id, lo := range task.File.Metrics.Maps().LowerBounds {
 				field, ok := plan.Schema.FindField(id)
 				if !ok {
 					continue
@@ -46,8 +46,8 @@ func FuzzPruneBounds(f *testing.F) {
 				if ti < 0 {
 					continue
 				}
-				f.Add(uint8(ti), uint8(0), lo, task.File.UpperBounds[id], lo)
-				f.Add(uint8(ti), uint8(4), lo, lo, task.File.UpperBounds[id])
+				f.Add(uint8(ti), uint8(0), lo, task.File.Metrics.Maps().UpperBounds[id], lo)
+				f.Add(uint8(ti), uint8(4), lo, lo, task.File.Metrics.Maps().UpperBounds[id])
 			}
 		}
 	}
@@ -97,8 +97,8 @@ func FuzzPruneBounds(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		file := &manifest.DataFile{RecordCount: 1, ValueCounts: map[int]int64{1: 1}, NullValueCounts: map[int]int64{1: 0},
-			NaNValueCounts: map[int]int64{1: 0}, LowerBounds: map[int][]byte{1: lower}, UpperBounds: map[int][]byte{1: upper}}
+		file := &manifest.DataFile{RecordCount: 1, Metrics: manifest.MetricsOf(manifest.MetricMaps{ValueCounts: map[int]int64{1: 1}, NullValueCounts: map[int]int64{1: 0},
+			NaNValueCounts: map[int]int64{1: 0}, LowerBounds: map[int][]byte{1: lower}, UpperBounds: map[int][]byte{1: upper}})}
 		noNaN := false
 		mf := &manifest.ManifestFile{Partitions: []manifest.FieldSummary{{ContainsNaN: &noNaN, LowerBound: lower, UpperBound: upper}}}
 		fileMay, manifestMay := metrics.MightMatch(file), manifests.MightMatch(mf)

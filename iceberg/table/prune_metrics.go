@@ -70,18 +70,21 @@ func (m strictMetricsSource) Rows() int64 { return m.f.RecordCount }
 
 func (m strictMetricsSource) Summary(l *bounds.Leaf) bounds.Summary { return summaryOf(m.f, l, true) }
 
+// summaryOf reads the leaf's column from the compact metrics in one walk,
+// building no map: planning asks this of every file a filter reaches.
 func summaryOf(f *manifest.DataFile, l *bounds.Leaf, exact bool) bounds.Summary {
-	id := l.FieldID
-	var s bounds.Summary
-	s.Values, s.HasValues = f.ValueCounts[id]
-	s.Nulls, s.HasNulls = f.NullValueCounts[id]
-	s.NaNs, s.HasNaNs = f.NaNValueCounts[id]
-	if raw := f.LowerBounds[id]; raw != nil {
-		s.Lower, s.HasLower = bounds.DecodeBinary(l.Type, raw)
+	c := f.Metrics.Column(l.FieldID)
+	s := bounds.Summary{
+		Values: c.ValueCount, HasValues: c.HasValueCount,
+		Nulls: c.NullCount, HasNulls: c.HasNullCount,
+		NaNs: c.NaNCount, HasNaNs: c.HasNaNCount,
+		Exact: exact,
 	}
-	if raw := f.UpperBounds[id]; raw != nil {
-		s.Upper, s.HasUpper = bounds.DecodeBinary(l.Type, raw)
+	if c.HasLower {
+		s.Lower, s.HasLower = bounds.DecodeBinary(l.Type, c.Lower)
 	}
-	s.Exact = exact
+	if c.HasUpper {
+		s.Upper, s.HasUpper = bounds.DecodeBinary(l.Type, c.Upper)
+	}
 	return s
 }

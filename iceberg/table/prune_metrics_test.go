@@ -57,7 +57,7 @@ type column struct {
 func n(v int64) *int64 { return &v }
 
 func dataFile(rows int64, cols ...column) *manifest.DataFile {
-	f := &manifest.DataFile{RecordCount: rows, ValueCounts: map[int]int64{}, NullValueCounts: map[int]int64{},
+	f := &manifest.MetricMaps{ValueCounts: map[int]int64{}, NullValueCounts: map[int]int64{},
 		NaNValueCounts: map[int]int64{}, LowerBounds: map[int][]byte{}, UpperBounds: map[int][]byte{}}
 	for _, c := range cols {
 		if c.values != nil {
@@ -76,7 +76,7 @@ func dataFile(rows int64, cols ...column) *manifest.DataFile {
 			f.UpperBounds[c.id] = c.upper
 		}
 	}
-	return f
+	return &manifest.DataFile{RecordCount: rows, Metrics: manifest.MetricsOf(*f)}
 }
 
 func checkMetrics(t *testing.T, f *manifest.DataFile, cases map[string]bool) {

@@ -44,11 +44,12 @@ func TestMetricsPropertyOverRows(t *testing.T) {
 				rows[i][c] = col.values[rng.IntN(len(col.values))]
 			}
 		}
-		df := &manifest.DataFile{RecordCount: int64(len(rows)), ValueCounts: map[int]int64{}, NullValueCounts: map[int]int64{},
+		maps := manifest.MetricMaps{ValueCounts: map[int]int64{}, NullValueCounts: map[int]int64{},
 			NaNValueCounts: map[int]int64{}, LowerBounds: map[int][]byte{}, UpperBounds: map[int][]byte{}}
 		for c := range columns {
-			writeMetrics(t, rng, df, schema.Fields[c], rows, c)
+			writeMetrics(t, rng, &maps, schema.Fields[c], rows, c)
 		}
+		df := &manifest.DataFile{RecordCount: int64(len(rows)), Metrics: manifest.MetricsOf(maps)}
 		var filter expr.Expr
 		for range 1 + rng.IntN(2) {
 			col := columns[rng.IntN(len(columns))]
@@ -126,7 +127,7 @@ func TestMetricsPropertyOverRows(t *testing.T) {
 
 // writeMetrics records column c's metrics for rows, the way a writer of
 // field's type (or of the type before its promotion) would.
-func writeMetrics(t *testing.T, rng *rand.Rand, df *manifest.DataFile, field iceberg.NestedField, rows [][]any, c int) {
+func writeMetrics(t *testing.T, rng *rand.Rand, df *manifest.MetricMaps, field iceberg.NestedField, rows [][]any, c int) {
 	t.Helper()
 	var lo, hi any
 	var nulls, nans int64

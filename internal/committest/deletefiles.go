@@ -62,10 +62,12 @@ func WritePositionDeletes(path string, specID int, partition []any, deletes []Po
 	df := manifest.DataFile{
 		Content: manifest.ContentPositionDeletes, FilePath: path, FileFormat: "PARQUET",
 		Partition: partition, SpecID: specID, RecordCount: int64(len(sorted)), FileSizeInBytes: size,
-		ValueCounts:     map[int]int64{fieldIDFilePath: int64(len(sorted)), fieldIDPos: int64(len(sorted))},
-		NullValueCounts: map[int]int64{fieldIDFilePath: 0, fieldIDPos: 0},
-		LowerBounds:     map[int][]byte{fieldIDFilePath: []byte(lo), fieldIDPos: loPos},
-		UpperBounds:     map[int][]byte{fieldIDFilePath: []byte(hi), fieldIDPos: hiPos},
+		Metrics: manifest.MetricsOf(manifest.MetricMaps{
+			ValueCounts:     map[int]int64{fieldIDFilePath: int64(len(sorted)), fieldIDPos: int64(len(sorted))},
+			NullValueCounts: map[int]int64{fieldIDFilePath: 0, fieldIDPos: 0},
+			LowerBounds:     map[int][]byte{fieldIDFilePath: []byte(lo), fieldIDPos: loPos},
+			UpperBounds:     map[int][]byte{fieldIDFilePath: []byte(hi), fieldIDPos: hiPos},
+		}),
 	}
 	if lo == hi {
 		df.ReferencedDataFile = lo

@@ -225,12 +225,12 @@ func checkManifests(t *testing.T, tbl *Table) {
 		for c, field := range tbl.Schema.Fields {
 			var nulls int64
 			var lo, hi any
-			if b, ok := df.LowerBounds[field.ID]; ok {
+			if b, ok := df.Metrics.Maps().LowerBounds[field.ID]; ok {
 				if lo, err = iceberg.ValueFromBytes(field.Type, b); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if b, ok := df.UpperBounds[field.ID]; ok {
+			if b, ok := df.Metrics.Maps().UpperBounds[field.ID]; ok {
 				if hi, err = iceberg.ValueFromBytes(field.Type, b); err != nil {
 					t.Fatal(err)
 				}
@@ -251,9 +251,9 @@ func checkManifests(t *testing.T, tbl *Table) {
 					t.Fatalf("%s: %s value %v is outside the bounds [%v, %v]", f.Path, field.Name, v, lo, hi)
 				}
 			}
-			if df.NullValueCounts[field.ID] != nulls || df.ValueCounts[field.ID] != int64(len(f.Rows)) {
+			if df.Metrics.Maps().NullValueCounts[field.ID] != nulls || df.Metrics.Maps().ValueCounts[field.ID] != int64(len(f.Rows)) {
 				t.Errorf("%s: %s counts %d nulls of %d values, want %d of %d", f.Path, field.Name,
-					df.NullValueCounts[field.ID], df.ValueCounts[field.ID], nulls, len(f.Rows))
+					df.Metrics.Maps().NullValueCounts[field.ID], df.Metrics.Maps().ValueCounts[field.ID], nulls, len(f.Rows))
 			}
 			if s, ok := hi.(string); ok && len([]rune(s)) > 16 {
 				t.Errorf("%s: upper bound of %s is not truncated: %q", f.Path, field.Name, s)

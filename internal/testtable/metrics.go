@@ -57,19 +57,20 @@ func fillMetrics(df *manifest.DataFile, o *Options, wf *writtenFile, mode metric
 	if !mode.counts {
 		return nil
 	}
-	df.ColumnSizes = map[int]int64{}
-	df.ValueCounts = map[int]int64{}
-	df.NullValueCounts = map[int]int64{}
-	df.NaNValueCounts = map[int]int64{}
+	var m manifest.MetricMaps
+	m.ColumnSizes = map[int]int64{}
+	m.ValueCounts = map[int]int64{}
+	m.NullValueCounts = map[int]int64{}
+	m.NaNValueCounts = map[int]int64{}
 	if mode.bounds {
-		df.LowerBounds = map[int][]byte{}
-		df.UpperBounds = map[int][]byte{}
+		m.LowerBounds = map[int][]byte{}
+		m.UpperBounds = map[int][]byte{}
 	}
 	for _, rg := range wf.footer.RowGroups {
 		for leaf, cc := range rg.Columns {
 			for id, l := range wf.leafOf {
 				if l == leaf {
-					df.ColumnSizes[id] += cc.MetaData.TotalCompressedSize
+					m.ColumnSizes[id] += cc.MetaData.TotalCompressedSize
 				}
 			}
 		}
@@ -94,27 +95,28 @@ func fillMetrics(df *manifest.DataFile, o *Options, wf *writtenFile, mode metric
 				upper = v
 			}
 		}
-		df.ValueCounts[f.ID] = int64(len(wf.rows))
-		df.NullValueCounts[f.ID] = nulls
+		m.ValueCounts[f.ID] = int64(len(wf.rows))
+		m.NullValueCounts[f.ID] = nulls
 		switch f.Type.(type) {
 		case iceberg.FloatType, iceberg.DoubleType:
-			df.NaNValueCounts[f.ID] = nans
+			m.NaNValueCounts[f.ID] = nans
 		}
 		if !mode.bounds || lower == nil {
 			continue
 		}
 		lo, hi, hasUpper := truncateBounds(lower, upper, mode.truncate)
 		var err error
-		if df.LowerBounds[f.ID], err = iceberg.ValueToBytes(f.Type, lo); err != nil {
+		if m.LowerBounds[f.ID], err = iceberg.ValueToBytes(f.Type, lo); err != nil {
 			return fmt.Errorf("lower bound of %s: %w", f.Name, err)
 		}
 		if !hasUpper {
 			continue
 		}
-		if df.UpperBounds[f.ID], err = iceberg.ValueToBytes(f.Type, hi); err != nil {
+		if m.UpperBounds[f.ID], err = iceberg.ValueToBytes(f.Type, hi); err != nil {
 			return fmt.Errorf("upper bound of %s: %w", f.Name, err)
 		}
 	}
+	df.Metrics = manifest.MetricsOf(m)
 	return nil
 }
 

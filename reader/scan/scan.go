@@ -107,9 +107,11 @@ type Scan struct {
 	runtime     runtimeFilters
 	// tableSchema is the snapshot's schema, which filters bind to.
 	tableSchema *iceberg.Schema
-	// files[i] is task i's manifest entry, whose metrics filters added
-	// later are checked against (the same entry for each split of a file).
-	files []*manifest.DataFile
+	// files[i] is what filters added later check task i's file by: its
+	// record count and compact column metrics (the same for each split of
+	// a file). Only these are kept, not the manifest entry: a million
+	// tasks holding their entries (with metric maps) took 3.9 GB.
+	files []plannedFile
 	// sure[i] is how many rows task i returns for certain: a whole file
 	// whose record count is its answer (recordCountAnswers); 0 for a
 	// split or anything a filter or deletes may thin. A limited parallel
@@ -182,6 +184,9 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 	}
 	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: tableSchema, countable: true}
 	s.runtime.schema, s.runtime.caseInsensitive = tableSchema, opts.CaseInsensitive
+	// One location map for every task (a map each was a million maps).
+	locations := t.Locations.Prefixes()
+	var metrics manifest.MetricsStore
 	var files int64
 	plan, err := t.StreamScan(ctx, sel, filter, opts.CaseInsensitive, func(dt table.DataFileTask) error {
 		files++
@@ -198,14 +203,16 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 		if !keepTasks {
 			return nil
 		}
-		task, err := newTask(t, tableSchema, &dt, proj, nameMapping, opts)
+		task, err := newTask(t, tableSchema, &dt, proj, nameMapping, locations, opts)
 		if err != nil {
 			return err
 		}
 		task.CaseInsensitive = opts.CaseInsensitive
 		task.Filter, task.FilterFields = residualFilter(dt.Residual, tableSchema)
-		// Each split keeps the file's entry for the metrics of filters
-		// added later; dt is this file's own copy.
+		// Each split keeps the file's metrics for filters added later, in
+		// the scan's own store: the manifest's arena they share would
+		// otherwise be held whole for the few files a filter keeps.
+		file := plannedFile{records: dt.File.RecordCount, metrics: metrics.Keep(dt.File.Metrics)}
 		splits := splitTask(task, dt.File.SplitOffsets, splitSize)
 		for _, split := range splits {
 			sure := int64(0)
@@ -213,7 +220,7 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 				sure = dt.File.RecordCount
 			}
 			s.tasks = append(s.tasks, split)
-			s.files = append(s.files, &dt.File)
+			s.files = append(s.files, file)
 			s.sure = append(s.sure, sure)
 		}
 		return nil
@@ -236,6 +243,13 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 	s.counters.manifestsSkipped.Store(int64(plan.ManifestsSkipped))
 	s.counters.filesSkipped.Store(int64(plan.DataFilesSkipped))
 	return s, nil
+}
+
+// plannedFile is what a scan keeps of a planned file for the filters
+// added to it later (runtimeFilters.rulesOut).
+type plannedFile struct {
+	records int64
+	metrics manifest.Metrics
 }
 
 // residualFilter is a task's filter: its residual, unbound again in

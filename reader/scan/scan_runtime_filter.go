@@ -66,12 +66,16 @@ func (f *runtimeFilters) current() ([]expr.Expr, int) {
 
 // rulesOut reports whether an added filter's metrics show that file holds
 // no row it accepts.
-func (f *runtimeFilters) rulesOut(file *manifest.DataFile) bool {
+func (f *runtimeFilters) rulesOut(file plannedFile) bool {
 	f.mu.Lock()
 	evs := f.metrics[:len(f.metrics):len(f.metrics)]
 	f.mu.Unlock()
+	if len(evs) == 0 {
+		return false
+	}
+	df := &manifest.DataFile{RecordCount: file.records, Metrics: file.metrics}
 	for _, ev := range evs {
-		if !ev.MightMatch(file) {
+		if !ev.MightMatch(df) {
 			return true
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 )
 
-func newTask(t *table.Table, schema *iceberg.Schema, dt *table.DataFileTask, proj *Projection, mapping iceberg.NameMapping, opts Options) (*Task, error) {
+func newTask(t *table.Table, schema *iceberg.Schema, dt *table.DataFileTask, proj *Projection, mapping iceberg.NameMapping, locations map[string]string, opts Options) (*Task, error) {
 	task := &Task{
 		Version:            taskFormatVersion,
 		Path:               dt.Path,
@@ -23,7 +23,7 @@ func newTask(t *table.Table, schema *iceberg.Schema, dt *table.DataFileTask, pro
 		BatchSize:          opts.batchSize(),
 		Limit:              opts.Limit,
 		VerifyCRC:          opts.VerifyCRC,
-		Locations:          t.Locations.Prefixes(),
+		Locations:          locations,
 	}
 	if spec := t.Metadata.SpecByID(dt.File.SpecID); spec != nil && len(spec.Fields) == len(dt.File.Partition) {
 		for i, pf := range spec.Fields {

@@ -338,7 +338,7 @@ func TestTaskGroupInAnotherProcess(t *testing.T) {
 	// Split the first file into row-group ranges by hand (its file is far
 	// smaller than any sensible split size) and pack the others in.
 	first := s.Tasks()[0]
-	tasks := append(splitTask(first, s.files[0].SplitOffsets, first.FileSize/3), s.Tasks()[1:]...)
+	tasks := append(splitTask(first, splitOffsetsOf(t, tbl, first.WrittenPath), first.FileSize/3), s.Tasks()[1:]...)
 	group := &TaskGroup{Tasks: tasks}
 	raw, err := group.MarshalBinary()
 	if err != nil {

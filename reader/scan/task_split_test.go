@@ -151,9 +151,9 @@ func TestSplitsReadEveryRowOnce(t *testing.T) {
 		}
 		byOffsets := s.Tasks()
 		var fixed []*Task
-		for i, task := range whole.Tasks() {
-			if len(whole.files[i].SplitOffsets) != 15 {
-				t.Fatalf("the manifest lists %d split offsets, want one per row group (15)", len(whole.files[i].SplitOffsets))
+		for _, task := range whole.Tasks() {
+			if offsets := splitOffsetsOf(t, tbl, task.WrittenPath); len(offsets) != 15 {
+				t.Fatalf("the manifest lists %d split offsets, want one per row group (15)", len(offsets))
 			}
 			fixed = append(fixed, splitTask(task, nil, size)...)
 		}
@@ -264,7 +264,7 @@ func TestSplitsApplyPositionDeletes(t *testing.T) {
 		t.Fatalf("the whole file gave %d rows, want %d", len(wholeRows), 3000-len(deleted))
 	}
 	positions := filePositions(built)
-	for _, offsets := range [][]int64{s.files[0].SplitOffsets, nil} {
+	for _, offsets := range [][]int64{splitOffsetsOf(t, tbl, base.WrittenPath), nil} {
 		for _, size := range []int64{base.FileSize / 9, base.FileSize / 4} {
 			splits := splitTask(&base, offsets, size)
 			if len(splits) < 3 {
@@ -336,4 +336,21 @@ func TestReadsRowGroupByMidpoint(t *testing.T) {
 
 func (r idPos) String() string {
 	return fmt.Sprintf("{id %d _pos %d _row_id %d}", r.id, r.pos, r.rowID)
+}
+
+// splitOffsetsOf is the split offsets the table's manifest lists for the
+// data file written at path (a scan keeps only what filters need).
+func splitOffsetsOf(t *testing.T, tbl *table.Table, path string) []int64 {
+	t.Helper()
+	plan, err := tbl.PlanFilesFiltered(context.Background(), table.SnapshotSelector{}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range plan.Tasks {
+		if task.File.FilePath == path {
+			return task.File.SplitOffsets
+		}
+	}
+	t.Fatalf("no planned file %s", path)
+	return nil
 }

@@ -72,8 +72,8 @@ func TestAddFilesOfOtherEnginesMatchTheirManifests(t *testing.T) {
 				if got.RecordCount != want.RecordCount || !reflect.DeepEqual(got.Partition, want.Partition) {
 					t.Errorf("%s: %d rows, partition %v; the engine wrote %d, %v", got.FilePath, got.RecordCount, got.Partition, want.RecordCount, want.Partition)
 				}
-				sameCounts(t, got.FilePath, "value counts", want.ValueCounts, got.ValueCounts)
-				sameCounts(t, got.FilePath, "null counts", want.NullValueCounts, got.NullValueCounts)
+				sameCounts(t, got.FilePath, "value counts", want.Metrics.Maps().ValueCounts, got.Metrics.Maps().ValueCounts)
+				sameCounts(t, got.FilePath, "null counts", want.Metrics.Maps().NullValueCounts, got.Metrics.Maps().NullValueCounts)
 				sameBounds(t, got.FilePath, schema, want, got)
 			}
 			if fx.Name == "impala_iceberg_migrated_complex_test" {
@@ -121,8 +121,8 @@ func sameCounts(t *testing.T, path, what string, want, got map[int]int64) {
 // a column outside lists and maps has one from us too.
 func sameBounds(t *testing.T, path string, schema *iceberg.Schema, want, got manifest.DataFile) {
 	t.Helper()
-	ids := make([]int, 0, len(want.LowerBounds))
-	for id := range want.LowerBounds {
+	ids := make([]int, 0, len(want.Metrics.Maps().LowerBounds))
+	for id := range want.Metrics.Maps().LowerBounds {
 		ids = append(ids, id)
 	}
 	sort.Ints(ids)
@@ -131,8 +131,8 @@ func sameBounds(t *testing.T, path string, schema *iceberg.Schema, want, got man
 		if !ok {
 			continue
 		}
-		wl, err1 := iceberg.ValueFromBytes(f.Type, want.LowerBounds[id])
-		gb, has := got.LowerBounds[id]
+		wl, err1 := iceberg.ValueFromBytes(f.Type, want.Metrics.Maps().LowerBounds[id])
+		gb, has := got.Metrics.Maps().LowerBounds[id]
 		if !has || err1 != nil {
 			continue
 		}
@@ -144,8 +144,8 @@ func sameBounds(t *testing.T, path string, schema *iceberg.Schema, want, got man
 		if iceberg.Compare(f.Type, wl, gl) > 0 && !truncatable(f.Type) {
 			t.Errorf("%s: column %s: lower bound %v, the engine wrote %v", path, f.Name, gl, wl)
 		}
-		wu, err1 := iceberg.ValueFromBytes(f.Type, want.UpperBounds[id])
-		gub, has := got.UpperBounds[id]
+		wu, err1 := iceberg.ValueFromBytes(f.Type, want.Metrics.Maps().UpperBounds[id])
+		gub, has := got.Metrics.Maps().UpperBounds[id]
 		if !has || err1 != nil {
 			continue
 		}

@@ -146,10 +146,11 @@ func icebergGoDataFile(df manifest.DataFile) (goiceberg.DataFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.ColumnSizes(df.ColumnSizes).ValueCounts(df.ValueCounts).NullValueCounts(df.NullValueCounts).
-		LowerBoundValues(df.LowerBounds).UpperBoundValues(df.UpperBounds).SplitOffsets(df.SplitOffsets)
-	if df.NaNValueCounts != nil {
-		b.NaNValueCounts(df.NaNValueCounts)
+	m := df.Metrics.Maps()
+	b.ColumnSizes(m.ColumnSizes).ValueCounts(m.ValueCounts).NullValueCounts(m.NullValueCounts).
+		LowerBoundValues(m.LowerBounds).UpperBoundValues(m.UpperBounds).SplitOffsets(df.SplitOffsets)
+	if m.NaNValueCounts != nil {
+		b.NaNValueCounts(m.NaNValueCounts)
 	}
 	return b.Build(), nil
 }

@@ -243,13 +243,15 @@ func planningDataFile(loc, dayDir string, day int32, f, g, files int) (manifest.
 		Partition:       []any{day},
 		RecordCount:     rows,
 		FileSizeInBytes: planFileBytes,
+		SplitOffsets:    []int64{4},
+	}
+	m := manifest.MetricMaps{
 		ColumnSizes:     map[int]int64{},
 		ValueCounts:     map[int]int64{},
 		NullValueCounts: map[int]int64{},
 		NaNValueCounts:  map[int]int64{planIDPrice: 0},
 		LowerBounds:     map[int][]byte{},
 		UpperBounds:     map[int][]byte{},
-		SplitOffsets:    []int64{4},
 	}
 	for _, b := range bounds {
 		lo, err := iceberg.ValueToBytes(b.t, b.lo)
@@ -260,15 +262,16 @@ func planningDataFile(loc, dayDir string, day int32, f, g, files int) (manifest.
 		if err != nil {
 			return df, err
 		}
-		df.LowerBounds[b.id], df.UpperBounds[b.id] = lo, hi
-		df.ValueCounts[b.id] = rows
-		df.ColumnSizes[b.id] = planFileBytes / 8
+		m.LowerBounds[b.id], m.UpperBounds[b.id] = lo, hi
+		m.ValueCounts[b.id] = rows
+		m.ColumnSizes[b.id] = planFileBytes / 8
 		if b.id >= planIDAmount {
-			df.NullValueCounts[b.id] = rows - notNull
+			m.NullValueCounts[b.id] = rows - notNull
 		} else {
-			df.NullValueCounts[b.id] = 0
+			m.NullValueCounts[b.id] = 0
 		}
 	}
+	df.Metrics = manifest.MetricsOf(m)
 	return df, nil
 }
 
