@@ -1,7 +1,5 @@
 package scan
 
-import "github.com/floedb/floe/iceberg/manifest"
-
 // Local splits: a scan read in this process by several threads cuts its
 // planned tasks finer, along row-group boundaries, so that every thread
 // has work until the end. With planned tasks alone, a scan whose filter
@@ -26,10 +24,13 @@ const localSplitsPerThread = 8
 // balance they bring. A variable for tests' small tables.
 var minLocalSplit int64 = 4 << 20
 
+// cutsLocally tells whether a scan read here may cut its tasks finer.
+func cutsLocally(threads int, limited bool) bool { return threads > 1 && !limited }
+
 // localSplitSize is the size local pieces are cut to, or 0 when the
 // planned tasks are read as they are.
 func localSplitSize(tasks []*Task, threads int, limited bool, splitSize int64) int64 {
-	if threads <= 1 || limited || len(tasks) == 0 {
+	if !cutsLocally(threads, limited) || len(tasks) == 0 {
 		return 0
 	}
 	var total int64
@@ -55,15 +56,15 @@ func taskBytes(t *Task) int64 {
 // pieces of about size bytes, keeping files[i] and sure[i] beside each
 // piece (a piece is sure of no rows). It returns the inputs when no task
 // is cut.
-func splitLocally(tasks []*Task, files []*manifest.DataFile, sure []int64, size int64) ([]*Task, []*manifest.DataFile, []int64) {
+func splitLocally(tasks []*Task, files []plannedFile, sure []int64, size int64) ([]*Task, []plannedFile, []int64) {
 	var outTasks []*Task
-	var outFiles []*manifest.DataFile
+	var outFiles []plannedFile
 	var outSure []int64
 	cut := false
 	for i, t := range tasks {
 		var offsets []int64
-		if i < len(files) && files[i] != nil {
-			offsets = files[i].SplitOffsets
+		if i < len(files) {
+			offsets = files[i].offsets
 		}
 		ranges := splitRange(t.Start, taskBytes(t), t.FileSize, offsets, size)
 		if len(ranges) <= 1 {
@@ -87,11 +88,11 @@ func splitLocally(tasks []*Task, files []*manifest.DataFile, sure []int64, size 
 	return outTasks, outFiles, outSure
 }
 
-func fileAt(files []*manifest.DataFile, i int) *manifest.DataFile {
+func fileAt(files []plannedFile, i int) plannedFile {
 	if i < len(files) {
 		return files[i]
 	}
-	return nil
+	return plannedFile{}
 }
 
 func sureAt(sure []int64, i int) int64 {
