@@ -3,7 +3,6 @@ package scan
 import (
 	"context"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -183,7 +182,6 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 	if err != nil {
 		return nil, err
 	}
-	mayCutLocally := cutsLocally(opts.threads(), opts.Limit != nil)
 	s := &Scan{Options: opts, Projection: proj, schema: schema, table: t, deleteCache: newDeleteCache(), tableSchema: tableSchema, countable: true}
 	s.runtime.schema, s.runtime.caseInsensitive = tableSchema, opts.CaseInsensitive
 	// One location map for every task (a map each was a million maps).
@@ -215,9 +213,6 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 		// the scan's own store: the manifest's arena they share would
 		// otherwise be held whole for the few files a filter keeps.
 		file := plannedFile{records: dt.File.RecordCount, metrics: metrics.Keep(dt.File.Metrics)}
-		if mayCutLocally {
-			file.offsets = slices.Clone(dt.File.SplitOffsets)
-		}
 		splits := splitTask(task, dt.File.SplitOffsets, splitSize)
 		for _, split := range splits {
 			sure := int64(0)
@@ -255,9 +250,6 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 type plannedFile struct {
 	records int64
 	metrics manifest.Metrics
-	// offsets are the file's row-group starts, kept only for a scan that
-	// may cut its tasks finer here (scan_local_split.go).
-	offsets []int64
 }
 
 // residualFilter is a task's filter: its residual, unbound again in

@@ -1,5 +1,7 @@
 package scan
 
+import "github.com/floedb/floe/iceberg/manifest"
+
 // Local splits: a scan read in this process by several threads cuts its
 // planned tasks finer, along row-group boundaries, so that every thread
 // has work until the end. With planned tasks alone, a scan whose filter
@@ -24,13 +26,10 @@ const localSplitsPerThread = 8
 // balance they bring. A variable for tests' small tables.
 var minLocalSplit int64 = 4 << 20
 
-// cutsLocally tells whether a scan read here may cut its tasks finer.
-func cutsLocally(threads int, limited bool) bool { return threads > 1 && !limited }
-
 // localSplitSize is the size local pieces are cut to, or 0 when the
 // planned tasks are read as they are.
 func localSplitSize(tasks []*Task, threads int, limited bool, splitSize int64) int64 {
-	if !cutsLocally(threads, limited) || len(tasks) == 0 {
+	if threads <= 1 || limited || len(tasks) == 0 {
 		return 0
 	}
 	var total int64
@@ -56,15 +55,15 @@ func taskBytes(t *Task) int64 {
 // pieces of about size bytes, keeping files[i] and sure[i] beside each
 // piece (a piece is sure of no rows). It returns the inputs when no task
 // is cut.
-func splitLocally(tasks []*Task, files []plannedFile, sure []int64, size int64) ([]*Task, []plannedFile, []int64) {
+func splitLocally(tasks []*Task, files []*manifest.DataFile, sure []int64, size int64) ([]*Task, []*manifest.DataFile, []int64) {
 	var outTasks []*Task
-	var outFiles []plannedFile
+	var outFiles []*manifest.DataFile
 	var outSure []int64
 	cut := false
 	for i, t := range tasks {
 		var offsets []int64
-		if i < len(files) {
-			offsets = files[i].offsets
+		if i < len(files) && files[i] != nil {
+			offsets = files[i].SplitOffsets
 		}
 		ranges := splitRange(t.Start, taskBytes(t), t.FileSize, offsets, size)
 		if len(ranges) <= 1 {
@@ -88,11 +87,11 @@ func splitLocally(tasks []*Task, files []plannedFile, sure []int64, size int64) 
 	return outTasks, outFiles, outSure
 }
 
-func fileAt(files []plannedFile, i int) plannedFile {
+func fileAt(files []*manifest.DataFile, i int) *manifest.DataFile {
 	if i < len(files) {
 		return files[i]
 	}
-	return plannedFile{}
+	return nil
 }
 
 func sureAt(sure []int64, i int) int64 {
