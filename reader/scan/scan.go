@@ -93,12 +93,8 @@ type Scan struct {
 	Options    Options
 	Projection *Projection
 	schema     *arrow.Schema
-	// planned are the tasks as planned, which Tasks and TaskGroups hand
-	// to other processes; tasks are what this process reads: the same,
-	// or cut finer for its threads (scan_local_split.go).
-	planned []*Task
-	tasks   []*Task
-	// groupStarts[g] is the index in planned of group g's first task.
+	tasks      []*Task
+	// groupStarts[g] is the index in tasks of group g's first task.
 	groupStarts []int
 	table       *table.Table
 	// deleteCache shares parsed delete files across the scan's tasks.
@@ -234,11 +230,7 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 		planned.IO = plan.IO
 		s.table = &planned
 	}
-	s.planned = s.tasks
-	s.groupStarts = packTasks(s.planned, splitSize, openCost)
-	if size := localSplitSize(s.tasks, opts.threads(), opts.Limit != nil, splitSize); size > 0 {
-		s.tasks, s.files, s.sure = splitLocally(s.tasks, s.files, s.sure, size)
-	}
+	s.groupStarts = packTasks(s.tasks, splitSize, openCost)
 	s.counters.filesPlanned.Store(files)
 	s.counters.manifestsSkipped.Store(int64(plan.ManifestsSkipped))
 	s.counters.filesSkipped.Store(int64(plan.DataFilesSkipped))
@@ -288,7 +280,7 @@ func (s *Scan) Schema() *arrow.Schema { return s.schema }
 // byte range of a file larger than the split size. Each is readable on its
 // own, here or, serialised, elsewhere. Filters added with AddFilter are
 // carried in the tasks returned.
-func (s *Scan) Tasks() []*Task { return s.exported(0, len(s.planned)) }
+func (s *Scan) Tasks() []*Task { return s.exported(0, len(s.tasks)) }
 
 // TaskGroups are the scan's tasks packed, in order, into groups of about
 // the split size: the units to hand to other threads, processes or
@@ -306,7 +298,7 @@ func (s *Scan) NumTaskGroups() int { return len(s.groupStarts) }
 
 // TaskGroup is group g (0 <= g < NumTaskGroups) of TaskGroups.
 func (s *Scan) TaskGroup(g int) *TaskGroup {
-	end := len(s.planned)
+	end := len(s.tasks)
 	if g+1 < len(s.groupStarts) {
 		end = s.groupStarts[g+1]
 	}
@@ -318,10 +310,10 @@ func (s *Scan) TaskGroup(g int) *TaskGroup {
 func (s *Scan) exported(from, to int) []*Task {
 	added, _ := s.runtime.current()
 	if len(added) == 0 {
-		return s.planned[from:to:to]
+		return s.tasks[from:to:to]
 	}
 	out := make([]*Task, to-from)
-	for i, t := range s.planned[from:to] {
+	for i, t := range s.tasks[from:to] {
 		c := *t
 		if err := s.runtime.tighten(&c, added); err != nil {
 			// AddFilter bound every added filter already; this cannot fail
