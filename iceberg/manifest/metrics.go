@@ -58,7 +58,7 @@ func (k metricKind) isBound() bool { return k >= kindLowerBounds }
 
 // MetricsOf is the Metrics of m (copied: m may change afterwards).
 func MetricsOf(m MetricMaps) Metrics {
-	var b metricsBuilder
+	b := metricsBuilder{exact: true}
 	counts := [...]map[int]int64{m.ColumnSizes, m.ValueCounts, m.NullValueCounts, m.NaNValueCounts}
 	for k, c := range counts {
 		for _, id := range slices.Sorted(maps.Keys(c)) {

@@ -20,6 +20,11 @@ type metricsBuilder struct {
 	// allocation per many files rather than one each.
 	arena []byte
 	pairs []metricPair
+	// exact builds each encoding in an allocation of its own size, for a
+	// builder of one file (MetricsOf): a chunk carved for one file would
+	// keep 16 KiB alive behind a few dozen bytes, for every file a
+	// server's scan plan or a writer holds.
+	exact bool
 }
 
 // metricsChunk is the size of an arena chunk: about fifty files of the
@@ -96,7 +101,11 @@ func (b *metricsBuilder) finish() Metrics {
 		return Metrics{}
 	}
 	if len(b.arena) < size {
-		b.arena = make([]byte, max(size, metricsChunk))
+		chunk := metricsChunk
+		if b.exact {
+			chunk = 0
+		}
+		b.arena = make([]byte, max(size, chunk))
 	}
 	out := b.arena[:0:size]
 	b.arena = b.arena[size:]
