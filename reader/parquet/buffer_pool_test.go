@@ -9,7 +9,7 @@ import (
 // Kept buffers and decoders outlive garbage collections: sync.Pools did
 // not, and scans between a host's collections paid for new ones.
 func TestScratchSurvivesCollections(t *testing.T) {
-	const n = 3<<20 + 5 // an odd size, in the 4 MiB class
+	const n = 3<<20 + 5               // an odd size, in the 4 MiB class
 	SetScratchKeep(SetScratchKeep(0)) // room for it, whatever earlier tests left
 	b := GetBytes(n)
 	if len(b) != n || cap(b) != 4<<20 {

@@ -30,14 +30,26 @@ func (l *LeafReader) keptDecodable() bool {
 // readKept decodes the n rows of the window that sel keeps (idx: their
 // indices, ascending).
 func (l *LeafReader) readKept(idx []int32, n int) error {
+	l.defs, l.reps = l.defs[:0], l.reps[:0]
+	l.out.begin(len(idx))
+	return l.walkPages(idx, false, n, func(seg []int32, _, base, k int) error {
+		return l.consumeKept(seg, base, k)
+	})
+}
+
+// walkPages steps the page cursor through the window's next n rows. At
+// each stretch of a page it calls each with that stretch's k level
+// entries (window rows base..base+k-1) and seg, the rows of idx (kept
+// rows, ascending) among them, the first of which is kept row ord of the
+// window; with all, every row is kept (seg is nil, ord is base). Pages
+// holding no kept row are passed over still compressed.
+func (l *LeafReader) walkPages(idx []int32, all bool, n int, each func(seg []int32, ord, base, k int) error) error {
 	if err := l.chunk.ensureLoaded(); err != nil {
 		return err
 	}
 	if l.rowPos < l.chunk.skippedRows {
 		return l.errorf("rows %d..%d were left out of the read", l.rowPos, l.chunk.skippedRows)
 	}
-	l.defs, l.reps = l.defs[:0], l.reps[:0]
-	l.out.begin(len(idx))
 	base, next := 0, 0 // window row of the page cursor; first index at or past it
 	for base < n {
 		if l.pg.pos >= l.pg.numValues {
@@ -48,7 +60,7 @@ func (l *LeafReader) readKept(idx []int32, n int) error {
 			if err != nil {
 				return err
 			}
-			if rows := int(h.NumValues); rows <= n-base && (next == len(idx) || int(idx[next]) >= base+rows) {
+			if rows := int(h.NumValues); !all && rows <= n-base && (next == len(idx) || int(idx[next]) >= base+rows) {
 				base += rows // no kept row on this page
 				continue
 			}
@@ -58,13 +70,19 @@ func (l *LeafReader) readKept(idx []int32, n int) error {
 			continue
 		}
 		k := min(n-base, l.pg.numValues-l.pg.pos)
-		end := next + sort.Search(len(idx)-next, func(j int) bool { return int(idx[next+j]) >= base+k })
-		if err := l.consumeKept(idx[next:end], base, k); err != nil {
+		var err error
+		if all {
+			err = each(nil, base, base, k)
+		} else {
+			end := next + sort.Search(len(idx)-next, func(j int) bool { return int(idx[next+j]) >= base+k })
+			err = each(idx[next:end], next, base, k)
+			next = end
+		}
+		if err != nil {
 			return l.wrap(err)
 		}
 		l.pg.pos += k
 		base += k
-		next = end
 	}
 	l.rowPos += int64(n)
 	return nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -151,52 +150,17 @@ func (b *BatchReader) NextTested(sel *RowSelection, pass []byte, values bool) (c
 // testPlain. With values, the passing rows of dictionary pages are
 // gathered into the output too, in row order with the decoded spans.
 func (l *LeafReader) readTested(idx []int32, n int, pass []byte, values bool) error {
-	if err := l.chunk.ensureLoaded(); err != nil {
-		return err
-	}
-	if l.rowPos < l.chunk.skippedRows {
-		return l.errorf("rows %d..%d were left out of the read", l.rowPos, l.chunk.skippedRows)
-	}
 	t := l.tested
 	t.plain = t.plain[:0]
 	l.defs, l.reps = l.defs[:0], l.reps[:0]
 	l.out.begin(0)
-	base, next := 0, 0 // window row of the page cursor; first index at or past it
-	for base < n {
-		if l.pg.pos >= l.pg.numValues {
-			h, body, err := l.nextDataPage()
-			if err == io.EOF {
-				return l.errorf("column chunk ends %d rows before its row group", n-base)
-			}
-			if err != nil {
-				return err
-			}
-			if rows := int(h.NumValues); idx != nil && rows <= n-base && (next == len(idx) || int(idx[next]) >= base+rows) {
-				base += rows // no kept row on this page
-				continue
-			}
-			if err := l.preparePage(h, body); err != nil {
-				return err
-			}
-			continue
-		}
-		k := min(n-base, l.pg.numValues-l.pg.pos)
-		var err error
+	return l.walkPages(idx, idx == nil, n, func(seg []int32, ord, base, k int) error {
+		cnt := len(seg)
 		if idx == nil {
-			err = l.consumeTested(nil, k, base, base, k, pass, values)
-		} else {
-			end := next + sort.Search(len(idx)-next, func(j int) bool { return int(idx[next+j]) >= base+k })
-			err = l.consumeTested(idx[next:end], end-next, next, base, k, pass, values)
-			next = end
+			cnt = k
 		}
-		if err != nil {
-			return l.wrap(err)
-		}
-		l.pg.pos += k
-		base += k
-	}
-	l.rowPos += int64(n)
-	return nil
+		return l.consumeTested(seg, cnt, ord, base, k, pass, values)
+	})
 }
 
 // consumeTested decides the cnt kept rows seg (nil: all k; ordinals from
