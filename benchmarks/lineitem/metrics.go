@@ -74,7 +74,6 @@ func (s *fileStats) add(c *columns) {
 func (s *fileStats) metrics(df *manifest.DataFile, footer *format.FileMetaData) error {
 	schema := Schema()
 	var m manifest.MetricMaps
-	defer func() { df.Metrics = manifest.MetricsOf(m) }()
 	m.ColumnSizes = map[int]int64{}
 	m.ValueCounts = map[int]int64{}
 	m.NullValueCounts = map[int]int64{}
@@ -132,6 +131,7 @@ func (s *fileStats) metrics(df *manifest.DataFile, footer *format.FileMetaData) 
 			return err
 		}
 	}
+	df.Metrics = manifest.MetricsOf(m)
 	return nil
 }
 

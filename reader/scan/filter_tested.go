@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -103,21 +104,12 @@ func (r *taskReader) setTests(l *lateRead) {
 // deletes read plan p.
 func (r *taskReader) readElsewhere(c *conjunct, p int) bool {
 	for _, o := range r.conjuncts {
-		if o != c && containsInt(o.plans, p) {
+		if o != c && slices.Contains(o.plans, p) {
 			return true
 		}
 	}
 	for _, cols := range r.eqColumns {
-		if containsInt(cols, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
+		if slices.Contains(cols, p) {
 			return true
 		}
 	}
