@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"bytes"
+	"github.com/apache/arrow-go/v18/arrow"
 	"os"
 	"strings"
 	"testing"
@@ -125,9 +126,59 @@ func FuzzDecode(f *testing.F) {
 				b.Release()
 			}
 			br.Close()
+			fuzzTested(t, file, cols, rg, mem)
 		}
 		if mem.CurrentAlloc() != 0 {
 			t.Fatalf("%d bytes of Arrow memory leaked", mem.CurrentAlloc())
 		}
 	})
+}
+
+// fuzzTested reads each flat column of row group rg as a filter does
+// (NextTested, every other value passing), with and without a selection
+// and values, so the dictionary-verdict path meets corrupt pages too.
+func fuzzTested(t *testing.T, file *File, cols []Column, rg int, mem memory.Allocator) {
+	everyOther := func(values arrow.Array, pass []byte) error {
+		for i := 0; i < values.Len(); i += 2 {
+			pass[i>>3] |= 1 << (i & 7)
+		}
+		return nil
+	}
+	for c, col := range cols {
+		br, err := file.NewBatchReader(ReadRequest{Columns: []Column{col}, RowGroup: rg, Allocator: mem, BatchSize: 16})
+		failOnRecoveredPanic(t, err)
+		if err != nil {
+			continue
+		}
+		if br.SetTest(everyOther) {
+			var sel RowSelection
+			for i := range 16 {
+				n, _, ok := br.PeekRows()
+				if !ok {
+					break
+				}
+				var s *RowSelection
+				if i%2 == 1 {
+					keep := make([]byte, (n+7)/8)
+					for r := 0; r < n; r += 3 {
+						keep[r>>3] |= 1 << (r & 7)
+					}
+					failOnRecoveredPanic(t, sel.Set(keep, n))
+					s = &sel
+				}
+				got, err := br.NextTested(s, make([]byte, (n+7)/8), (i+c)%2 == 0)
+				failOnRecoveredPanic(t, err)
+				if err != nil {
+					break
+				}
+				if got != nil {
+					if _, err := got.MarshalJSON(); err != nil {
+						t.Fatal(err)
+					}
+					got.Release()
+				}
+			}
+		}
+		br.Close()
+	}
 }
