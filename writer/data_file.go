@@ -6,11 +6,11 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
-	"github.com/parquet-go/parquet-go"
+	"github.com/floedb/floe/writer/parquetfile"
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// dataFile is one Parquet file being written: the parquet-go writer over a
+// dataFile is one Parquet file being written: the page writer over a
 // FileIO stream (nothing is visible at its path until it is finished), and
 // the metrics of its rows so far.
 type dataFile struct {
@@ -18,7 +18,7 @@ type dataFile struct {
 	partition []any
 	out       fileio.Writer
 	counter   countingWriter
-	pw        *parquet.Writer
+	pf        *parquetfile.File
 	stats     []leafStats
 	rows      int64
 	// pageRows counts, per column, the rows since a page was last cut on
@@ -39,7 +39,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func newDataFile(out fileio.Writer, path string, partition []any, fs *fileSchema, config *parquet.WriterConfig) *dataFile {
+func newDataFile(out fileio.Writer, path string, partition []any, fs *fileSchema, config *parquetfile.Config) (*dataFile, error) {
 	f := &dataFile{
 		path:      path,
 		partition: partition,
@@ -48,19 +48,27 @@ func newDataFile(out fileio.Writer, path string, partition []any, fs *fileSchema
 		pageRows:  make([]int, len(fs.leaves)),
 	}
 	f.counter.w = out
-	f.pw = parquet.NewWriter(&f.counter, config)
-	return f
+	pf, err := parquetfile.New(&f.counter, config)
+	if err != nil {
+		out.Abort()
+		return nil, err
+	}
+	f.pf = pf
+	return f, nil
 }
 
 // size estimates the file's length so far: bytes written plus the row
-// group still buffered (parquet-go's estimate).
-func (f *dataFile) size() int64 { return f.pw.Size() }
+// group still buffered.
+func (f *dataFile) size() int64 { return f.pf.Written() + f.pf.Buffered() }
 
 // bufferedRowGroup is the estimated size of the row group being built.
-func (f *dataFile) bufferedRowGroup() int64 { return f.pw.Size() - f.counter.n }
+func (f *dataFile) bufferedRowGroup() int64 { return f.pf.Buffered() }
 
 // abort discards the file.
-func (f *dataFile) abort() { f.out.Abort() }
+func (f *dataFile) abort() {
+	f.pf.Abort()
+	f.out.Abort()
+}
 
 // finish writes the footer, computes the file's entry and only then
 // publishes the file, so a file that reaches its path is complete and has
@@ -78,10 +86,10 @@ func (f *dataFile) finish(fs *fileSchema, specID int, opts *Options) (manifest.D
 }
 
 func (f *dataFile) entry(fs *fileSchema, specID int, opts *Options) (manifest.DataFile, error) {
-	if err := f.pw.Close(); err != nil {
+	meta, err := f.pf.Close()
+	if err != nil {
 		return manifest.DataFile{}, err
 	}
-	meta := f.pw.File().Metadata()
 	df := manifest.DataFile{
 		Content:         manifest.ContentData,
 		FilePath:        f.path,

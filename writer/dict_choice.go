@@ -8,19 +8,18 @@ import (
 // Dictionary or PLAIN, per column, decided once per writer from the first
 // batch it writes a file of.
 //
-// parquet-go dictionary-encodes a column until its dictionary passes
+// A chunk dictionary-encodes a column until its dictionary passes
 // DictionarySize and only then falls back to PLAIN, keeping the dictionary
 // and the pages already encoded with it. On columns of mostly distinct
-// values that is all cost: every value is hashed into the dictionary, each
-// page's bounds are looked up through it, and the file is larger. Measured
-// on the write section's lineitem-like rows (benchmarks, -writes, 600 000
-// rows, zstd): the sorted l_orderkey took 1.28 MB as dictionary indexes
+// values that is all cost: every value is hashed into the dictionary and
+// the file is larger. Measured on the write section's lineitem-like rows
+// (benchmarks, -writes, 600 000 rows, zstd, parquet-go's writer): the sorted l_orderkey took 1.28 MB as dictionary indexes
 // and 0.15 MB PLAIN (DuckDB's file), l_partkey 2.65 MB against 2.06 MB;
 // DuckDB writes those columns PLAIN and keeps dictionaries for the
 // low-cardinality ones (dates, flags, quantities). So a column whose
 // sample holds more than one distinct value in dictMaxDistinctShare is
 // written PLAIN; a column of few distinct values early and many later
-// still falls back by parquet-go's size limit.
+// still falls back at the size limit (writer/parquetfile).
 
 // dictionaryChoice is which columns get a dictionary: all that may
 // (on), but the field ids in plain.

@@ -10,10 +10,12 @@
 // worker process to the one that commits them.
 //
 // Column values are converted column by column, straight from the Arrow
-// buffers into parquet-go's column writers, and the Iceberg metrics (value,
-// null and NaN counts, lower and upper bounds) are gathered in the same
-// pass; column sizes and split offsets come from the written footer. A
-// column gets a dictionary unless the first batch shows it mostly distinct
+// buffers into typed slices of their Parquet physical type, which
+// writer/parquetfile encodes into pages; the Iceberg metrics (value, null
+// and NaN counts, lower and upper bounds) are gathered in the same pass,
+// and the page and chunk bounds come from the same minima and maxima;
+// column sizes and split offsets come from the written footer. A column
+// gets a dictionary unless the first batch shows it mostly distinct
 // (dict_choice.go); ZSTD and SNAPPY pages go through the writer's own
 // codecs over klauspost/compress (codec_*.go), and the columns of a batch
 // are converted in parallel, the costliest first.

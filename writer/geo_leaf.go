@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/writer/parquetfile"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -25,20 +26,22 @@ func geoLeaf(t iceberg.Type) parquet.Node {
 // encodeGeo is encodeLeaf for geo columns: each value must be WKB, and its
 // coordinates widen the file's bounding box. The box is kept for every
 // value; whether it becomes bounds is geoBounds' call.
-func encodeGeo(out []parquet.Value, idx []int32, d *leafData, leaf *leafColumn, st *leafStats) error {
+func encodeGeo(v *parquetfile.Values, b *valueBuffers, idx []int32, d *leafData, leaf *leafColumn, st *leafStats) error {
 	if st.geo == nil {
 		st.geo = &iceberg.GeoBox{}
 	}
-	for k, i := range idx {
+	out := b.bytes[:0]
+	for _, i := range idx {
 		if i < 0 {
 			continue
 		}
-		v := d.bytesAt(int(i))
-		if err := st.geo.AddWKB(v); err != nil {
+		x := d.bytesAt(int(i))
+		if err := st.geo.AddWKB(x); err != nil {
 			return fmt.Errorf("column %q (id %d): %w", leaf.field.Name, leaf.field.ID, err)
 		}
-		out[k] = parquet.ByteArrayValue(v)
+		out = append(out, x)
 	}
+	b.bytes, v.Bytes = out, out
 	return nil
 }
 

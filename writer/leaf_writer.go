@@ -4,24 +4,25 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/parquet-go/parquet-go"
+	"github.com/floedb/floe/writer/parquetfile"
 )
 
-// valuesPerWrite bounds the values handed to a column writer at once, so
-// pages are cut close to the page size (parquet-go cuts only between calls).
+// valuesPerWrite bounds the level entries handed to a column chunk at
+// once: pages end only between writes, so this keeps them close to the
+// page size.
 const valuesPerWrite = 2048
 
 // leafWriter converts one leaf column of the current batch; it owns the
 // scratch buffers, so leaves can be converted in parallel.
 type leafWriter struct {
-	leaf    *leafColumn
-	index   int // in fileSchema.leaves
-	arrays  []arrow.Array
-	steps   []levelStep
-	data    leafData
-	levels  levelBuffer
-	vals    []parquet.Value
-	scratch []byte
+	leaf   *leafColumn
+	index  int // in fileSchema.leaves
+	arrays []arrow.Array
+	steps  []levelStep
+	data   leafData
+	levels levelBuffer
+	vals   parquetfile.Values
+	buf    valueBuffers
 	// cost is the nanoseconds a value of this column took lately, when
 	// columns are written in parallel (writeLeaves orders them by it).
 	cost float64
@@ -44,10 +45,10 @@ func (lw *leafWriter) write(f *dataFile, rows []int32, first, n int, pageRowLimi
 	if err := lw.levels.fill(lw.steps, lw.leaf, rows, first, n); err != nil {
 		return err
 	}
-	cw := f.pw.ColumnWriters()[lw.leaf.index]
+	chunk := f.pf.Chunk(lw.leaf.index)
 	st := &f.stats[lw.index]
 	total := len(lw.levels.idx)
-	defer clear(lw.vals[:cap(lw.vals)]) // drop pointers into the batch
+	defer lw.buf.release() // drop pointers into the batch
 	for from := 0; from < total; {
 		// Cut at the page row limit as well as at valuesPerWrite, and only
 		// between rows.
@@ -67,18 +68,23 @@ func (lw *leafWriter) write(f *dataFile, rows []int32, first, n int, pageRowLimi
 				to++
 			}
 		}
-		vals, err := encodeLeaf(lw.vals[:0], &lw.scratch, &lw.levels, from, to, &lw.data, lw.leaf, lw.leaf.index, st)
-		lw.vals = vals
-		if err != nil {
+		if err := encodeLeaf(&lw.vals, &lw.buf, &lw.levels, from, to, &lw.data, lw.leaf, st); err != nil {
 			return err
 		}
-		if _, err := cw.WriteRowValues(vals); err != nil {
+		var reps, defs []byte
+		if lw.leaf.maxRep > 0 {
+			reps = lw.levels.reps[from:to]
+		}
+		if lw.leaf.maxDef > 0 {
+			defs = lw.levels.defs[from:to]
+		}
+		if err := chunk.Write(reps, defs, to-from, rowsInChunk, &lw.vals); err != nil {
 			return fmt.Errorf("column %q (id %d): %w", lw.leaf.field.Name, lw.leaf.field.ID, err)
 		}
 		f.pageRows[lw.index] += rowsInChunk
-		if f.pageRows[lw.index] >= pageRowLimit {
+		if f.pageRows[lw.index] >= pageRowLimit || chunk.Full() {
 			f.pageRows[lw.index] = 0
-			if err := cw.Flush(); err != nil {
+			if err := chunk.FlushPage(); err != nil {
 				return fmt.Errorf("column %q (id %d): %w", lw.leaf.field.Name, lw.leaf.field.ID, err)
 			}
 		}

@@ -252,11 +252,11 @@ func parquetLeaf(t iceberg.Type, dictionary bool) (parquet.Node, error) {
 }
 
 // isFloating: FLOAT and DOUBLE leaves are written PLAIN even where other
-// types get a dictionary, because parquet-go (v0.32) computes the page
-// bounds of a dictionary-encoded float page with min/max (SIMD on amd64)
-// that a NaN poisons: the page's column-index entry and the chunk's
-// statistics then leave out values the page holds, and readers that prune
-// on them drop rows. Its PLAIN float pages skip NaN when taking bounds.
+// types get a dictionary. floe 0.1.0 wrote them through parquet-go (v0.32),
+// whose bounds of a dictionary-encoded float page a NaN poisons, and the
+// reader distrusts the float bounds of those files by their encoding
+// (reader/prune's knownBadFloatBounds). writer/parquetfile leaves NaN out of
+// every bound; floats stay PLAIN, as they are mostly distinct anyway.
 func isFloating(t iceberg.Type) bool {
 	switch t.(type) {
 	case iceberg.FloatType, iceberg.DoubleType:

@@ -10,6 +10,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/reader/parquet"
 )
 
 // writeRows writes rows of schema in batches of batchRows and returns the
@@ -116,15 +117,32 @@ func filesUnder(t testing.TB, dir string) []string {
 func TestRoundTripAllTypes(t *testing.T) {
 	schema := allTypesSchema()
 	rows := genRows(rand.New(rand.NewPCG(1, 2)), schema, 3000)
-	for _, codec := range []string{"zstd", "snappy", "uncompressed"} {
+	for _, codec := range []string{"zstd", "snappy", "uncompressed", "fallback"} {
 		t.Run(codec, func(t *testing.T) {
 			dir := t.TempDir()
 			opts := DefaultOptions()
 			opts.Codec = codec
 			opts.RowGroupSize = 64 << 10 // several row groups
-			if codec == "snappy" {
+			switch codec {
+			case "snappy":
 				opts.PageRowLimit = 97 // many pages, cut between nested rows
 				opts.NoDictionary = true
+			case "fallback":
+				// Dictionaries outgrow their limit part way through
+				// chunks, and pages are cut by size.
+				opts.Codec = "zstd"
+				opts.DictionarySize = 300
+				opts.PageSize = 1500
+				opts.RowGroupSize = 1 << 20
+			}
+			rows := rows
+			if codec == "fallback" {
+				// A first batch of few distinct values gives every column
+				// that can have one a dictionary.
+				rows = append([][]any(nil), rows...)
+				for i := range 700 {
+					rows[i] = rows[i%5]
+				}
 			}
 			files := writeRows(t, dir, schema, nil, opts, rows, 700)
 			if len(files) != 1 {
@@ -143,6 +161,30 @@ func TestRoundTripAllTypes(t *testing.T) {
 			}
 			compareRows(t, "floe reader", schema, rows, readFloe(t, df.FilePath, schema))
 			compareRows(t, "pqarrow", schema, rows, readPqarrow(t, df.FilePath, schema))
+			if codec == "fallback" {
+				checkFellBack(t, df.FilePath)
+			}
 		})
 	}
+}
+
+// checkFellBack asserts that some chunk of the file holds both
+// dictionary-encoded and PLAIN data pages, so the fallback was exercised.
+func checkFellBack(t *testing.T, path string) {
+	t.Helper()
+	pf, closeFile := openParquet(t, path)
+	defer closeFile()
+	for _, rg := range pf.RowGroups {
+		for _, c := range rg.Columns {
+			var dict, plain bool
+			for _, s := range c.EncodingStats {
+				dict = dict || s.Encoding == parquet.EncRLEDictionary
+				plain = plain || (s.Encoding == parquet.EncPlain && s.PageType == 0)
+			}
+			if dict && plain {
+				return
+			}
+		}
+	}
+	t.Errorf("%s: no chunk fell back from a dictionary to PLAIN", path)
 }

@@ -19,19 +19,22 @@ const module = "github.com/floedb/floe/"
 // pruning or scans; pruning knows Parquet and expressions but not tables,
 // manifests or storage; the table format knows no file format and no
 // catalog; catalogs know tables and storage, not file formats or scans;
-// writer writes files, and reading tables and committing are writer/ops's.
+// writer writes files, and reading tables and committing are writer/ops's;
+// the Parquet file writer under it, like the Parquet reader, knows no
+// Iceberg.
 var forbidden = map[string][]string{
-	"errkind":        {"iceberg", "reader", "writer", "kernels", "catalog", "capi", "cmd", "internal"},
-	"kernels":        {"iceberg", "reader", "writer", "capi", "cmd", "internal"},
-	"reader/parquet": {"iceberg", "reader/prune", "reader/scan", "writer", "catalog", "capi", "cmd", "internal"},
-	"reader/prune":   {"iceberg/table", "iceberg/manifest", "iceberg/metadata", "iceberg/fileio", "reader/scan", "writer", "capi", "cmd", "internal"},
-	"reader/scan":    {"writer", "catalog", "capi", "cmd"},
-	"iceberg":        {"reader", "writer", "catalog", "capi", "cmd"},
-	"catalog":        {"reader", "writer", "capi", "cmd"},
-	"writer":         {"reader/scan", "iceberg/table", "catalog", "capi", "cmd"},
-	"writer/ops":     {"capi", "cmd"},
-	"capi":           {"cmd"},
-	"internal":       {"capi", "cmd"},
+	"errkind":            {"iceberg", "reader", "writer", "kernels", "catalog", "capi", "cmd", "internal"},
+	"kernels":            {"iceberg", "reader", "writer", "capi", "cmd", "internal"},
+	"reader/parquet":     {"iceberg", "reader/prune", "reader/scan", "writer", "catalog", "capi", "cmd", "internal"},
+	"reader/prune":       {"iceberg/table", "iceberg/manifest", "iceberg/metadata", "iceberg/fileio", "reader/scan", "writer", "capi", "cmd", "internal"},
+	"reader/scan":        {"writer", "catalog", "capi", "cmd"},
+	"iceberg":            {"reader", "writer", "catalog", "capi", "cmd"},
+	"catalog":            {"reader", "writer", "capi", "cmd"},
+	"writer":             {"reader/scan", "iceberg/table", "catalog", "capi", "cmd"},
+	"writer/ops":         {"capi", "cmd"},
+	"writer/parquetfile": {"iceberg", "reader", "kernels", "catalog", "capi", "cmd", "internal", "errkind", "writer/ops"},
+	"capi":               {"cmd"},
+	"internal":           {"capi", "cmd"},
 }
 
 // rulesFor is the forbidden list of the most specific key covering pkg.

@@ -114,15 +114,28 @@ func measureWrites(cfg writeConfig, logf func(string, ...any)) ([]writeResult, e
 		return nil, err
 	}
 	var results []writeResult
-	for _, codec := range []string{"zstd", "snappy"} {
-		level := 0
-		if codec == "zstd" {
-			level = cfg.ZstdLevel
-		}
+	// zstd at the level giving files no larger than DuckDB's and, when
+	// that is not it, at the writer's default; snappy has no level.
+	runs := []struct {
+		codec string
+		level int
+	}{{"zstd", cfg.ZstdLevel}}
+	if cfg.ZstdLevel != 0 {
+		runs = append(runs, struct {
+			codec string
+			level int
+		}{"zstd", 0})
+	}
+	runs = append(runs, struct {
+		codec string
+		level int
+	}{"snappy", 0})
+	for _, run := range runs {
+		codec, level := run.codec, run.level
 		if err := checkFloeWrite(src, out, codec, level); err != nil {
 			return nil, err
 		}
-		if cfg.Profile != "" {
+		if cfg.Profile != "" && (codec != "zstd" || level == cfg.ZstdLevel) {
 			path := fmt.Sprintf("%s-%s.prof", cfg.Profile, codec)
 			if err := profileWrite(path, src, out, codec, level); err != nil {
 				return nil, err
@@ -376,8 +389,8 @@ func profileWrite(path string, src *writeSource, dir, codec string, level int) e
 }
 
 func printWrites(results []writeResult, logf func(string, ...any)) {
-	logf("\n%-7s %12s %10s %10s %8s %10s %10s %10s %10s %9s", "codec", "rows", "floe MB", "DuckDB MB", "size", "CPU 1T", "wall 2T", "floe 2T", "DuckDB 2T", "load 2T")
-	logf("%-7s %12s %10s %10s %8s %21s %21s", "", "", "", "", "floe÷D", "floe÷DuckDB", "speedup over 1T")
+	logf("\n%-8s %12s %10s %10s %8s %10s %10s %10s %10s %9s", "codec", "rows", "floe MB", "DuckDB MB", "size", "CPU 1T", "wall 2T", "floe 2T", "DuckDB 2T", "load 2T")
+	logf("%-8s %12s %10s %10s %8s %21s %21s", "", "", "", "", "floe÷D", "floe÷DuckDB", "speedup over 1T")
 	ratio := func(a, b time.Duration) string {
 		if b <= 0 {
 			return "-"
@@ -386,7 +399,14 @@ func printWrites(results []writeResult, logf func(string, ...any)) {
 	}
 	for i := 0; i+1 < len(results); i += 2 {
 		one, two := results[i], results[i+1]
-		logf("%-7s %12d %10.1f %10.1f %7.3f× %10s %10s %10s %10s %9s", one.Codec, one.Rows,
+		label := one.Codec
+		if one.Codec == "zstd" {
+			label = fmt.Sprintf("zstd %d", one.ZstdLevel)
+			if one.ZstdLevel == 0 {
+				label = "zstd def"
+			}
+		}
+		logf("%-8s %12d %10.1f %10.1f %7.3f× %10s %10s %10s %10s %9s", label, one.Rows,
 			float64(one.FloeBytes)/1e6, float64(one.DuckBytes)/1e6, float64(one.FloeBytes)/float64(max(one.DuckBytes, 1)),
 			ratio(one.FloeCPU, one.DuckCPU), ratio(two.FloeWall, two.DuckWall),
 			ratio(one.FloeWall, two.FloeWall), ratio(one.DuckWall, two.DuckWall), two.Load)
