@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
 	"github.com/floedb/floe/reader/parquet"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // Go names for the C structures, so tests (which cannot use cgo) can make
@@ -33,8 +34,9 @@ type (
 // quarter of a full scan's CPU (benchmarks/).
 var cAllocator = parquet.NewRecyclingAllocator(mallocator.NewMallocator(), cPoolBytes)
 
-// cPoolBytes bounds the idle C memory floe keeps for reuse.
-const cPoolBytes = 128 << 20
+// cPoolBytes bounds the idle C memory floe keeps for reuse (see
+// scan.ExportPoolBytes); floe_release_cached_memory hands it back.
+const cPoolBytes = scan.ExportPoolBytes
 
 //export capiReleaseCachedMemory
 func capiReleaseCachedMemory() {

@@ -37,9 +37,8 @@ func floeScan(metadataPath string, columns []string, alloc memory.Allocator) fun
 	}
 }
 
-// newMallocator is the C allocator the C API hands batches out of.
 // newMallocator is the allocator libfloe's C API uses: C memory, released
-// buffers pooled for reuse (capi/stream.go).
+// buffers pooled for reuse up to the same bound (capi/stream.go).
 func newMallocator() memory.Allocator {
-	return parquet.NewRecyclingAllocator(mallocator.NewMallocator(), 128<<20)
+	return parquet.NewRecyclingAllocator(mallocator.NewMallocator(), scan.ExportPoolBytes)
 }
