@@ -5,7 +5,7 @@ FUZZTIME  ?= 5s
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib test test-go test-race test-c test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
+.PHONY: all build cli lib install test test-go test-race test-c test-install test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
 
 all: build
 
@@ -14,7 +14,7 @@ build: cli lib
 cli:
 	$(GO) build -o $(BIN)/floe ./cmd/floe
 
-test: test-go test-race fuzz test-c test-python test-benchmarks
+test: test-go test-race fuzz test-c test-install test-python test-benchmarks
 
 test-go:
 	$(GO) vet ./...
@@ -36,6 +36,36 @@ lib:
 	$(GO) build -buildmode=c-shared -o $(LIB) -ldflags='$(LIB_LDFLAGS)' ./capi
 	@rm -f build/libfloe.h  # cgo's generated header; the real one is include/floe.h
 	@nm -D --defined-only $(LIB) | awk '$$3 !~ /^floe_/ { bad = 1; print "libfloe.so exports " $$3 } END { exit bad }'
+
+# make install PREFIX=DIR: lib/libfloe.so.MAJOR.MINOR (SONAME
+# libfloe.so.MAJOR) with the libfloe.so.MAJOR and libfloe.so links,
+# include/floe.h, lib/pkgconfig/floe.pc and lib/cmake/floe (find_package(floe)
+# gives floe::floe). The version is floe.h's; DESTDIR stages as usual.
+PREFIX    ?= /usr/local
+VERSION   := $(shell sed -n 's/^\#define FLOE_VERSION_STRING "\(.*\)"/\1/p' include/floe.h)
+VMAJOR    := $(word 1,$(subst ., ,$(VERSION)))
+VMINOR    := $(word 2,$(subst ., ,$(VERSION)))
+INSTALL_LIB := build/install/libfloe.so.$(VMAJOR).$(VMINOR)
+SUBST     = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VMAJOR)|g' -e 's|@VERSION_MINOR@|$(VMINOR)|g'
+
+install:
+	@test -n "$(VMAJOR)" -a -n "$(VMINOR)" || { echo "no version in include/floe.h" >&2; exit 1; }
+	$(GO) build -buildmode=c-shared -o $(INSTALL_LIB) \
+	  -ldflags='-extldflags=-Wl,--version-script=$(CURDIR)/capi/floe.map,-soname,libfloe.so.$(VMAJOR)' ./capi
+	@rm -f build/install/*.h
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/floe $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(INSTALL_LIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sfn libfloe.so.$(VMAJOR).$(VMINOR) $(DESTDIR)$(PREFIX)/lib/libfloe.so.$(VMAJOR)
+	ln -sfn libfloe.so.$(VMAJOR) $(DESTDIR)$(PREFIX)/lib/libfloe.so
+	install -m 644 include/floe.h $(DESTDIR)$(PREFIX)/include/
+	$(SUBST) bindings/c/pkgconfig/floe.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/floe.pc
+	$(SUBST) bindings/c/cmake/floeConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/floe/floeConfig.cmake
+	$(SUBST) bindings/c/cmake/floeConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/floe/floeConfigVersion.cmake
+
+# An installed tree used as a C user would: scan.c built with pkg-config
+# and with CMake's find_package(floe), both run on a fixture table.
+test-install:
+	bash bindings/c/tests/installed_tree.sh
 
 # C tests through CMake/ctest: ASan+LeakSanitizer, valgrind, cgocheck2.
 test-c:
