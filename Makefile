@@ -5,7 +5,7 @@ FUZZTIME  ?= 5s
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib install test test-go test-race test-c test-install test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
+.PHONY: all build cli lib install wheel test-python-package test test-go test-race test-c test-install test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
 
 all: build
 
@@ -14,7 +14,7 @@ build: cli lib
 cli:
 	$(GO) build -o $(BIN)/floe ./cmd/floe
 
-test: test-go test-race fuzz test-c test-install test-python test-benchmarks
+test: test-go test-race fuzz test-c test-install test-python test-python-package test-benchmarks
 
 test-go:
 	$(GO) vet ./...
@@ -75,6 +75,17 @@ test-c:
 
 test-python: lib
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) python3 -m unittest discover -s bindings/python/tests
+
+# The Python package as a user installs it: pip install into a new venv,
+# import floe from elsewhere with no FLOE_LIBRARY, read a fixture table.
+test-python-package: lib
+	bash bindings/python/tests/installed_package.sh
+
+# dist/floe-VERSION-*.whl with libfloe.so inside (offline: setuptools and
+# wheel from Debian's python3).
+PACKAGE_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+wheel: lib
+	cd bindings/python && FLOE_PREBUILT_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m pip wheel -q --no-build-isolation --no-deps --no-index -w $(CURDIR)/dist .
 
 # What a batch costs to leave floe through the Arrow C stream interface.
 bench-c: test-c

@@ -14,7 +14,8 @@
     cat = floe.load_catalog("local", uri="sqlite:///tmp/catalog.db")   # pyiceberg's names
     cat.create_namespace("db"); t = cat.create_table("db.events", schema)
 
-libfloe.so is found through $FLOE_LIBRARY, else build/libfloe.so in the
+libfloe.so is found through $FLOE_LIBRARY, else the one an installed
+package holds (pip install bindings/python), else build/libfloe.so in the
 repository this package sits in, else the system library path.
 
 libfloe runs the Go runtime: do not use it in a process forked from one that
@@ -27,6 +28,7 @@ from ._catalog import Catalog, load_catalog
 from ._errors import FloeError, Status
 from ._lib import library
 from ._table import HostIO, Scan, Table, Task
+from ._version import __version__
 
 
 def version():
@@ -34,4 +36,4 @@ def version():
     return library().floe_version().decode("ascii")
 
 
-__all__ = ["Catalog", "Field", "FloeError", "HostIO", "Scan", "Status", "Table", "Task", "load_catalog", "version"]
+__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "Scan", "Status", "Table", "Task", "load_catalog", "version"]

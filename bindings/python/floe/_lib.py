@@ -58,6 +58,7 @@ ArrowArrayStream._fields_ = [
 # ---- finding and declaring the library ------------------------------------
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGED = os.path.join(_HERE, "libfloe.so")  # an installed package's own (setup.py)
 _REPO_BUILD = os.path.normpath(os.path.join(_HERE, "..", "..", "..", "build", "libfloe.so"))
 
 
@@ -67,7 +68,7 @@ def _candidates():
         # An explicit choice is the only one: a typo should fail, not fall
         # back to some other build.
         return [env]
-    found = [_REPO_BUILD] if os.path.exists(_REPO_BUILD) else []
+    found = [p for p in (_PACKAGED, _REPO_BUILD) if os.path.exists(p)]
     system = ctypes.util.find_library("floe")
     if system:
         found.append(system)
@@ -165,6 +166,7 @@ def _load():
         return lib
     hint = "; ".join(tried) if tried else "none found"
     raise OSError(
-        "cannot load libfloe.so: set FLOE_LIBRARY to its path, or build it with `make lib` "
-        f"(looked for {_REPO_BUILD} and the system library path: {hint})"
+        "cannot load libfloe.so: set FLOE_LIBRARY to its path, build it with `make lib`, "
+        "or install the package (pip install bindings/python) "
+        f"(looked for {_PACKAGED}, {_REPO_BUILD} and the system library path: {hint})"
     )
