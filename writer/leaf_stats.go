@@ -2,10 +2,10 @@ package writer
 
 import (
 	"bytes"
-	"math"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/writer/parquetfile"
 )
 
 // leafStats gathers one leaf's Iceberg metrics over one data file. Bounds
@@ -67,10 +67,9 @@ func (s *leafStats) addDecimal(lo, hi decimal128.Num) {
 	}
 }
 
-// floatLess is Java's Float.compare(a, b) < 0 for non-NaN values: -0 < +0.
-func floatLess(a, b float64) bool {
-	return a < b || (a == 0 && b == 0 && math.Signbit(a) && !math.Signbit(b))
-}
+// floatLess is Java's Float.compare(a, b) < 0 for non-NaN values: -0 < +0,
+// the order of Parquet's bounds too.
+var floatLess = parquetfile.FloatLess
 
 // bounds gives the leaf's lower and upper bounds as canonical values, nil
 // when there are none.

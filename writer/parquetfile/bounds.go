@@ -2,6 +2,7 @@ package parquetfile
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 
@@ -52,9 +53,9 @@ func compare(col *Column, a, b []byte) int {
 	case OrderSigned:
 		switch col.Type {
 		case format.Int32:
-			return cmpInt(int32(binary.LittleEndian.Uint32(a)), int32(binary.LittleEndian.Uint32(b)))
+			return cmp.Compare(int32(binary.LittleEndian.Uint32(a)), int32(binary.LittleEndian.Uint32(b)))
 		case format.Int64:
-			return cmpInt(int64(binary.LittleEndian.Uint64(a)), int64(binary.LittleEndian.Uint64(b)))
+			return cmp.Compare(int64(binary.LittleEndian.Uint64(a)), int64(binary.LittleEndian.Uint64(b)))
 		default: // big-endian two's complement (decimals)
 			return compareSignedBigEndian(a, b)
 		}
@@ -68,34 +69,22 @@ func compare(col *Column, a, b []byte) int {
 			y = math.Float64frombits(binary.LittleEndian.Uint64(b))
 		}
 		switch {
-		case floatLess(x, y):
+		case FloatLess(x, y):
 			return -1
-		case floatLess(y, x):
+		case FloatLess(y, x):
 			return 1
 		}
 		return 0
 	case OrderBoolean:
-		return cmpInt(a[0], b[0])
+		return cmp.Compare(a[0], b[0])
 	}
 	return bytes.Compare(a, b)
 }
 
-func cmpInt[T int32 | int64 | byte](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// floatLess orders -0 before +0, as the bounds of Parquet and Iceberg do.
-func floatLess(a, b float64) bool {
-	if a == 0 && b == 0 {
-		return math.Signbit(a) && !math.Signbit(b)
-	}
-	return a < b
+// FloatLess orders non-NaN floats with -0 before +0, as the bounds of
+// Parquet and Iceberg (Java's Float.compare) do.
+func FloatLess(a, b float64) bool {
+	return a < b || (a == 0 && b == 0 && math.Signbit(a) && !math.Signbit(b))
 }
 
 func compareSignedBigEndian(a, b []byte) int {
@@ -108,7 +97,7 @@ func compareSignedBigEndian(a, b []byte) int {
 		return 0
 	}
 	if a[0] != b[0] {
-		return cmpInt(int64(int8(a[0])), int64(int8(b[0])))
+		return cmp.Compare(int64(int8(a[0])), int64(int8(b[0])))
 	}
 	return bytes.Compare(a[1:], b[1:])
 }

@@ -1,6 +1,7 @@
 package parquetfile
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -118,7 +119,7 @@ func TestCompareSignedBigEndian(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 10_000 {
 		a, b := r.Int32N(1<<23)-1<<22, r.Int32N(1<<23)-1<<22
-		want := cmpInt(a, b)
+		want := cmp.Compare(a, b)
 		if got := compare(col, enc(a), enc(b)); got != want {
 			t.Fatalf("compare(%d, %d) = %d, want %d", a, b, got, want)
 		}

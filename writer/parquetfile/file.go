@@ -142,6 +142,16 @@ func (f *File) Buffered() int64 {
 	return n
 }
 
+// writeIndex writes a column or offset index and records where it went.
+func (f *File) writeIndex(index any, offset *int64, length *int32) error {
+	b, err := thrift.Marshal(&thrift.CompactProtocol{}, index)
+	if err != nil {
+		return err
+	}
+	*offset, *length = f.offset, int32(len(b))
+	return f.write(b)
+}
+
 // write writes b to the output at the offset, which it advances. The
 // caller waits for any row group being written first.
 func (f *File) write(b []byte) error {
@@ -242,35 +252,22 @@ func (f *File) Close() (*format.FileMetaData, error) {
 	if err := f.wait(); err != nil {
 		return nil, err
 	}
-	protocol := &thrift.CompactProtocol{}
 	// Column indexes of every chunk, then offset indexes, as parquet-mr
 	// lays them out: a reader fetches each kind in one read.
 	for g := range f.groups {
 		for i := range f.groups[g].Columns {
-			ci := f.colIndex[g][i]
-			if ci == nil {
-				continue
-			}
-			b, err := thrift.Marshal(protocol, ci)
-			if err != nil {
-				return nil, err
-			}
 			cc := &f.groups[g].Columns[i]
-			cc.ColumnIndexOffset, cc.ColumnIndexLength = f.offset, int32(len(b))
-			if err := f.write(b); err != nil {
-				return nil, err
+			if ci := f.colIndex[g][i]; ci != nil {
+				if err := f.writeIndex(ci, &cc.ColumnIndexOffset, &cc.ColumnIndexLength); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
 	for g := range f.groups {
 		for i := range f.groups[g].Columns {
-			b, err := thrift.Marshal(protocol, &f.offIndex[g][i])
-			if err != nil {
-				return nil, err
-			}
 			cc := &f.groups[g].Columns[i]
-			cc.OffsetIndexOffset, cc.OffsetIndexLength = f.offset, int32(len(b))
-			if err := f.write(b); err != nil {
+			if err := f.writeIndex(&f.offIndex[g][i], &cc.OffsetIndexOffset, &cc.OffsetIndexLength); err != nil {
 				return nil, err
 			}
 		}
@@ -284,7 +281,7 @@ func (f *File) Close() (*format.FileMetaData, error) {
 		CreatedBy:        f.cfg.CreatedBy,
 		ColumnOrders:     f.cfg.Orders,
 	}
-	b, err := thrift.Marshal(protocol, meta)
+	b, err := thrift.Marshal(&thrift.CompactProtocol{}, meta)
 	if err != nil {
 		return nil, err
 	}
