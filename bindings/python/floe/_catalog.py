@@ -48,10 +48,10 @@ class Catalog(_Handle):
         super().__init__(handle)
         self.name = name
 
-    def _table(self, call, *args):
+    def _table(self, call, identifier, *args):
         handle = ctypes.c_void_p()
-        _check(call(self._handle, *args, ctypes.byref(handle)))
-        return Table(handle.value, {})
+        _check(call(self._handle, _name(identifier).encode("utf-8"), *args, ctypes.byref(handle)))
+        return Table(handle.value, {}, reload=lambda: self.load_table(identifier))
 
     def _json(self, call, *args):
         out = ctypes.c_void_p()
@@ -59,7 +59,7 @@ class Catalog(_Handle):
         return json.loads(_take_string(out))
 
     def load_table(self, identifier):
-        return self._table(library().floe_catalog_load_table, _name(identifier).encode("utf-8"))
+        return self._table(library().floe_catalog_load_table, identifier)
 
     def create_table(self, identifier, schema, partition_spec=None, sort_order=None, properties=None,
                      partition_by=None, format_version=None):
@@ -69,7 +69,7 @@ class Catalog(_Handle):
         opts = _create_options(partition_by=partition_by, partition_spec=partition_spec, sort_order=sort_order,
                                properties=properties, format_version=format_version)
         schema_json = schema if isinstance(schema, str) else json.dumps(schema)
-        return self._table(library().floe_catalog_create_table, _name(identifier).encode("utf-8"),
+        return self._table(library().floe_catalog_create_table, identifier,
                            schema_json.encode("utf-8"), _json_arg(opts))
 
     def create_table_if_not_exists(self, identifier, schema, **kwargs):
@@ -81,7 +81,7 @@ class Catalog(_Handle):
             return self.load_table(identifier)
 
     def register_table(self, identifier, metadata_location):
-        return self._table(library().floe_catalog_register_table, _name(identifier).encode("utf-8"),
+        return self._table(library().floe_catalog_register_table, identifier,
                            str(metadata_location).encode("utf-8"))
 
     def table_exists(self, identifier):

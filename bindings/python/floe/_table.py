@@ -8,6 +8,7 @@ from . import _arrow
 from ._errors import FloeError, Status
 from ._calls import _check, _dumps, _json_arg, _take_string
 from ._lib import ArrowArray, ArrowArrayStream, ArrowSchema, library
+from ._table_info import TableInfo
 from ._write import TableWrites
 
 _py_capsule_new = ctypes.pythonapi.PyCapsule_New
@@ -47,15 +48,16 @@ class _Handle:
             pass
 
 
-class Table(_Handle, TableWrites):
+class Table(_Handle, TableWrites, TableInfo):
     """An opened Iceberg table (one version of its metadata). Commits made
     through it (see TableWrites) move it to the version they commit."""
 
     _free_name = "floe_table_free"
 
-    def __init__(self, handle, options):
+    def __init__(self, handle, options, reload=None):
         super().__init__(handle)
         self._options = options
+        self._reload = reload  # a new Table of the same table's newest metadata
         self._metadata = None
 
     @classmethod
@@ -79,7 +81,23 @@ class Table(_Handle, TableWrites):
             opts["relocate"] = False
         handle = ctypes.c_void_p()
         _check(library().floe_table_open(str(location).encode("utf-8"), _json_arg(opts), ctypes.byref(handle)))
-        return cls(handle.value, opts)
+        location = str(location)
+        return cls(handle.value, opts, reload=lambda: Table.open(location, **opts))
+
+    def refresh(self):
+        """Reloads the table's newest metadata from where it was opened: its
+        location, or the catalog that loaded it. Returns the table, as
+        pyiceberg does."""
+        if self._reload is None:
+            raise FloeError(Status.INVALID_ARGUMENT, "this table was not opened by location or through a catalog")
+        fresh = self._reload()
+        with self._close_lock:
+            old, closed = self._handle, self._closed
+            self._handle, self._closed, self._metadata = fresh._handle, False, None
+            fresh._closed = True  # its handle is ours now
+        if not closed:
+            _check(getattr(library(), self._free_name)(old))
+        return self
 
     @property
     def metadata(self):
@@ -227,6 +245,81 @@ class _Readable:
         """A pyarrow.Table of every row (needs pyarrow)."""
         return self.to_arrow_batch_reader().read_all()
 
+    def to_pandas(self, **kwargs):
+        """A pandas.DataFrame of every row: through pyarrow when it is
+        installed (kwargs go to pyarrow's to_pandas), else from the rows
+        floe decodes with ctypes."""
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            import pandas as pd
+
+            names = [f.name for f in self._schema_fields()]
+            return pd.DataFrame.from_records(self.to_pylist(), columns=names)
+        return self.to_arrow().to_pandas(**kwargs)
+
+    def to_polars(self):
+        """A polars.DataFrame of every row, through the Arrow PyCapsule
+        interface (no pyarrow needed with polars 1.x)."""
+        import polars as pl
+
+        try:
+            return pl.DataFrame(self)
+        except TypeError:  # an older polars without the PyCapsule interface
+            return pl.from_arrow(self.to_arrow())
+
+    def to_duckdb(self, table_name, connection=None):
+        """Registers every row as DuckDB view table_name on connection (a
+        new in-memory one by default) and returns the connection, as
+        pyiceberg does."""
+        import duckdb
+
+        con = connection or duckdb.connect(database=":memory:")
+        con.register(table_name, self.to_arrow())
+        return con
+
+    def _schema_fields(self):
+        stream = ArrowArrayStream()
+        self._open_stream(ctypes.addressof(stream))
+        try:
+            schema = ArrowSchema()
+            rc = stream.get_schema(ctypes.byref(stream), ctypes.byref(schema))
+            if rc != 0:
+                raise _stream_error(stream, rc)
+            try:
+                return _arrow.parse_schema(schema).children
+            finally:
+                schema.release(ctypes.byref(schema))
+        finally:
+            stream.release(ctypes.byref(stream))
+
+
+class DataFile:
+    """A data file a scan reads, with pyiceberg's attribute names."""
+
+    def __init__(self, task):
+        self.file_path = task.get("path")
+        self.record_count = task.get("record_count")
+        self.file_size_in_bytes = task.get("file_size")
+        self.file_format = "PARQUET"
+
+    def __repr__(self):
+        return f"DataFile(file_path={self.file_path!r}, record_count={self.record_count})"
+
+
+class FileScanTask:
+    """One file, or a byte range of it, as pyiceberg's FileScanTask."""
+
+    def __init__(self, task):
+        self._task = task
+        self.file = DataFile(task)
+        self.start = task.get("start", 0)
+        self.length = task.get("length", 0)
+        self.delete_files = list(task.get("deletes") or [])
+
+    def __repr__(self):
+        return f"FileScanTask({self.file.file_path!r}, start={self.start}, length={self.length})"
+
 
 def _stream_error(stream, errno_value):
     ptr = stream.get_last_error(ctypes.byref(stream))
@@ -317,6 +410,12 @@ class Scan(_Handle, _Readable):
         rows = ctypes.c_int64()
         _check(library().floe_scan_count(self._handle, ctypes.byref(rows)))
         return rows.value
+
+    def plan_files(self):
+        """The files and byte ranges the scan reads, as pyiceberg's
+        FileScanTasks: file (file_path, record_count, file_format), start,
+        length and delete_files. Tasks to hand to workers are plan_tasks()."""
+        return [FileScanTask(ft) for task in self.plan_tasks() for ft in task.file_tasks]
 
     def plan_tasks(self):
         """The scan's tasks, each readable on its own, here or (pickled, or

@@ -119,7 +119,9 @@ class TableWrites:
         handle = ctypes.c_void_p()
         _check(library().floe_table_create(str(location).encode("utf-8"), schema_json.encode("utf-8"),
                                            _json_arg(opts), ctypes.byref(handle)))
-        return cls(handle.value, {k: v for k, v in (("warehouse", warehouse), ("s3", s3)) if v})
+        open_opts = {k: v for k, v in (("warehouse", warehouse), ("s3", s3)) if v}
+        location = str(location)
+        return cls(handle.value, open_opts, reload=lambda: cls.open(location, **open_opts))
 
     def _committed(self, snapshot_id):
         self._metadata = None  # the handle now holds the committed version
