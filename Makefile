@@ -5,7 +5,7 @@ FUZZTIME  ?= 5s
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib install wheel test-python-package test test-go test-race test-c test-install test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
+.PHONY: all build cli lib install wheel test-python-package test-rust test test-go test-race test-c test-install test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
 
 all: build
 
@@ -14,7 +14,7 @@ build: cli lib
 cli:
 	$(GO) build -o $(BIN)/floe ./cmd/floe
 
-test: test-go test-race fuzz test-c test-install test-python test-python-package test-benchmarks
+test: test-go test-race fuzz test-c test-install test-python test-python-package test-rust test-benchmarks
 
 test-go:
 	$(GO) vet ./...
@@ -80,6 +80,11 @@ test-python: lib
 # import floe from elsewhere with no FLOE_LIBRARY, read a fixture table.
 test-python-package: lib
 	bash bindings/python/tests/installed_package.sh
+
+# bindings/rust: floe-sys and floe against build/libfloe.so, offline (no
+# dependencies outside std).
+test-rust: lib
+	cd bindings/rust && PATH="$$HOME/.cargo/bin:$$PATH" cargo test --offline
 
 # dist/floe-VERSION-*.whl with libfloe.so inside (offline: setuptools and
 # wheel from Debian's python3).
