@@ -5,7 +5,7 @@ FUZZTIME  ?= 5s
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib install wheel test-python-package test-rust test test-go test-race test-c test-install test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
+.PHONY: all build cli lib install wheel test-python-package test-dask test-rust test test-go test-race test-c test-install test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
 
 all: build
 
@@ -14,7 +14,7 @@ build: cli lib
 cli:
 	$(GO) build -o $(BIN)/floe ./cmd/floe
 
-test: test-go test-race fuzz test-c test-install test-python test-python-package test-rust test-benchmarks
+test: test-go test-race fuzz test-c test-install test-python test-python-package test-dask test-rust test-benchmarks
 
 test-go:
 	$(GO) vet ./...
@@ -74,12 +74,17 @@ test-c:
 	cd $(CMAKE_DIR) && ctest --output-on-failure
 
 test-python: lib
-	FLOE_LIBRARY=$(CURDIR)/$(LIB) python3 -m unittest discover -s bindings/python/tests
+	env -u FLOE_REQUIRE_DASK FLOE_LIBRARY=$(CURDIR)/$(LIB) python3 -m unittest discover -s bindings/python/tests
 
 # The Python package as a user installs it: pip install into a new venv,
 # import floe from elsewhere with no FLOE_LIBRARY, read a fixture table.
 test-python-package: lib
 	bash bindings/python/tests/installed_package.sh
+
+# floe.dask on a distributed.LocalCluster of 2 worker processes, with
+# Debian's python3 and python3-distributed (.ci/run installs them).
+test-dask: lib
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_dask.py
 
 # bindings/rust: floe-sys and floe against build/libfloe.so, offline (no
 # dependencies outside std).

@@ -1,0 +1,166 @@
+"""Dask for tables larger than one machine: read_table plans a scan on the
+client and returns a dask.dataframe with one partition per planned task
+(tasks pickle to the workers, which read them with floe, filter and
+projection included); write_table has each worker write its partitions'
+data files and the client commit them all in one snapshot, with a token so
+a resubmitted job commits once.
+
+The same code runs on a multi-machine cluster when every worker reaches the
+table's storage (S3, or a shared file system) and has floe installed. Dask's
+worker processes must not be forked from a process that loaded libfloe (the
+Go runtime does not survive fork): distributed's default start method for
+worker processes, spawn, is safe; do not set
+``distributed.worker.multiprocessing-method`` to fork.
+"""
+
+import json
+import math
+
+from ._table import Table, Task
+
+_TOKEN_KEY = "floe.commit-token"  # iceberg/table.SummaryToken
+
+
+def _dtype(iceberg_type):
+    """The pandas dtype of an Iceberg type's column: nullable integers and
+    booleans, float, string; object for the rest (dates, decimals, nested
+    values come as Python objects)."""
+    if isinstance(iceberg_type, str):
+        if iceberg_type in ("int", "long"):
+            return "Int64"
+        if iceberg_type == "boolean":
+            return "boolean"
+        if iceberg_type in ("float", "double"):
+            return "float64"
+        if iceberg_type == "string":
+            return "string"
+    return "object"
+
+
+def _meta(table, columns):
+    import pandas as pd
+
+    schema = table.schema()
+    if columns:
+        fields = [schema.find_field(c) for c in columns]
+        names = list(columns)
+    else:
+        fields = schema.fields
+        names = [f.name for f in fields]
+    return pd.DataFrame({n: pd.Series([], dtype=_dtype(f.field_type)) for n, f in zip(names, fields)})
+
+
+def _read_task(task, meta):
+    """One partition: a task read on the worker, with the meta's columns
+    and dtypes."""
+    import pandas as pd
+
+    rows = task.to_pylist()
+    df = pd.DataFrame.from_records(rows, columns=list(meta.columns)) if rows else meta.iloc[0:0].copy()
+    return df.astype(meta.dtypes.to_dict())
+
+
+def read_table(table_or_location, columns=None, row_filter=None, snapshot_id=None, split_size=None,
+               location_map=None, **open_options):
+    """A dask.dataframe of the table's rows: one partition per planned task
+    (``split_size`` bytes of data each, the table's read.split.target-size
+    by default). columns and row_filter are applied by floe on the workers;
+    snapshot_id pins the snapshot. A location opens the table (with
+    location_map and open_options as Table.open takes them)."""
+    import dask.dataframe as dd
+
+    if isinstance(table_or_location, Table):
+        table, own = table_or_location, False
+    else:
+        table, own = Table.open(table_or_location, location_map=location_map, **open_options), True
+    try:
+        meta = _meta(table, columns)
+        scan = table.scan(row_filter=row_filter, selected_fields=columns, snapshot_id=snapshot_id,
+                          split_size=split_size)
+        try:
+            tasks = scan.plan_tasks()
+        finally:
+            scan.close()
+    finally:
+        if own:
+            table.close()
+    if not tasks:
+        return dd.from_pandas(meta, npartitions=1)
+    return dd.from_map(_read_task, tasks, meta=meta, args=(meta,), enforce_metadata=False)
+
+
+def _records(df):
+    """A pandas partition as JSON-ready rows: numpy scalars as Python
+    values, missing values as None."""
+    rows = []
+    for rec in df.to_dict("records"):
+        row = {}
+        for k, v in rec.items():
+            if hasattr(v, "item"):
+                v = v.item()
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                v = None
+            elif type(v).__name__ in ("NAType", "NaTType"):
+                v = None
+            row[k] = v
+        rows.append(row)
+    return rows
+
+
+def _write_partition(df, location, open_options):
+    """On a worker: the partition's rows as data files of the table, not
+    committed; their entries come back to the client."""
+    if len(df) == 0:
+        return b""
+    with Table.open(location, **open_options) as t:
+        return t.write_files(_records(df))
+
+
+def _merge_files(blobs):
+    files, version = [], None
+    for b in blobs:
+        if not b:
+            continue
+        doc = json.loads(b)
+        if version is not None and doc["version"] != version:
+            raise ValueError(f"data files encoded by versions {version} and {doc['version']}")
+        version = doc["version"]
+        files.extend(doc["files"])
+    if version is None:
+        return None
+    return json.dumps({"version": version, "files": files}).encode("utf-8")
+
+
+def _token_snapshot(table, token):
+    for s in table.snapshots():
+        if s.summary.get(_TOKEN_KEY) == token:
+            return s.snapshot_id
+    return None
+
+
+def write_table(ddf, location, token=None, mode="append", properties=None, **open_options):
+    """Appends the dask.dataframe's rows to the table at location in one
+    snapshot and returns its id. Each worker writes its partitions' data
+    files; the client commits them all. With token, a job whose token the
+    table already holds writes and commits nothing and returns that
+    snapshot: a retried job commits once. Only mode="append" is supported
+    for now."""
+    if mode != "append":
+        raise NotImplementedError(f"write_table mode {mode!r}: only 'append' is supported")
+    location = str(location)
+    with Table.open(location, **open_options) as t:
+        if token is not None:
+            found = _token_snapshot(t, token)
+            if found is not None:
+                return found
+    import dask
+
+    writes = [dask.delayed(_write_partition)(part, location, open_options) for part in ddf.to_delayed()]
+    files = _merge_files(dask.compute(*writes))
+    with Table.open(location, **open_options) as t:
+        if files is None:
+            return t.append([], token=token, properties=properties)
+        return t.append_files(files, token=token, properties=properties)
+
+
+__all__ = ["read_table", "write_table", "Task"]
