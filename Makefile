@@ -82,9 +82,11 @@ test-python-package: lib
 	bash bindings/python/tests/installed_package.sh
 
 # floe.dask on a distributed.LocalCluster of 2 worker processes, with
-# Debian's python3 and python3-distributed (.ci/run installs them).
+# Debian's python3 and python3-distributed (.ci/run installs them); the
+# pyiceberg-named API there too, where pandas is (to_pandas without pyarrow).
 test-dask: lib
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_dask.py
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_pyiceberg_api.py
 
 # bindings/rust: floe-sys and floe against build/libfloe.so, offline (no
 # dependencies outside std).
