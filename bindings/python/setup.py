@@ -38,7 +38,8 @@ class BuildWithLibrary(build_py):
             raise RuntimeError(
                 f"floe/_version.py says {ns['__version__']}, include/floe.h {version}: change both"
             )
-        out = os.path.join(self.build_lib, "floe", "libfloe.so")
+        # Absolute: go runs in the repository root, not here.
+        out = os.path.abspath(os.path.join(self.build_lib, "floe", "libfloe.so"))
         prebuilt = os.environ.get("FLOE_PREBUILT_LIBRARY")
         if prebuilt:
             shutil.copyfile(prebuilt, out)
@@ -55,7 +56,7 @@ class BuildWithLibrary(build_py):
             cwd=ROOT,
             env=env,
         )
-        header = os.path.join(self.build_lib, "floe", "libfloe.h")
+        header = os.path.abspath(os.path.join(self.build_lib, "floe", "libfloe.h"))
         if os.path.exists(header):
             os.remove(header)
 

@@ -14,7 +14,9 @@ python=${FLOE_PACKAGE_PYTHON:-/usr/bin/python3}
 [ -x "$python" ] || python=python3
 "$python" -m venv --system-site-packages "$tmp/venv"
 # The user's path: setup.py builds libfloe.so with go (no
-# FLOE_PREBUILT_LIBRARY).
+# FLOE_PREBUILT_LIBRARY). pip builds in the source tree: what an earlier
+# build left there must not stand in for this one.
+rm -rf "$root/bindings/python/build" "$root/bindings/python/floe.egg-info"
 env -u FLOE_PREBUILT_LIBRARY "$tmp/venv/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index \
   "$root/bindings/python" >"$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log"; exit 1; }
 cd "$tmp"
