@@ -18,11 +18,11 @@ import (
 )
 
 func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter"}, []string{"verify-crc", "ignore-case", "stats", "no-relocate"})
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter", "output"}, []string{"verify-crc", "ignore-case", "stats", "no-relocate"})
 	if err != nil {
 		return err
 	}
-	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table] [--stats] [--map PREFIX=TARGET]…")
+	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table] [--output FILE.parquet|.csv|.jsonl] [--stats] [--map PREFIX=TARGET]…")
 	if err != nil {
 		return err
 	}
@@ -55,6 +55,17 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 		so.Limit = &n
 	}
 	format, _ := a.last("format")
+	output, toFile := a.last("output")
+	if toFile {
+		byExt, err := outputFormat(output)
+		if err != nil {
+			return err
+		}
+		if format != "" && format != byExt {
+			return fmt.Errorf("--format %s and --output %s disagree; the file's extension picks its format", format, output)
+		}
+		format = byExt
+	}
 	if format == "" {
 		format = "jsonl"
 	}
@@ -71,6 +82,14 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 			rr.Release()
 		}
 	}()
+	var file *outputFile
+	if toFile {
+		if file, err = createOutput(output); err != nil {
+			return err
+		}
+		defer file.discard() // nothing half-written stays at the path
+		out = file
+	}
 	w := bufio.NewWriterSize(out, 1<<16)
 	var sink rowSink
 	switch format {
@@ -80,6 +99,10 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 		sink = newCSVSink(w, sc)
 	case "table":
 		sink = &tableSink{w: w, scan: sc}
+	case "parquet":
+		if sink, err = newParquetSink(w, rr.Schema()); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("--format must be jsonl, csv or table, not %q", format)
 	}
@@ -96,6 +119,11 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	}
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	if file != nil {
+		if err := file.publish(); err != nil {
+			return err
+		}
 	}
 	if a.bools["stats"] {
 		// Released first: that stops the workers a limit left running, so

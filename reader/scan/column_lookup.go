@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/floedb/floe/errkind"
@@ -9,12 +10,19 @@ import (
 
 func findColumn(schema *iceberg.Schema, name string, caseInsensitive bool) (iceberg.NestedField, error) {
 	if caseInsensitive {
-		return schema.FindFieldByNameCaseInsensitive(name)
-	}
-	if f, ok := schema.FindFieldByName(name); ok {
+		f, err := schema.FindFieldByNameCaseInsensitive(name)
+		var ambiguous *iceberg.AmbiguousNameError
+		if err == nil || errors.As(err, &ambiguous) {
+			return f, err
+		}
+	} else if f, ok := schema.FindFieldByName(name); ok {
 		return f, nil
 	}
-	return iceberg.NestedField{}, errkind.Errorf(errkind.InvalidArgument, "no column named %q in the table schema (columns: %s)", name, topLevelNames(schema))
+	hint := ""
+	if close := schema.CloseNames(name); len(close) > 0 {
+		hint = "; did you mean " + strings.Join(close, ", ") + "?"
+	}
+	return iceberg.NestedField{}, errkind.Errorf(errkind.InvalidArgument, "no column named %q in the table schema%s (columns: %s)", name, hint, topLevelNames(schema))
 }
 
 func topLevelNames(schema *iceberg.Schema) string {

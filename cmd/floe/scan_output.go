@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// outputFormat is the scan output format a file name's extension asks for.
+func outputFormat(path string) (string, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet":
+		return "parquet", nil
+	case ".csv":
+		return "csv", nil
+	case ".jsonl", ".ndjson", ".json":
+		return "jsonl", nil
+	}
+	return "", fmt.Errorf("--output %s: name a .parquet, .csv or .jsonl file (the extension picks the format)", path)
+}
+
+// outputFile is a scan's output written beside its path and moved there
+// only when complete: a failed or interrupted scan leaves no partial file.
+type outputFile struct {
+	*os.File
+	path string
+	done bool
+}
+
+func createOutput(path string) (*outputFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("--output %s: %w", path, err)
+	}
+	return &outputFile{File: f, path: path}, nil
+}
+
+func (o *outputFile) publish() error {
+	if err := o.Sync(); err != nil {
+		return err
+	}
+	if err := o.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(o.Name(), o.path); err != nil {
+		return fmt.Errorf("--output %s: %w", o.path, err)
+	}
+	o.done = true
+	return nil
+}
+
+func (o *outputFile) discard() {
+	if !o.done {
+		o.Close()
+		os.Remove(o.Name())
+	}
+}
+
+// parquetSink writes the batches as one Parquet file (zstd) with arrow-go's
+// writer; the schema's field ids go into the file.
+type parquetSink struct {
+	fw *pqarrow.FileWriter
+}
+
+func newParquetSink(w io.Writer, schema *arrow.Schema) (*parquetSink, error) {
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
+	fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return nil, err
+	}
+	return &parquetSink{fw: fw}, nil
+}
+
+func (s *parquetSink) batch(rec arrow.RecordBatch) error { return s.fw.WriteBuffered(rec) }
+
+func (s *parquetSink) finish() error { return s.fw.Close() }
