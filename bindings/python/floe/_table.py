@@ -194,14 +194,7 @@ class _Readable:
         stream = ArrowArrayStream()
         self._open_stream(ctypes.addressof(stream))
         try:
-            schema = ArrowSchema()
-            rc = stream.get_schema(ctypes.byref(stream), ctypes.byref(schema))
-            if rc != 0:
-                raise _stream_error(stream, rc)
-            try:
-                field = _arrow.parse_schema(schema)
-            finally:
-                schema.release(ctypes.byref(schema))
+            field = _stream_schema(stream)
             while True:
                 batch = ArrowArray()
                 rc = stream.get_next(ctypes.byref(stream), ctypes.byref(batch))
@@ -282,14 +275,7 @@ class _Readable:
         stream = ArrowArrayStream()
         self._open_stream(ctypes.addressof(stream))
         try:
-            schema = ArrowSchema()
-            rc = stream.get_schema(ctypes.byref(stream), ctypes.byref(schema))
-            if rc != 0:
-                raise _stream_error(stream, rc)
-            try:
-                return _arrow.parse_schema(schema).children
-            finally:
-                schema.release(ctypes.byref(schema))
+            return _stream_schema(stream).children
         finally:
             stream.release(ctypes.byref(stream))
 
@@ -319,6 +305,18 @@ class FileScanTask:
 
     def __repr__(self):
         return f"FileScanTask({self.file.file_path!r}, start={self.start}, length={self.length})"
+
+
+def _stream_schema(stream):
+    """The stream's schema as a Field (the C schema released)."""
+    schema = ArrowSchema()
+    rc = stream.get_schema(ctypes.byref(stream), ctypes.byref(schema))
+    if rc != 0:
+        raise _stream_error(stream, rc)
+    try:
+        return _arrow.parse_schema(schema)
+    finally:
+        schema.release(ctypes.byref(schema))
 
 
 def _stream_error(stream, errno_value):
