@@ -17,26 +17,9 @@ type dataFile struct {
 	path      string
 	partition []any
 	out       fileio.Writer
-	counter   countingWriter
 	pf        *parquetfile.File
 	stats     []leafStats
 	rows      int64
-	// pageRows counts, per column, the rows since a page was last cut on
-	// the page row limit.
-	pageRows []int
-}
-
-// countingWriter counts the bytes that reach the file, which is what the
-// footer's offsets are relative to.
-type countingWriter struct {
-	w fileio.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func newDataFile(out fileio.Writer, path string, partition []any, fs *fileSchema, config *parquetfile.Config) (*dataFile, error) {
@@ -45,10 +28,8 @@ func newDataFile(out fileio.Writer, path string, partition []any, fs *fileSchema
 		partition: partition,
 		out:       out,
 		stats:     make([]leafStats, len(fs.leaves)),
-		pageRows:  make([]int, len(fs.leaves)),
 	}
-	f.counter.w = out
-	pf, err := parquetfile.New(&f.counter, config)
+	pf, err := parquetfile.New(out, config)
 	if err != nil {
 		out.Abort()
 		return nil, err
@@ -97,7 +78,7 @@ func (f *dataFile) entry(fs *fileSchema, specID int, opts *Options) (manifest.Da
 		Partition:       f.partition,
 		SpecID:          specID,
 		RecordCount:     f.rows,
-		FileSizeInBytes: f.counter.n,
+		FileSizeInBytes: f.pf.Written(),
 	}
 	if opts.SortOrderID != nil {
 		id := *opts.SortOrderID

@@ -186,3 +186,16 @@ func writePositionRows(out fileio.Writer, path string, sorted []FilePositions, t
 	}
 	return df, nil
 }
+
+// countingWriter counts the bytes that reach the file, which is what the
+// footer's offsets are relative to.
+type countingWriter struct {
+	w fileio.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -19,6 +19,7 @@ func newFileConfig(fs *fileSchema, opts Options, schemaJSON []byte) (*parquetfil
 	cfg := &parquetfile.Config{
 		Codec:              codec,
 		PageSize:           opts.PageSize,
+		PageRowLimit:       opts.PageRowLimit,
 		DictionaryMaxBytes: int(opts.DictionarySize),
 		CreatedBy:          "floe version " + createdByVersion,
 		KeyValue:           []format.KeyValue{{Key: "iceberg.schema", Value: string(schemaJSON)}},

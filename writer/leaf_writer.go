@@ -41,7 +41,7 @@ func (lw *leafWriter) bind(rec arrow.RecordBatch, lb *leafBinding) error {
 
 // write appends rows (rows[k], or first+k when rows is nil; n of them) of
 // the batch to the leaf's column in f.
-func (lw *leafWriter) write(f *dataFile, rows []int32, first, n int, pageRowLimit int) error {
+func (lw *leafWriter) write(f *dataFile, rows []int32, first, n int) error {
 	if err := lw.levels.fill(lw.steps, lw.leaf, rows, first, n); err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (lw *leafWriter) write(f *dataFile, rows []int32, first, n int, pageRowLimi
 	for from := 0; from < total; {
 		// Cut at the page row limit as well as at valuesPerWrite, and only
 		// between rows.
-		rowsLeft := max(1, pageRowLimit-f.pageRows[lw.index])
+		rowsLeft := chunk.RowsLeft()
 		to, rowsInChunk := from, 0
 		if lw.leaf.maxRep == 0 {
 			to = min(from+min(valuesPerWrite, rowsLeft), total)
@@ -81,9 +81,7 @@ func (lw *leafWriter) write(f *dataFile, rows []int32, first, n int, pageRowLimi
 		if err := chunk.Write(reps, defs, to-from, rowsInChunk, &lw.vals); err != nil {
 			return fmt.Errorf("column %q (id %d): %w", lw.leaf.field.Name, lw.leaf.field.ID, err)
 		}
-		f.pageRows[lw.index] += rowsInChunk
-		if f.pageRows[lw.index] >= pageRowLimit || chunk.Full() {
-			f.pageRows[lw.index] = 0
+		if chunk.Full() {
 			if err := chunk.FlushPage(); err != nil {
 				return fmt.Errorf("column %q (id %d): %w", lw.leaf.field.Name, lw.leaf.field.ID, err)
 			}

@@ -249,7 +249,6 @@ func (w *Writer) writeRows(st *partitionState, rows []int32, n int) error {
 			if err := f.pf.FlushRowGroup(); err != nil {
 				return fmt.Errorf("writer: %s: %w", f.path, err)
 			}
-			clear(f.pageRows)
 		}
 		if f.size() >= w.opts.TargetFileSize {
 			st.file = nil
@@ -273,7 +272,7 @@ func (w *Writer) writeLeaves(f *dataFile, rows []int32, first, n int) error {
 	workers = min(workers, len(w.leaves))
 	if workers <= 1 || n*len(w.leaves) < 8192 {
 		for _, lw := range w.leaves {
-			if err := lw.write(f, rows, first, n, w.opts.PageRowLimit); err != nil {
+			if err := lw.write(f, rows, first, n); err != nil {
 				return err
 			}
 		}
@@ -305,7 +304,7 @@ func (w *Writer) writeLeaves(f *dataFile, rows []int32, first, n int) error {
 				i := order[k]
 				lw := w.leaves[i]
 				start := time.Now()
-				errs[i] = lw.write(f, rows, first, n, w.opts.PageRowLimit)
+				errs[i] = lw.write(f, rows, first, n)
 				// A moving average per value, so pieces of any size
 				// compare and a column whose data changes is re-ranked.
 				perValue := float64(time.Since(start)) / float64(n)

@@ -3,6 +3,7 @@ package parquetfile
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"unsafe"
 
@@ -130,8 +131,20 @@ func (c *Chunk) Write(reps, defs []byte, entries, rows int, v *Values) error {
 	return nil
 }
 
-// Full reports whether the page being filled reached the page size.
-func (c *Chunk) Full() bool { return c.pageBytes() >= c.cfg.PageSize }
+// Full reports whether the page being filled reached the page size or
+// the page row limit.
+func (c *Chunk) Full() bool {
+	return c.pageBytes() >= c.cfg.PageSize || (c.cfg.PageRowLimit > 0 && c.pageRows >= c.cfg.PageRowLimit)
+}
+
+// RowsLeft is how many rows the page being filled may still take before
+// the page row limit (at least 1; all of them without a limit).
+func (c *Chunk) RowsLeft() int {
+	if c.cfg.PageRowLimit <= 0 {
+		return math.MaxInt
+	}
+	return max(1, c.cfg.PageRowLimit-c.pageRows)
+}
 
 func (c *Chunk) pageBytes() int {
 	n := len(c.plain) + (len(c.reps)+len(c.defs))/4

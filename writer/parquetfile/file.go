@@ -41,8 +41,10 @@ type Config struct {
 	Columns []Column               // the leaves, in file order
 	Orders  []format.ColumnOrder   // one per leaf
 	Codec   compress.Codec
-	// PageSize is the encoded bytes at which a chunk cuts a page (Chunk.Full).
-	PageSize int
+	// PageSize is the encoded bytes, PageRowLimit the rows (0: no limit),
+	// at which a chunk's page is full (Chunk.Full, Chunk.RowsLeft).
+	PageSize     int
+	PageRowLimit int
 	// DictionaryMaxBytes is the PLAIN size past which a chunk's dictionary
 	// stops growing and the rest of the chunk is written PLAIN.
 	DictionaryMaxBytes int
