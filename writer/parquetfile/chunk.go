@@ -32,6 +32,25 @@ func (v *Values) len() int {
 	return len(v.I32) + len(v.I64) + len(v.F32) + len(v.F64) + len(v.Bool) + len(v.Bytes)
 }
 
+// of is how many values v holds in the slice of physical type t.
+func (v *Values) of(t format.Type) int {
+	switch t {
+	case format.Int32:
+		return len(v.I32)
+	case format.Int64:
+		return len(v.I64)
+	case format.Float:
+		return len(v.F32)
+	case format.Double:
+		return len(v.F64)
+	case format.Boolean:
+		return len(v.Bool)
+	case format.ByteArray, format.FixedLenByteArray:
+		return len(v.Bytes)
+	}
+	return 0
+}
+
 // Chunk is one column's chunk of the row group being built: the page
 // being filled and the pages already encoded and compressed.
 type Chunk struct {
@@ -83,23 +102,25 @@ func (c *Chunk) dictionaryOn() bool { return c.col.Dictionary && !c.fallback }
 // values among them. Callers cut Writes at row boundaries; a page ends
 // only between Writes (see Full and FlushPage).
 func (c *Chunk) Write(reps, defs []byte, entries, rows int, v *Values) error {
+	// Levels and value counts are checked before anything is appended.
 	n := v.len()
+	switch {
+	case v.of(c.col.Type) != n:
+		return fmt.Errorf("parquetfile: column %v: values of another type than %v", c.col.Path, c.col.Type)
+	case c.col.MaxRep > 0 && len(reps) != entries:
+		return fmt.Errorf("parquetfile: column %v: %d repetition levels for %d entries", c.col.Path, len(reps), entries)
+	case c.col.MaxDef > 0 && len(defs) != entries:
+		return fmt.Errorf("parquetfile: column %v: %d definition levels for %d entries", c.col.Path, len(defs), entries)
+	case c.col.MaxDef == 0 && n != entries:
+		return fmt.Errorf("parquetfile: required column %v: %d values for %d entries", c.col.Path, n, entries)
+	case n > entries:
+		return fmt.Errorf("parquetfile: column %v: %d values for %d entries", c.col.Path, n, entries)
+	}
 	if c.col.MaxRep > 0 {
-		if len(reps) != entries {
-			return fmt.Errorf("parquetfile: column %v: %d repetition levels for %d entries", c.col.Path, len(reps), entries)
-		}
 		c.reps = append(c.reps, reps...)
 	}
 	if c.col.MaxDef > 0 {
-		if len(defs) != entries {
-			return fmt.Errorf("parquetfile: column %v: %d definition levels for %d entries", c.col.Path, len(defs), entries)
-		}
 		c.defs = append(c.defs, defs...)
-	} else if n != entries {
-		return fmt.Errorf("parquetfile: required column %v: %d values for %d entries", c.col.Path, n, entries)
-	}
-	if n > entries {
-		return fmt.Errorf("parquetfile: column %v: %d values for %d entries", c.col.Path, n, entries)
 	}
 	var err error
 	if c.dictionaryOn() {
@@ -211,9 +232,6 @@ func (c *Chunk) appendPlain(v *Values) error {
 		}
 	default:
 		return fmt.Errorf("parquetfile: column %v: unsupported type %v", c.col.Path, c.col.Type)
-	}
-	if c.col.Type != format.Boolean && v.len() != len(v.I32)+len(v.I64)+len(v.F32)+len(v.F64)+len(v.Bytes) {
-		return fmt.Errorf("parquetfile: column %v: booleans for a %v column", c.col.Path, c.col.Type)
 	}
 	return nil
 }
