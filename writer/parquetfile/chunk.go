@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go/encoding/rle"
@@ -218,7 +219,7 @@ func (c *Chunk) appendPlain(v *Values) error {
 		for _, b := range v.Bytes {
 			size += 4 + len(b)
 		}
-		c.plain = grow(c.plain, size)
+		c.plain = slices.Grow(c.plain, size)
 		for _, b := range v.Bytes {
 			c.plain = binary.LittleEndian.AppendUint32(c.plain, uint32(len(b)))
 			c.plain = append(c.plain, b...)
@@ -435,23 +436,14 @@ func (c *Chunk) offsetIndex(dataStart int64) format.OffsetIndex {
 	return format.OffsetIndex{PageLocations: locs}
 }
 
-// reset empties the chunk for the next row group, keeping its buffers.
+// reset empties the chunk for the next row group (its pages have moved
+// to the goroutine writing them), keeping its scratch buffers.
 func (c *Chunk) reset() {
 	*c = Chunk{
 		col: c.col, cfg: c.cfg, pageState: c.pageState,
-		pages: c.pages, locations: c.locations[:0],
-		index: c.index.reset(), dict: c.dict,
+		locations: c.locations[:0],
+		index:     c.index.reset(), dict: c.dict,
 		body: c.body, levels: c.levels, packed: c.packed, comp: c.comp,
 	}
 	c.dict.reset()
-	c.pages.reset()
-}
-
-func grow(b []byte, n int) []byte {
-	if cap(b)-len(b) < n {
-		nb := make([]byte, len(b), 2*cap(b)+n)
-		copy(nb, b)
-		return nb
-	}
-	return b
 }

@@ -80,9 +80,9 @@ func (c *Config) Validate() error {
 type File struct {
 	cfg *Config
 	out io.Writer
-	// offset is where the next bytes go; written what reached out. A row
-	// group is written by a goroutine of its own (flushing) while the
-	// next one is encoded, so the two differ until it is done.
+	// offset is where the next bytes go. A row group is written by a
+	// goroutine of its own (flushing) while the next one is encoded, so
+	// offset runs ahead of what reached out until it is done.
 	offset   int64
 	flushing chan struct{}
 	flushErr error // the row group writer's, read once flushing is done
@@ -192,17 +192,23 @@ func (f *File) FlushRowGroup() error {
 	offIndex := make([]format.OffsetIndex, len(f.chunks))
 	segments := make([][]byte, 0, 2*len(f.chunks))
 	buffers := make([]blockBuffer, 0, len(f.chunks))
+	// A failure part way leaves chunks emptied and offsets advanced: it is
+	// the file's last word (f.err), like a failed write.
+	fail := func(err error) error {
+		f.err = err
+		return err
+	}
 	for i, c := range f.chunks {
 		if c.rows() != rows {
-			return fmt.Errorf("parquetfile: column %v holds %d rows, column %v %d", c.col.Path, c.rows(), f.chunks[0].col.Path, rows)
+			return fail(fmt.Errorf("parquetfile: column %v holds %d rows, column %v %d", c.col.Path, c.rows(), f.chunks[0].col.Path, rows))
 		}
 		if err := c.finishPage(); err != nil {
-			return err
+			return fail(err)
 		}
 		start := f.offset
 		meta, dict, err := c.columnMeta(start)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		segments = append(segments, dict)
 		f.offset += int64(len(dict) + c.pages.len())
@@ -211,8 +217,7 @@ func (f *File) FlushRowGroup() error {
 		offIndex[i] = c.offsetIndex(meta.DataPageOffset)
 		g.TotalByteSize += meta.TotalUncompressedSize
 		g.TotalCompressedSize += meta.TotalCompressedSize
-		buffers = append(buffers, c.pages)
-		c.pages = blockBuffer{}
+		buffers = append(buffers, c.pages) // the writing goroutine's now
 		c.reset()
 	}
 	g.Columns = cols
