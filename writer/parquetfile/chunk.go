@@ -343,13 +343,7 @@ func (c *Chunk) finishPage() error {
 func (c *Chunk) appendPage(header *format.PageHeader, body []byte) (int, error) {
 	// Room for what an incompressible body grows to (snappy's bound is the
 	// widest: n/6 + 32).
-	dst := c.pages.reserve(len(body) + len(body)/6 + 64)
-	comp, err := c.cfg.Codec.Encode(dst, body)
-	if err != nil {
-		return 0, fmt.Errorf("parquetfile: column %v: compressing a page: %w", c.col.Path, err)
-	}
-	header.CompressedPageSize = int32(len(comp))
-	h, err := thrift.Marshal(&thrift.CompactProtocol{}, header)
+	h, comp, err := c.encodePage(header, body, c.pages.reserve(len(body)+len(body)/6+64))
 	if err != nil {
 		return 0, err
 	}
@@ -361,6 +355,17 @@ func (c *Chunk) appendPage(header *format.PageHeader, body []byte) (int, error) 
 	c.pages.add(h)
 	c.pages.commit(comp)
 	return len(h), nil
+}
+
+// encodePage compresses body, appending to dst, and gives the page's
+// header (its compressed size set) and the compressed body.
+func (c *Chunk) encodePage(header *format.PageHeader, body, dst []byte) (h, comp []byte, err error) {
+	if comp, err = c.cfg.Codec.Encode(dst, body); err != nil {
+		return nil, nil, fmt.Errorf("parquetfile: column %v: compressing a %v page: %w", c.col.Path, header.Type, err)
+	}
+	header.CompressedPageSize = int32(len(comp))
+	h, err = thrift.Marshal(&thrift.CompactProtocol{}, header)
+	return h, comp, err
 }
 
 // columnMeta finishes the chunk's metadata for a chunk starting at start,
@@ -376,20 +381,16 @@ func (c *Chunk) columnMeta(start int64) (format.ColumnMetaData, []byte, error) {
 	var stats []format.PageEncodingStats
 	if c.dict.len() > 0 {
 		body := c.dict.plain
-		var err error
-		if c.comp, err = c.cfg.Codec.Encode(c.comp[:0], body); err != nil {
-			return meta, nil, fmt.Errorf("parquetfile: column %v: compressing the dictionary: %w", c.col.Path, err)
-		}
-		h, err := thrift.Marshal(&thrift.CompactProtocol{}, &format.PageHeader{
+		h, comp, err := c.encodePage(&format.PageHeader{
 			Type:                 format.DictionaryPage,
 			UncompressedPageSize: int32(len(body)),
-			CompressedPageSize:   int32(len(c.comp)),
 			DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: int32(c.dict.len()), Encoding: format.Plain}),
-		})
+		}, body, c.comp[:0])
 		if err != nil {
 			return meta, nil, err
 		}
-		dictPage = append(h, c.comp...)
+		c.comp = comp
+		dictPage = append(h, comp...)
 		meta.DictionaryPageOffset = start
 		meta.TotalUncompressedSize += int64(len(h) + len(body))
 		stats = append(stats, format.PageEncodingStats{PageType: format.DictionaryPage, Encoding: format.Plain, Count: 1})
