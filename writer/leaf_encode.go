@@ -26,6 +26,13 @@ type valueBuffers struct {
 	min, max []byte
 }
 
+// setBounds makes lower and upper (appended to b.min[:0] and b.max[:0])
+// the values' bounds, keeping the grown buffers for the next write.
+func (b *valueBuffers) setBounds(v *parquetfile.Values, lower, upper []byte) {
+	b.min, b.max = lower, upper
+	v.Min, v.Max = lower, upper
+}
+
 // release drops the pointers into the batch's buffers.
 func (b *valueBuffers) release() { clear(b.bytes[:cap(b.bytes)]) }
 
@@ -69,7 +76,7 @@ func encodeLeaf(v *parquetfile.Values, b *valueBuffers, lb *levelBuffer, from, t
 		}
 		b.bools, v.Bool = out, out
 		st.addInt(boolInt(lo), boolInt(hi))
-		v.Min, v.Max = append(b.min[:0], byte(boolInt(lo))), append(b.max[:0], byte(boolInt(hi)))
+		b.setBounds(v, append(b.min[:0], byte(boolInt(lo))), append(b.max[:0], byte(boolInt(hi))))
 	case convInt32:
 		out := b.i32[:0]
 		lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
@@ -83,8 +90,7 @@ func encodeLeaf(v *parquetfile.Values, b *valueBuffers, lb *levelBuffer, from, t
 		}
 		b.i32, v.I32 = out, out
 		st.addInt(int64(lo), int64(hi))
-		v.Min = binary.LittleEndian.AppendUint32(b.min[:0], uint32(lo))
-		v.Max = binary.LittleEndian.AppendUint32(b.max[:0], uint32(hi))
+		b.setBounds(v, binary.LittleEndian.AppendUint32(b.min[:0], uint32(lo)), binary.LittleEndian.AppendUint32(b.max[:0], uint32(hi)))
 	case convInt64:
 		out := b.i64[:0]
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
@@ -105,8 +111,7 @@ func encodeLeaf(v *parquetfile.Values, b *valueBuffers, lb *levelBuffer, from, t
 		}
 		b.i64, v.I64 = out, out
 		st.addInt(lo, hi)
-		v.Min = binary.LittleEndian.AppendUint64(b.min[:0], uint64(lo))
-		v.Max = binary.LittleEndian.AppendUint64(b.max[:0], uint64(hi))
+		b.setBounds(v, binary.LittleEndian.AppendUint64(b.min[:0], uint64(lo)), binary.LittleEndian.AppendUint64(b.max[:0], uint64(hi)))
 	case convFloat:
 		out := b.f32[:0]
 		lo, hi, seen := float32(0), float32(0), false
@@ -134,8 +139,7 @@ func encodeLeaf(v *parquetfile.Values, b *valueBuffers, lb *levelBuffer, from, t
 		b.f32, v.F32, v.Unbounded = out, out, !seen
 		if seen {
 			st.addFloat(float64(lo), float64(hi))
-			v.Min = binary.LittleEndian.AppendUint32(b.min[:0], math.Float32bits(lo))
-			v.Max = binary.LittleEndian.AppendUint32(b.max[:0], math.Float32bits(hi))
+			b.setBounds(v, binary.LittleEndian.AppendUint32(b.min[:0], math.Float32bits(lo)), binary.LittleEndian.AppendUint32(b.max[:0], math.Float32bits(hi)))
 		}
 	case convDouble:
 		out := b.f64[:0]
@@ -164,8 +168,7 @@ func encodeLeaf(v *parquetfile.Values, b *valueBuffers, lb *levelBuffer, from, t
 		b.f64, v.F64, v.Unbounded = out, out, !seen
 		if seen {
 			st.addFloat(lo, hi)
-			v.Min = binary.LittleEndian.AppendUint64(b.min[:0], math.Float64bits(lo))
-			v.Max = binary.LittleEndian.AppendUint64(b.max[:0], math.Float64bits(hi))
+			b.setBounds(v, binary.LittleEndian.AppendUint64(b.min[:0], math.Float64bits(lo)), binary.LittleEndian.AppendUint64(b.max[:0], math.Float64bits(hi)))
 		}
 	case convBinary, convLargeBinary, convFixed:
 		if iceberg.IsGeo(leaf.field.Type) {
@@ -267,12 +270,10 @@ func encodeDecimals(v *parquetfile.Values, b *valueBuffers, idx []int32, d *leaf
 	switch d.conv {
 	case convDecimalInt32:
 		v.I32 = i32
-		v.Min = binary.LittleEndian.AppendUint32(b.min[:0], uint32(lo.LowBits()))
-		v.Max = binary.LittleEndian.AppendUint32(b.max[:0], uint32(hi.LowBits()))
+		b.setBounds(v, binary.LittleEndian.AppendUint32(b.min[:0], uint32(lo.LowBits())), binary.LittleEndian.AppendUint32(b.max[:0], uint32(hi.LowBits())))
 	case convDecimalInt64:
 		v.I64 = i64
-		v.Min = binary.LittleEndian.AppendUint64(b.min[:0], lo.LowBits())
-		v.Max = binary.LittleEndian.AppendUint64(b.max[:0], hi.LowBits())
+		b.setBounds(v, binary.LittleEndian.AppendUint64(b.min[:0], lo.LowBits()), binary.LittleEndian.AppendUint64(b.max[:0], hi.LowBits()))
 	default:
 		// The values' slices point into fixed only now that it has
 		// stopped growing.
@@ -281,8 +282,10 @@ func encodeDecimals(v *parquetfile.Values, b *valueBuffers, idx []int32, d *leaf
 			out = append(out, fixed[k:k+width:k+width])
 		}
 		b.bytes, v.Bytes = out, out
-		v.Min, _ = appendDecimalFixed(b.min[:0], lo, width, leaf)
-		v.Max, _ = appendDecimalFixed(b.max[:0], hi, width, leaf)
+		// lo and hi are values that fitted above.
+		lower, _ := appendDecimalFixed(b.min[:0], lo, width, leaf)
+		upper, _ := appendDecimalFixed(b.max[:0], hi, width, leaf)
+		b.setBounds(v, lower, upper)
 	}
 	return nil
 }
