@@ -87,31 +87,14 @@ func FloatLess(a, b float64) bool {
 	return a < b || (a == 0 && b == 0 && math.Signbit(a) && !math.Signbit(b))
 }
 
+// compareSignedBigEndian orders two's complement big-endian values of
+// one width (FIXED_LEN_BYTE_ARRAY decimals: Write checks every value has
+// the column's width).
 func compareSignedBigEndian(a, b []byte) int {
-	if len(a) != len(b) {
-		// Sign-extend the shorter one.
-		n := max(len(a), len(b))
-		return compareSignedBigEndian(signExtend(a, n), signExtend(b, n))
+	if len(a) == 0 || len(b) == 0 || a[0] == b[0] {
+		return bytes.Compare(a, b)
 	}
-	if len(a) == 0 {
-		return 0
-	}
-	if a[0] != b[0] {
-		return cmp.Compare(int64(int8(a[0])), int64(int8(b[0])))
-	}
-	return bytes.Compare(a[1:], b[1:])
-}
-
-func signExtend(a []byte, n int) []byte {
-	if len(a) >= n {
-		return a
-	}
-	fill := byte(0)
-	if len(a) > 0 && a[0]&0x80 != 0 {
-		fill = 0xff
-	}
-	out := bytes.Repeat([]byte{fill}, n-len(a))
-	return append(out, a...)
+	return cmp.Compare(int8(a[0]), int8(b[0]))
 }
 
 // truncateBounds cuts byte-array bounds to limit bytes: the min to its
