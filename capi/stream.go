@@ -29,14 +29,11 @@ type (
 // cAllocator allocates every buffer that leaves through the C Data
 // Interface: exported arrays point straight at these buffers (no copy), and
 // C may hold them after the call returns, so they must not be Go memory.
-// Released buffers are pooled (up to cPoolBytes) and reused: fresh C
+// Released buffers are pooled (up to scan.ExportPoolBytes of idle C
+// memory; floe_release_cached_memory hands it back) and reused: fresh C
 // memory costs a page fault per page on every batch, which measured as a
 // quarter of a full scan's CPU (benchmarks/).
-var cAllocator = parquet.NewRecyclingAllocator(mallocator.NewMallocator(), cPoolBytes)
-
-// cPoolBytes bounds the idle C memory floe keeps for reuse (see
-// scan.ExportPoolBytes); floe_release_cached_memory hands it back.
-const cPoolBytes = scan.ExportPoolBytes
+var cAllocator = parquet.NewRecyclingAllocator(mallocator.NewMallocator(), scan.ExportPoolBytes)
 
 //export capiReleaseCachedMemory
 func capiReleaseCachedMemory() {
