@@ -14,9 +14,8 @@ worker processes, spawn, is safe; do not set
 """
 
 import json
-import math
 
-from ._table import Table, Task
+from ._table import Table
 
 _TOKEN_KEY = "floe.commit-token"  # iceberg/table.SummaryToken
 
@@ -91,17 +90,17 @@ def read_table(table_or_location, columns=None, row_filter=None, snapshot_id=Non
 
 def _records(df):
     """A pandas partition as JSON-ready rows: numpy scalars as Python
-    values, missing values as None."""
+    values, missing values (None, NaN, pandas.NA, NaT) as None."""
+    import pandas as pd
+
     rows = []
     for rec in df.to_dict("records"):
         row = {}
         for k, v in rec.items():
-            if hasattr(v, "item"):
+            if not isinstance(v, (list, tuple, dict)) and pd.isna(v):
+                v = None
+            elif hasattr(v, "item"):
                 v = v.item()
-            if v is None or (isinstance(v, float) and math.isnan(v)):
-                v = None
-            elif type(v).__name__ in ("NAType", "NaTType"):
-                v = None
             row[k] = v
         rows.append(row)
     return rows
@@ -147,20 +146,21 @@ def write_table(ddf, location, token=None, mode="append", properties=None, **ope
     for now."""
     if mode != "append":
         raise NotImplementedError(f"write_table mode {mode!r}: only 'append' is supported")
+    import dask
+
     location = str(location)
     with Table.open(location, **open_options) as t:
         if token is not None:
             found = _token_snapshot(t, token)
             if found is not None:
                 return found
-    import dask
-
-    writes = [dask.delayed(_write_partition)(part, location, open_options) for part in ddf.to_delayed()]
-    files = _merge_files(dask.compute(*writes))
-    with Table.open(location, **open_options) as t:
+        writes = [dask.delayed(_write_partition)(part, location, open_options) for part in ddf.to_delayed()]
+        files = _merge_files(dask.compute(*writes))
+        # The commit refreshes the table and retries on its own when other
+        # writers committed meanwhile (and finds the token if one did).
         if files is None:
             return t.append([], token=token, properties=properties)
         return t.append_files(files, token=token, properties=properties)
 
 
-__all__ = ["read_table", "write_table", "Task"]
+__all__ = ["read_table", "write_table"]

@@ -67,11 +67,13 @@ fn opt_ptr(s: &Option<CString>) -> *const c_char {
     s.as_ref().map_or(ptr::null(), |c| c.as_ptr())
 }
 
-/// Takes a string floe allocated.
-unsafe fn take_string(p: *mut c_char) -> String {
-    let s = cstr(p);
-    sys::floe_string_free(p);
-    s
+/// Runs a call that hands back a string floe allocated, and takes it.
+fn string_out(call: impl FnOnce(*mut *mut c_char) -> sys::floe_status) -> Result<String> {
+    let mut out = ptr::null_mut();
+    check(call(&mut out))?;
+    let s = unsafe { cstr(out) };
+    unsafe { sys::floe_string_free(out) };
+    Ok(s)
 }
 
 /// The version of the loaded libfloe, "MAJOR.MINOR.PATCH".
@@ -102,16 +104,12 @@ impl Table {
 
     /// The table metadata, as Iceberg metadata JSON.
     pub fn metadata_json(&self) -> Result<String> {
-        let mut out = ptr::null_mut();
-        check(unsafe { sys::floe_table_metadata_json(self.raw, &mut out) })?;
-        Ok(unsafe { take_string(out) })
+        string_out(|out| unsafe { sys::floe_table_metadata_json(self.raw, out) })
     }
 
     /// The metadata file the table was read from.
     pub fn metadata_location(&self) -> Result<String> {
-        let mut out = ptr::null_mut();
-        check(unsafe { sys::floe_table_metadata_location(self.raw, &mut out) })?;
-        Ok(unsafe { take_string(out) })
+        string_out(|out| unsafe { sys::floe_table_metadata_location(self.raw, out) })
     }
 
     /// Plans a scan; scan_json as floe_scan_open takes it (`{"columns":
@@ -180,9 +178,7 @@ impl<'t> Scan<'t> {
 
     /// What the scan pruned and read, as JSON.
     pub fn metrics(&self) -> Result<String> {
-        let mut out = ptr::null_mut();
-        check(unsafe { sys::floe_scan_metrics(self.raw, &mut out) })?;
-        Ok(unsafe { take_string(out) })
+        string_out(|out| unsafe { sys::floe_scan_metrics(self.raw, out) })
     }
 
     /// The scan's batches.
