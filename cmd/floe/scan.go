@@ -22,7 +22,7 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table] [--output FILE.parquet|.csv|.jsonl] [--stats] [--map PREFIX=TARGET]…")
+	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table|parquet] [--output FILE.parquet|.csv|.jsonl] [--stats] [--map PREFIX=TARGET]…")
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 			return err
 		}
 	default:
-		return fmt.Errorf("--format must be jsonl, csv or table, not %q", format)
+		return fmt.Errorf("--format must be jsonl, csv, table or parquet, not %q", format)
 	}
 	for rr.Next() {
 		if err := sink.batch(rr.RecordBatch()); err != nil {
