@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -58,19 +59,39 @@ type cacheEntry struct {
 
 func newDeleteCache() *deleteCache { return &deleteCache{entries: map[string]*cacheEntry{}} }
 
-func (c *deleteCache) get(key string, load func() (any, error)) (any, error) {
+// get returns key's value, loading it once for every reader of the scan.
+// A load that failed because its reader was cancelled is not kept: the
+// scan's next stream (or another reader still running, whose ctx is live)
+// loads again instead of inheriting the cancellation.
+func (c *deleteCache) get(ctx context.Context, key string, load func() (any, error)) (any, error) {
 	if c == nil {
 		return load()
 	}
-	c.mu.Lock()
-	e, ok := c.entries[key]
-	if !ok {
-		e = &cacheEntry{}
-		c.entries[key] = e
+	for {
+		c.mu.Lock()
+		e, ok := c.entries[key]
+		if !ok {
+			e = &cacheEntry{}
+			c.entries[key] = e
+		}
+		c.mu.Unlock()
+		e.once.Do(func() { e.val, e.err = load() })
+		if e.err == nil || !isCancellation(e.err) {
+			return e.val, e.err
+		}
+		c.mu.Lock()
+		if c.entries[key] == e {
+			delete(c.entries, key)
+		}
+		c.mu.Unlock()
+		if ctx.Err() != nil {
+			return nil, e.err
+		}
 	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.val, e.err = load() })
-	return e.val, e.err
+}
+
+func isCancellation(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // loadDeletes reads the task's delete files into a deleteSet. A deletion
@@ -90,7 +111,7 @@ func (t *Task) loadDeletes(ctx context.Context, files fileio.FileIO, cache *dele
 		d := &t.Deletes[i]
 		switch {
 		case d.Content == int(manifest.ContentPositionDeletes) && d.ContentOffset != nil:
-			bm, err := cache.get("dv:"+d.Path+fmt.Sprint(*d.ContentOffset), func() (any, error) {
+			bm, err := cache.get(ctx, "dv:"+d.Path+fmt.Sprint(*d.ContentOffset), func() (any, error) {
 				return readDeletionVector(ctx, files, d)
 			})
 			if err != nil {
@@ -99,7 +120,7 @@ func (t *Task) loadDeletes(ctx context.Context, files fileio.FileIO, cache *dele
 			ds.addPositions(bm.(*roaring64.Bitmap))
 		case d.Content == int(manifest.ContentPositionDeletes):
 			if d.ReferencedDataFile == t.Path {
-				bm, err := cache.get("pos1:"+d.Path, func() (any, error) {
+				bm, err := cache.get(ctx, "pos1:"+d.Path, func() (any, error) {
 					return readPositionsOnly(ctx, files, d)
 				})
 				if err != nil {
@@ -108,7 +129,7 @@ func (t *Task) loadDeletes(ctx context.Context, files fileio.FileIO, cache *dele
 				ds.addPositions(bm.(*roaring64.Bitmap))
 				continue
 			}
-			byPath, err := cache.get("pos:"+d.Path, func() (any, error) {
+			byPath, err := cache.get(ctx, "pos:"+d.Path, func() (any, error) {
 				return readPositionDeletes(ctx, files, d, locations)
 			})
 			if err != nil {
@@ -122,7 +143,7 @@ func (t *Task) loadDeletes(ctx context.Context, files fileio.FileIO, cache *dele
 			if err != nil {
 				return nil, err
 			}
-			eq, err := cache.get(fmt.Sprintf("eq:%s:%v", d.Path, d.EqualityIDs), func() (any, error) {
+			eq, err := cache.get(ctx, fmt.Sprintf("eq:%s:%v", d.Path, d.EqualityIDs), func() (any, error) {
 				return readEqualityDeletes(ctx, files, d, fields)
 			})
 			if err != nil {

@@ -1,6 +1,10 @@
 package scan
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"testing"
+)
 
 func snap(id int64) *int64 { return &id }
 
@@ -74,4 +78,42 @@ func TestEqualityKeysOutsideTheProjection(t *testing.T) {
 	expectRows(t, "bir only", sortedRows(rows), "2025-01-04", "2025-01-05")
 	_, rows = scanFixture(t, "impala_iceberg_v2_delete_equality_partitioned", Options{Columns: []string{"i"}})
 	expectRows(t, "i only", sortedRows(rows), "1", "2", "333333", "4", "1", "222")
+}
+
+// The cache keeps a load's failure, but not a cancellation: the next
+// caller with a live context loads again.
+func TestDeleteCacheForgetsCancellation(t *testing.T) {
+	c := newDeleteCache()
+	loads := 0
+	load := func(err error) func() (any, error) {
+		return func() (any, error) {
+			loads++
+			if err != nil {
+				return nil, err
+			}
+			return loads, nil
+		}
+	}
+	dead, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.get(dead, "k", load(context.Canceled)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled load: %v", err)
+	}
+	v, err := c.get(context.Background(), "k", load(nil))
+	if err != nil || v.(int) != 2 {
+		t.Fatalf("after a cancellation: %v, %v (loads %d), want a second load", v, err, loads)
+	}
+	if v, _ := c.get(context.Background(), "k", load(nil)); v.(int) != 2 || loads != 2 {
+		t.Fatalf("a kept value loaded again: %v, loads %d", v, loads)
+	}
+	failed := errors.New("corrupt file")
+	c.get(context.Background(), "bad", load(failed))
+	if _, err := c.get(context.Background(), "bad", load(nil)); err != failed || loads != 3 {
+		t.Fatalf("a failure is kept: got %v after %d loads", err, loads)
+	}
+	// A live caller that finds another reader's cancelled load retries.
+	c.get(dead, "k2", load(context.Canceled))
+	if v, err := c.get(context.Background(), "k2", load(nil)); err != nil || v.(int) != 5 {
+		t.Fatalf("live caller after a cancelled one: %v, %v", v, err)
+	}
 }

@@ -205,7 +205,8 @@ class _Readable:
                 try:
                     yield field, batch
                 finally:
-                    batch.release(ctypes.byref(batch))
+                    if batch.release:  # not moved out by the caller (see _frame.BatchOwner)
+                        batch.release(ctypes.byref(batch))
         finally:
             if stream.release:
                 stream.release(ctypes.byref(stream))
@@ -240,15 +241,15 @@ class _Readable:
 
     def to_pandas(self, **kwargs):
         """A pandas.DataFrame of every row: through pyarrow when it is
-        installed (kwargs go to pyarrow's to_pandas), else from the rows
-        floe decodes with ctypes."""
+        installed (kwargs go to pyarrow's to_pandas), else with numpy
+        arrays over floe's buffers for numeric and timestamp columns (see
+        floe._frame for the types)."""
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            import pandas as pd
+            from . import _frame
 
-            names = [f.name for f in self._schema_fields()]
-            return pd.DataFrame.from_records(self.to_pylist(), columns=names)
+            return _frame.to_pandas(self._batches(), self._schema_fields(), _arrow.Decoder(self._iceberg_types()))
         return self.to_arrow().to_pandas(**kwargs)
 
     def to_polars(self):

@@ -2,11 +2,16 @@
 against the metadata JSON the fixtures hold (written by DuckDB and Impala)
 and against tables floe writes."""
 
+import datetime
+import gc
 import json
+import math
 import os
 import sys
 import tempfile
 import unittest
+import weakref
+from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -175,3 +180,111 @@ class OutputsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def _without_pyarrow():
+    """Makes "import pyarrow" fail, so to_pandas takes its numpy path."""
+    return mock.patch.dict(sys.modules, {"pyarrow": None})
+
+
+def _comparable(v):
+    """A pandas cell or a to_pylist value, in one form: None for every
+    missing value, timestamps as microseconds since the epoch."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    import pandas as pd
+
+    if v is pd.NaT or v is pd.NA:
+        return None
+    if isinstance(v, (pd.Timestamp, datetime.datetime)):
+        ts = pd.Timestamp(v)
+        return (ts.value // 1000, ts.tz is not None)
+    if hasattr(v, "item") and not isinstance(v, (bytes, str)):
+        return v.item()  # a numpy scalar
+    return v
+
+
+def _owner_of(values):
+    """The floe batch a numpy array's memory belongs to, through its bases."""
+    base = values
+    while base is not None:
+        owner = getattr(base, "owner", None)
+        if owner is not None:
+            return owner
+        base = getattr(base, "base", None) if not isinstance(base, memoryview) else base.obj
+    return None
+
+
+@unittest.skipUnless(have("pandas") and have("numpy"), "pandas or numpy is not installed")
+class PandasWithoutPyarrowTest(unittest.TestCase):
+    def test_every_fixture_matches_to_pylist(self):
+        for f in all_fixtures():
+            with self.subTest(f.name), f.open() as t, _without_pyarrow():
+                scan = t.scan()
+                df = scan.to_pandas()
+                rows = scan.to_pylist()
+                self.assertEqual(len(df), EXPECTED_ROWS[f.name])
+                self.assertEqual(list(df.columns), list(rows[0]) if rows else list(df.columns))
+                for name in df.columns:
+                    got = [_comparable(v) for v in df[name].tolist()]
+                    want = [_comparable(r[name]) for r in rows]
+                    self.assertEqual(got, want, name)
+
+    def test_types_and_nulls(self):
+        import numpy as np
+
+        with fixture("impala_iceberg_v3_all_types").open() as t, _without_pyarrow():
+            df = t.scan().to_pandas()
+        self.assertEqual(df["col_bigint"].dtype, np.int64)
+        self.assertEqual(df["col_int"].dtype, np.int32)
+        self.assertEqual(df["col_double"].dtype, np.float64)
+        self.assertEqual(df["col_float"].dtype, np.float32)
+        self.assertEqual(df["col_boolean"].dtype, np.bool_)
+        self.assertEqual(df["col_timestamp"].dtype.kind, "M")
+        self.assertEqual(df["col_string"].dtype, object)
+        # impala_test_default_part: j is null in some rows, so pandas'
+        # masked Int32, not floats.
+        with fixture("impala_test_default_part").open() as t, _without_pyarrow():
+            df = t.scan().to_pandas()
+            rows = t.scan().to_pylist()
+        self.assertEqual(str(df["j"].dtype), "Int32")
+        self.assertEqual(int(df["j"].isna().sum()), sum(r["j"] is None for r in rows))
+        self.assertGreater(int(df["j"].isna().sum()), 0)
+        # timestamptz values are UTC-aware.
+        with fixture("impala_iceberg_timestamptz_part").open() as t, _without_pyarrow():
+            df = t.scan().to_pandas()
+        zoned = [c for c in df.columns if getattr(df[c].dtype, "tz", None) is not None]
+        self.assertTrue(zoned)
+        self.assertEqual(str(df[zoned[0]].dtype.tz), "UTC")
+
+    def test_numeric_columns_view_floes_buffers(self):
+        with fixture("duckdb_lineitem_iceberg").open() as t, _without_pyarrow():
+            df = t.scan(selected_fields=["l_orderkey", "l_quantity"], limit=1000).to_pandas()
+            want = [r["l_orderkey"] for r in t.scan(selected_fields=["l_orderkey"], limit=1000).to_pylist()]
+        values = df["l_orderkey"].values
+        owner = _owner_of(values)
+        self.assertIsNotNone(owner, "l_orderkey was copied out of floe's batch")
+        self.assertEqual(type(owner).__name__, "BatchOwner")
+        # The batch stays alive (and unrecycled) while the frame holds it:
+        # later scans reuse released buffers, and the values must not change.
+        gc.collect()
+        with fixture("duckdb_lineitem_iceberg").open() as t:
+            t.scan(selected_fields=["l_orderkey"]).count()
+        self.assertEqual(df["l_orderkey"].tolist(), want)
+        self.assertTrue(owner.array.release)
+        # Once no view is left, the owner goes, releasing the batch.
+        owner = weakref.ref(owner)
+        del df, values
+        gc.collect()
+        self.assertIsNone(owner(), "the batch outlived every view of it")
+
+    def test_many_batches_and_empty_scans(self):
+        with fixture("duckdb_lineitem_iceberg").open() as t, _without_pyarrow():
+            df = t.scan(selected_fields=["l_orderkey", "l_extendedprice"], batch_size=4096).to_pandas()
+            rows = t.scan(selected_fields=["l_orderkey", "l_extendedprice"]).to_pylist()
+            empty = t.scan(row_filter="l_orderkey < 0", selected_fields=["l_orderkey", "l_comment"]).to_pandas()
+        self.assertEqual(len(df), 51793)
+        self.assertEqual(df["l_orderkey"].tolist(), [r["l_orderkey"] for r in rows])
+        self.assertEqual(len(empty), 0)
+        self.assertEqual(list(empty.columns), ["l_orderkey", "l_comment"])
+        self.assertEqual(empty["l_orderkey"].dtype.kind, "i")
