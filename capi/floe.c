@@ -375,6 +375,16 @@ floe_status floe_append_files(floe_table* table, const uint8_t* files, size_t le
   return capiAppendFiles((uintptr_t)table, (uint8_t*)files, len, (char*)commit_json, snapshot_id);
 }
 
+floe_status floe_replace_partitions_files(floe_table* table, const uint8_t* files, size_t len,
+                                          const char* commit_json, int64_t* snapshot_id) {
+  capi_clear_error();
+  REQUIRE(snapshot_id != NULL, "floe_replace_partitions_files", "snapshot_id");
+  *snapshot_id = 0;
+  REQUIRE(table != NULL, "floe_replace_partitions_files", "table");
+  REQUIRE(files != NULL, "floe_replace_partitions_files", "files");
+  return capiReplacePartitionsFiles((uintptr_t)table, (uint8_t*)files, len, (char*)commit_json, snapshot_id);
+}
+
 floe_status floe_add_files(floe_table* table, const char* paths_json, const char* commit_json,
                            int64_t* snapshot_id) {
   capi_clear_error();

@@ -165,7 +165,19 @@ func capiWriteFiles(h C.uintptr_t, data *C.struct_ArrowArrayStream, out **C.uint
 
 //export capiAppendFiles
 func capiAppendFiles(h C.uintptr_t, files *C.uint8_t, n C.size_t, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
-	const fn = "floe_append_files"
+	return commitWrittenFiles("floe_append_files", h, files, n, commitJSON, snapshotID, ops.AppendFiles)
+}
+
+//export capiReplacePartitionsFiles
+func capiReplacePartitionsFiles(h C.uintptr_t, files *C.uint8_t, n C.size_t, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
+	return commitWrittenFiles("floe_replace_partitions_files", h, files, n, commitJSON, snapshotID, ops.ReplacePartitionsFiles)
+}
+
+// filesOp commits data files floe_write_files wrote (package ops, which
+// never deletes them).
+type filesOp func(ctx context.Context, t *table.Table, files []manifest.DataFile, opts table.CommitOptions) (ops.Result, error)
+
+func commitWrittenFiles(fn string, h C.uintptr_t, files *C.uint8_t, n C.size_t, commitJSON *C.char, snapshotID *C.int64_t, op filesOp) (rc C.int) {
 	defer recoverStatus(fn, &rc)
 	added, err := decodeFiles(files, n)
 	if err != nil {
@@ -176,7 +188,7 @@ func capiAppendFiles(h C.uintptr_t, files *C.uint8_t, n C.size_t, commitJSON *C.
 		return fail(fn, err, statusInvalidArgument)
 	}
 	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
-		return ops.AppendFiles(ctx, t, added, opts)
+		return op(ctx, t, added, opts)
 	})
 }
 

@@ -413,6 +413,14 @@ floe_status floe_write_files(floe_table* table, struct ArrowArrayStream* data, u
 floe_status floe_append_files(floe_table* table, const uint8_t* files, size_t len,
                               const char* commit_json, int64_t* snapshot_id);
 
+/* Commit data files from floe_write_files (files/len, read during the call)
+ * as floe_replace_partitions commits what it writes: the partitions they
+ * land in lose the files other writers left there; commit_json and
+ * FLOE_CONFLICT as there (a "run_id" too). Delete files are refused. How a
+ * job whose workers write files commits them as one replace. */
+floe_status floe_replace_partitions_files(floe_table* table, const uint8_t* files, size_t len,
+                                          const char* commit_json, int64_t* snapshot_id);
+
 /* Register Parquet files that already exist (paths_json: a JSON array of
  * their locations) as data files of the table in one append snapshot,
  * without rewriting them (pyiceberg's add_files). Each entry comes from

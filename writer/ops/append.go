@@ -43,6 +43,13 @@ func AppendFiles(ctx context.Context, t *table.Table, files []manifest.DataFile,
 	return commit(ctx, &written{}, files, func() (table.CommitResult, error) { return t.Append(ctx, files, opts) })
 }
 
+// ReplacePartitionsFiles commits data files written elsewhere in place of
+// what other writers left in the partitions they land in
+// (table.ReplacePartitions); like AppendFiles, it never deletes them.
+func ReplacePartitionsFiles(ctx context.Context, t *table.Table, files []manifest.DataFile, opts table.CommitOptions) (Result, error) {
+	return commit(ctx, &written{}, files, func() (table.CommitResult, error) { return t.ReplacePartitions(ctx, files, opts) })
+}
+
 // CommitFiles commits files written elsewhere and removes others, named by
 // their paths as the table's manifests write them, in one snapshot
 // (table.Commit). The added files are never deleted.

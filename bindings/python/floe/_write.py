@@ -185,6 +185,18 @@ class TableWrites:
                                            ctypes.byref(snapshot_id)))
         return self._committed(snapshot_id)
 
+    def replace_partitions_files(self, files, token=None, properties=None, run_id=None, branch=None):
+        """Commits data files from write_files as replace_partitions commits
+        its own: the partitions they land in lose the files other writers
+        left there (FloeError CONFLICT when one of those partitions changed
+        after the version this handle holds)."""
+        files = bytes(files)
+        snapshot_id = ctypes.c_int64()
+        _check(library().floe_replace_partitions_files(self._handle, files, len(files),
+                                                       _commit_options(token, properties, run_id, branch),
+                                                       ctypes.byref(snapshot_id)))
+        return self._committed(snapshot_id)
+
     def add_files(self, file_paths, token=None, properties=None, branch=None):
         """Registers Parquet files that already exist (their locations) as
         data files in one append snapshot, without rewriting them

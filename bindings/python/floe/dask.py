@@ -137,15 +137,24 @@ def _token_snapshot(table, token):
     return None
 
 
-def write_table(ddf, location, token=None, mode="append", properties=None, **open_options):
-    """Appends the dask.dataframe's rows to the table at location in one
+def write_table(ddf, location, token=None, mode="append", properties=None, run_id=None, **open_options):
+    """Writes the dask.dataframe's rows to the table at location in one
     snapshot and returns its id. Each worker writes its partitions' data
-    files; the client commits them all. With token, a job whose token the
-    table already holds writes and commits nothing and returns that
-    snapshot: a retried job commits once. Only mode="append" is supported
-    for now."""
-    if mode != "append":
-        raise NotImplementedError(f"write_table mode {mode!r}: only 'append' is supported")
+    files; the client commits them all:
+
+    - mode="append" adds them;
+    - mode="replace_partitions" also drops the files other writers left
+      in the partitions the rows land in (an unpartitioned table is one
+      partition). It raises FloeError (CONFLICT), committing nothing, when
+      another writer changed one of those partitions after the job opened
+      the table; run_id as for Table.replace_partitions.
+
+    With token, a job whose token the table already holds writes and
+    commits nothing and returns that snapshot: a retried job commits once.
+    Files written for a commit that then fails are in no snapshot (orphan
+    removal finds them)."""
+    if mode not in ("append", "replace_partitions"):
+        raise ValueError(f"write_table mode {mode!r}: use 'append' or 'replace_partitions'")
     import dask
 
     location = str(location)
@@ -157,7 +166,12 @@ def write_table(ddf, location, token=None, mode="append", properties=None, **ope
         writes = [dask.delayed(_write_partition)(part, location, open_options) for part in ddf.to_delayed()]
         files = _merge_files(dask.compute(*writes))
         # The commit refreshes the table and retries on its own when other
-        # writers committed meanwhile (and finds the token if one did).
+        # writers committed meanwhile (and finds the token if one did); a
+        # replace checks its partitions against the version opened above.
+        if mode == "replace_partitions":
+            if files is None:
+                return t.replace_partitions([], token=token, properties=properties, run_id=run_id)
+            return t.replace_partitions_files(files, token=token, properties=properties, run_id=run_id)
         if files is None:
             return t.append([], token=token, properties=properties)
         return t.append_files(files, token=token, properties=properties)

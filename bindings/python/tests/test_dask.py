@@ -88,6 +88,60 @@ class DaskTest(unittest.TestCase):
             data_files = [os.path.join(r, n) for r, _, ns in os.walk(os.path.join(loc, "data")) for n in ns]
             self.assertEqual(len(data_files), len(files))
 
+    def test_replace_partitions(self):
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            with floe.Table.create(loc, SCHEMA, partition_by=["kind"]) as t:
+                t.append([{"id": i, "kind": "abc"[i % 3], "x": 1.0} for i in range(30)])
+            # New rows for kinds a and b only: c keeps its 10 old rows.
+            rows = [{"id": 1000 + i, "kind": "ab"[i % 2], "x": 2.0} for i in range(400)]
+            ddf = dd.from_pandas(pd.DataFrame(rows), npartitions=3)
+            sid = fdask.write_table(ddf, loc, token="replace-1", mode="replace_partitions")
+            with floe.Table.open(loc) as t:
+                self.assertEqual(t.current_snapshot_id, sid)
+                snap = t.current_snapshot()
+                self.assertEqual(snap.summary["operation"], "overwrite")
+                got = sorted(t.scan().to_pylist(), key=lambda r: r["id"])
+            want = sorted([{"id": i, "kind": "c", "x": 1.0} for i in range(30) if i % 3 == 2] + rows,
+                          key=lambda r: r["id"])
+            self.assertEqual(got, want)
+            # Resubmitted: nothing new.
+            self.assertEqual(fdask.write_table(ddf, loc, token="replace-1", mode="replace_partitions"), sid)
+            with floe.Table.open(loc) as t:
+                self.assertEqual(len(t.snapshots()), 2)
+
+    def test_replace_partitions_conflict_commits_nothing(self):
+        # Another writer replaces kind "a" while the job's workers write:
+        # the job's commit is refused, and the table keeps the other
+        # writer's rows.
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            with floe.Table.create(loc, SCHEMA, partition_by=["kind"]) as t:
+                t.append([{"id": 1, "kind": "a", "x": 1.0}])
+            other = floe.Table.open(loc)
+
+            def concurrent_replace(df):
+                if len(df):
+                    other.replace_partitions([{"id": 2, "kind": "a", "x": 9.0}])
+                return df
+
+            ddf = dd.from_pandas(pd.DataFrame([{"id": 3, "kind": "a", "x": 3.0}]), npartitions=1)
+            # The other writer commits on the client between the job's open
+            # and its commit (the map runs when the job computes).
+            ddf = ddf.map_partitions(concurrent_replace, meta=ddf._meta)
+            with self.assertRaises(floe.FloeError) as caught:
+                with dask.config.set(scheduler="sync"):
+                    fdask.write_table(ddf, loc, token="replace-2", mode="replace_partitions")
+            other.close()
+            self.assertEqual(caught.exception.code, floe.Status.CONFLICT)
+            with floe.Table.open(loc) as t:
+                self.assertEqual(t.scan().to_pylist(), [{"id": 2, "kind": "a", "x": 9.0}])
+
+    def test_unknown_mode_is_refused(self):
+        ddf = dd.from_pandas(pd.DataFrame([{"id": 1, "kind": "a", "x": 1.0}]), npartitions=1)
+        with self.assertRaises(ValueError):
+            fdask.write_table(ddf, "/nonexistent", mode="upsert")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -143,6 +143,8 @@ extern "C" {
     pub fn floe_write_files(table: *mut floe_table, data: *mut ArrowArrayStream, files: *mut *mut u8, len: *mut usize) -> floe_status;
     pub fn floe_append_files(table: *mut floe_table, files: *const u8, len: usize, commit_json: *const c_char,
                              snapshot_id: *mut i64) -> floe_status;
+    pub fn floe_replace_partitions_files(table: *mut floe_table, files: *const u8, len: usize, commit_json: *const c_char,
+                                         snapshot_id: *mut i64) -> floe_status;
     pub fn floe_add_files(table: *mut floe_table, paths_json: *const c_char, commit_json: *const c_char,
                           snapshot_id: *mut i64) -> floe_status;
     pub fn floe_commit(table: *mut floe_table, added_files: *const u8, len: usize, removed_paths_json: *const c_char,
