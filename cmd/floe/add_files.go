@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/progress"
 	"github.com/floedb/floe/writer/ops"
 )
 
@@ -15,7 +16,7 @@ const addFilesUsage = "usage: floe add-files TABLE FILE.parquet… [--token T] [
 
 // runAddFiles registers existing Parquet files in a table without
 // rewriting them (ops.AddFiles).
-func runAddFiles(ctx context.Context, raw []string, out, _ io.Writer) error {
+func runAddFiles(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "map"}, []string{"no-relocate"})
 	if err != nil {
 		return err
@@ -46,7 +47,10 @@ func runAddFiles(ctx context.Context, raw []string, out, _ io.Writer) error {
 		paths = append(paths, p)
 	}
 	token, _ := a.last("token")
-	res, err := ops.AddFiles(ctx, t, paths, table.CommitOptions{Token: token, Properties: props})
+	meter := &progress.Meter{}
+	status := startProgress(a, errOut, "add-files", "files", meter.Sample)
+	res, err := ops.AddFiles(progress.With(ctx, meter), t, paths, table.CommitOptions{Token: token, Properties: props})
+	status.finish()
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,8 @@ func parseArgs(raw []string, valueFlags, boolFlags []string) (*args, error) {
 	for _, f := range valueFlags {
 		isValue[f] = true
 	}
-	isBool := map[string]bool{}
+	// And every command takes --quiet and --progress (see startProgress).
+	isBool := map[string]bool{"quiet": true, "progress": true}
 	for _, f := range boolFlags {
 		isBool[f] = true
 	}

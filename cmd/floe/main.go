@@ -52,6 +52,9 @@ TABLE is a metadata JSON file, a table directory, or a dataset name
 a catalog it is the catalog's ns.table (a.b.table for nested namespaces).
 
 Every command takes:
+  --quiet / --progress  no status line on a terminal / a status line even
+                        when stderr is not one (scan --output, append,
+                        add-files and expire draw one)
   --catalog URI         tables live in this catalog (or $FLOE_CATALOG):
                         sqlite:///abs/path.db or sqlite:relative.db,
                         postgresql://…, http(s)://… (REST), or a warehouse

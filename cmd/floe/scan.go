@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/internal/progress"
 	"github.com/floedb/floe/reader/scan"
 )
 
@@ -106,11 +107,17 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	default:
 		return fmt.Errorf("--format must be jsonl, csv, table or parquet, not %q", format)
 	}
+	var status *statusLine
+	if toFile { // with the data on stdout, a status line would mix into it
+		status = startProgress(a, errOut, "scan", scanUnit(sc), func() progress.Sample { return scanProgress(sc.Metrics()) })
+		defer status.finish() // on the error paths
+	}
 	for rr.Next() {
 		if err := sink.batch(rr.RecordBatch()); err != nil {
 			return err
 		}
 	}
+	status.finish()
 	if err := rr.Err(); err != nil {
 		return err
 	}
@@ -275,4 +282,18 @@ func (s *tableSink) finish() error {
 	}
 	fmt.Fprintf(s.w, "(%d rows)\n", len(s.rows))
 	return nil
+}
+
+// scanProgress is how far a scan is: its tasks and the bytes they cover,
+// and the rows returned.
+func scanProgress(m scan.Metrics) progress.Sample {
+	return progress.Sample{Files: m.TasksDone, FilesTotal: m.TasksPlanned, Bytes: m.TaskBytesDone, BytesTotal: m.TaskBytesPlanned, Rows: m.RowsReturned}
+}
+
+// scanUnit names what a scan's tasks are: whole files, or splits of them.
+func scanUnit(sc *scan.Scan) string {
+	if m := sc.Metrics(); m.TasksPlanned != m.FilesPlanned {
+		return "splits"
+	}
+	return "files"
 }

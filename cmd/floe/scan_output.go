@@ -39,6 +39,13 @@ func createOutput(path string) (*outputFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--output %s: %w", path, err)
 	}
+	// CreateTemp makes the file 0600; the output is an ordinary file,
+	// readable as the user's umask allows for any file they create.
+	if err := f.Chmod(os.FileMode(0o666 &^ umask())); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("--output %s: %w", path, err)
+	}
 	return &outputFile{File: f, path: path}, nil
 }
 

@@ -46,6 +46,11 @@ func TestScanOutputFile(t *testing.T) {
 	if rows, sum := parquetOrderKeys(t, pq); rows != wantRows || sum != wantSum {
 		t.Errorf("parquet: %d rows, sum %d; the table holds %d rows, sum %d", rows, sum, wantRows, wantSum)
 	}
+	// An ordinary file's mode, not the temporary file's 0600: with umask
+	// 022, rw-r--r--.
+	if st, err := os.Stat(pq); err != nil || st.Mode().Perm() != os.FileMode(0o666&^umask()) {
+		t.Errorf("parquet: mode %v (%v), umask %o", st.Mode().Perm(), err, umask())
+	}
 
 	csvPath := filepath.Join(dir, "rows.csv")
 	if status, errOut := scanTo(csvPath); status != 0 {

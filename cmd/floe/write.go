@@ -10,12 +10,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/progress"
 	"github.com/floedb/floe/writer/ops"
 )
 
@@ -204,7 +206,7 @@ func numberType(t iceberg.Type, next *int) iceberg.Type {
 	return t
 }
 
-func runAppend(ctx context.Context, raw []string, out, _ io.Writer) error {
+func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "partition", "map"}, []string{"no-relocate"})
 	if err != nil {
 		return err
@@ -226,7 +228,13 @@ func runAppend(ctx context.Context, raw []string, out, _ io.Writer) error {
 		return err
 	}
 	token, _ := a.last("token")
-	res, err := appendInput(ctx, t, in, table.CommitOptions{Token: token, Properties: props})
+	var rowsRead atomic.Int64
+	total := in.rows()
+	status := startProgress(a, errOut, "append", "files", func() progress.Sample {
+		return progress.Sample{Rows: rowsRead.Load(), RowsTotal: total}
+	})
+	res, err := appendInput(ctx, t, in, &rowsRead, table.CommitOptions{Token: token, Properties: props})
+	status.finish()
 	if err != nil {
 		return err
 	}
@@ -270,12 +278,13 @@ func openOrCreate(ctx context.Context, a *args, in input) (*table.Table, bool, e
 
 // appendInput writes the input's rows as data files of t and commits them
 // in one append (ops.Append: the files go unless they are in the table).
-func appendInput(ctx context.Context, t *table.Table, in input, opts table.CommitOptions) (ops.Result, error) {
+// rowsRead counts the input's rows as the writer takes them.
+func appendInput(ctx context.Context, t *table.Table, in input, rowsRead *atomic.Int64, opts table.CommitOptions) (ops.Result, error) {
 	rdr, err := in.batches(ctx, t.Metadata.CurrentSchema())
 	if err != nil {
 		return ops.Result{}, err
 	}
-	safe := &panicSafeReader{RecordReader: rdr}
+	safe := &panicSafeReader{RecordReader: &countingReader{RecordReader: rdr, rows: rowsRead}}
 	defer safe.Release()
 	return ops.Append(ctx, t, safe, opts)
 }
@@ -283,6 +292,20 @@ func appendInput(ctx context.Context, t *table.Table, in input, opts table.Commi
 // panicSafeReader turns a panic of the reader it wraps into its error:
 // arrow-go's JSON reader can panic on rows that do not fit the table's
 // schema (a number where a struct is), which is bad input, not a crash.
+// countingReader adds each batch's rows to rows as it passes one on.
+type countingReader struct {
+	array.RecordReader
+	rows *atomic.Int64
+}
+
+func (r *countingReader) Next() bool {
+	if !r.RecordReader.Next() {
+		return false
+	}
+	r.rows.Add(r.RecordReader.RecordBatch().NumRows())
+	return true
+}
+
 type panicSafeReader struct {
 	array.RecordReader
 	err error
@@ -318,7 +341,7 @@ func (r *panicSafeReader) Err() error {
 // closed and committed.
 var testHookInputRead func()
 
-func runExpire(ctx context.Context, raw []string, out, _ io.Writer) error {
+func runExpire(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	a, err := parseArgs(raw, []string{"warehouse", "map", "older-than", "retain-last"}, []string{"keep-files", "no-relocate"})
 	if err != nil {
 		return err
@@ -346,7 +369,10 @@ func runExpire(ctx context.Context, raw []string, out, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := t.ExpireSnapshots(ctx, olderThan, retain, table.ExpireOptions{KeepFiles: a.bools["keep-files"]})
+	meter := &progress.Meter{}
+	status := startProgress(a, errOut, "expire", "files deleted", meter.Sample)
+	res, err := t.ExpireSnapshots(progress.With(ctx, meter), olderThan, retain, table.ExpireOptions{KeepFiles: a.bools["keep-files"]})
+	status.finish()
 	if err != nil {
 		return err
 	}

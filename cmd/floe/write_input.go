@@ -28,6 +28,8 @@ type input interface {
 	schema() (*iceberg.Schema, error)
 	// batches reads the rows for a table of schema tableSchema.
 	batches(ctx context.Context, tableSchema *iceberg.Schema) (array.RecordReader, error)
+	// rows is how many rows the input holds, for the progress line.
+	rows() int64
 	close()
 }
 
@@ -91,6 +93,8 @@ func (p *parquetInput) batches(ctx context.Context, _ *iceberg.Schema) (array.Re
 	}
 	return &bareReader{RecordReader: rr}, nil
 }
+
+func (p *parquetInput) rows() int64 { return p.pf.NumRows() }
 
 func (p *parquetInput) close() { p.pf.Close() }
 
@@ -206,6 +210,23 @@ func bareFields(fs []arrow.Field) []arrow.Field {
 		out[i] = arrow.Field{Name: f.Name, Type: bareType(f.Type), Nullable: f.Nullable}
 	}
 	return out
+}
+
+// rows counts the lines that are not blank: one row each.
+func (j *jsonlInput) rows() int64 {
+	var n int64
+	for rest := j.data; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func (j *jsonlInput) close() {}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/metadata"
+	"github.com/floedb/floe/internal/progress"
 )
 
 // ExpireOptions steer ExpireSnapshots.
@@ -113,8 +114,12 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 	if err != nil {
 		return res, fmt.Errorf("expire snapshots: committed, but finding the files to delete failed: %w", err)
 	}
+	meter := progress.From(ctx)
+	meter.Plan(int64(len(doomed)), 0, 0)
 	for _, path := range doomed {
-		if err := t.IO.Delete(context.WithoutCancel(ctx), path); err != nil {
+		err := t.IO.Delete(context.WithoutCancel(ctx), path)
+		meter.Done(1, 0, 0)
+		if err != nil {
 			res.FailedDeletes++
 			continue
 		}

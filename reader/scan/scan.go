@@ -232,6 +232,12 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 	}
 	s.groupStarts = packTasks(s.tasks, splitSize, openCost)
 	s.counters.filesPlanned.Store(files)
+	s.counters.tasksPlanned.Store(int64(len(s.tasks)))
+	var spans int64
+	for _, t := range s.tasks {
+		spans += t.span()
+	}
+	s.counters.taskBytesPlanned.Store(spans)
 	s.counters.manifestsSkipped.Store(int64(plan.ManifestsSkipped))
 	s.counters.filesSkipped.Store(int64(plan.DataFilesSkipped))
 	return s, nil

@@ -26,6 +26,14 @@ type Metrics struct {
 	RowsFiltered int64 `json:"rows_filtered"`
 	RowsDeleted  int64 `json:"rows_deleted"`
 	RowsReturned int64 `json:"rows_returned"`
+	// Progress: the tasks planned and their bytes (each task's byte range
+	// of its file), and those of the tasks read to their end. Bytes are
+	// what a task covers, not what it reads (projection and pruning read
+	// less), so TaskBytesDone/TaskBytesPlanned is how far a scan is.
+	TasksPlanned     int64 `json:"tasks_planned"`
+	TaskBytesPlanned int64 `json:"task_bytes_planned"`
+	TasksDone        int64 `json:"tasks_done"`
+	TaskBytesDone    int64 `json:"task_bytes_done"`
 }
 
 // scanCounters are Metrics as the tasks of one scan update them, from
@@ -35,6 +43,8 @@ type scanCounters struct {
 	rowGroupsRead, rowGroupsSkipped, pagesSkipped atomic.Int64
 	bytesRead, bytesSkipped, requests             atomic.Int64
 	rowsFiltered, rowsDeleted, rowsReturned       atomic.Int64
+	tasksPlanned, taskBytesPlanned                atomic.Int64
+	tasksDone, taskBytesDone                      atomic.Int64
 }
 
 func (c *scanCounters) snapshot() Metrics {
@@ -51,5 +61,17 @@ func (c *scanCounters) snapshot() Metrics {
 		RowsFiltered:     c.rowsFiltered.Load(),
 		RowsDeleted:      c.rowsDeleted.Load(),
 		RowsReturned:     c.rowsReturned.Load(),
+		TasksPlanned:     c.tasksPlanned.Load(),
+		TaskBytesPlanned: c.taskBytesPlanned.Load(),
+		TasksDone:        c.tasksDone.Load(),
+		TaskBytesDone:    c.taskBytesDone.Load(),
 	}
+}
+
+// span is the part of its file a task covers.
+func (t *Task) span() int64 {
+	if t.Length > 0 {
+		return t.Length
+	}
+	return t.FileSize
 }

@@ -304,6 +304,8 @@ func (r *taskReader) Next() bool {
 		}
 		rec, err := r.nextBatch()
 		if err == io.EOF {
+			r.counters.tasksDone.Add(1)
+			r.counters.taskBytesDone.Add(r.task.span())
 			r.close()
 			return false
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/progress"
 	"github.com/floedb/floe/reader/parquet"
 	"github.com/floedb/floe/writer"
 )
@@ -63,11 +64,14 @@ func AddFiles(ctx context.Context, t *table.Table, paths []string, opts table.Co
 	desc := writer.ExistingFile{Schema: schema, Spec: md.DefaultSpec(), Mapping: mapping, Options: wopts}
 	files := make([]manifest.DataFile, 0, len(paths))
 	needMapping := false
+	meter := progress.From(ctx)
+	meter.Plan(int64(len(paths)), 0, 0)
 	for _, p := range paths {
 		df, hasIDs, err := describe(ctx, t, desc, p)
 		if err != nil {
 			return Result{}, err
 		}
+		meter.Done(1, df.FileSizeInBytes, df.RecordCount)
 		needMapping = needMapping || !hasIDs
 		files = append(files, df)
 	}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package main
+
+func umask() uint32 { return 0o022 }
