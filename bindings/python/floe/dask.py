@@ -22,9 +22,13 @@ _TOKEN_KEY = "floe.commit-token"  # iceberg/table.SummaryToken
 
 def _dtype(iceberg_type):
     """The pandas dtype of an Iceberg type's column: nullable integers and
-    booleans, float, string; object for the rest (dates, decimals, nested
-    values come as Python objects)."""
+    booleans, float, string, datetime64 (UTC for timestamptz); object for
+    the rest (dates, decimals, nested values come as Python objects)."""
     if isinstance(iceberg_type, str):
+        if iceberg_type in ("timestamp", "timestamp_ns"):
+            return "datetime64[ns]"
+        if iceberg_type in ("timestamptz", "timestamptz_ns"):
+            return "datetime64[ns, UTC]"
         if iceberg_type in ("int", "long"):
             return "Int64"
         if iceberg_type == "boolean":
@@ -50,12 +54,11 @@ def _meta(table, columns):
 
 
 def _read_task(task, meta):
-    """One partition: a task read on the worker, with the meta's columns
-    and dtypes."""
-    import pandas as pd
-
-    rows = task.to_pylist()
-    df = pd.DataFrame.from_records(rows, columns=list(meta.columns)) if rows else meta.iloc[0:0].copy()
+    """One partition: a task read on the worker (Task.to_pandas: numeric
+    columns straight from floe's buffers), with the meta's dtypes."""
+    df = task.to_pandas()
+    if len(df) == 0:
+        return meta.iloc[0:0].copy()
     return df.astype(meta.dtypes.to_dict())
 
 

@@ -61,6 +61,21 @@ class DaskTest(unittest.TestCase):
         self.assertEqual(got.to_dict("records"), want)
         self.assertEqual(len(got), 16)
 
+    def test_read_every_column_with_types(self):
+        # impala_iceberg_partitioned: id int, user string, action string,
+        # event_time timestamptz.
+        f = fixture("impala_iceberg_partitioned")
+        ddf = fdask.read_table(f.location, location_map=f.location_map, split_size=1)
+        self.assertEqual(str(ddf.dtypes["event_time"]), "datetime64[ns, UTC]")
+        self.assertEqual(str(ddf.dtypes["id"]), "Int64")
+        got = ddf.compute().sort_values("id").reset_index(drop=True)
+        self.assertEqual(str(got.dtypes["event_time"]), "datetime64[ns, UTC]")
+        with f.open() as t:
+            want = sorted(t.scan().to_pylist(), key=lambda r: r["id"])
+        self.assertEqual(len(got), 20)
+        for row, w in zip(got.to_dict("records"), want):
+            self.assertEqual({k: (v.to_pydatetime() if hasattr(v, "to_pydatetime") else v) for k, v in row.items()}, w)
+
     def test_generated_table_round_trip_and_token(self):
         with tempfile.TemporaryDirectory() as d:
             loc = os.path.join(d, "t")
