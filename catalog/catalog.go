@@ -43,6 +43,45 @@ func ParseIdentifier(s string) (Identifier, error) {
 	return Identifier{Namespace: parts[:len(parts)-1], Name: parts[len(parts)-1]}, nil
 }
 
+// CheckNewName refuses a namespace level or table name that a catalog
+// would turn into something other than one segment of a location: empty,
+// "." or "..", or holding "/", "\\", NUL or another control character.
+// Every catalog applies it where names are made (creating namespaces and
+// tables, registering, renaming), so no table lands outside its
+// warehouse; names other engines made are still read.
+func CheckNewName(name string) error {
+	if name == "" || name == "." || name == ".." {
+		return errkind.Errorf(errkind.InvalidArgument, "name %q: a namespace level or table name cannot be empty, \".\" or \"..\"", name)
+	}
+	for _, r := range name {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return errkind.Errorf(errkind.InvalidArgument, "name %q: a namespace level or table name cannot hold %q", name, r)
+		}
+	}
+	return nil
+}
+
+// CheckNewIdentifier applies CheckNewName to every level and the name.
+func CheckNewIdentifier(id Identifier) error {
+	if err := CheckNewNamespace(id.Namespace); err != nil {
+		return err
+	}
+	return CheckNewName(id.Name)
+}
+
+// CheckNewNamespace applies CheckNewName to every level.
+func CheckNewNamespace(ns []string) error {
+	if len(ns) == 0 {
+		return errkind.Errorf(errkind.InvalidArgument, "a namespace needs at least one level")
+	}
+	for _, level := range ns {
+		if err := CheckNewName(level); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (id Identifier) String() string { return JoinNamespace(id.Namespace) + "." + id.Name }
 
 // JoinNamespace writes a namespace as catalogs store it: levels joined

@@ -39,7 +39,7 @@ func refine(err error, notFound, conflict error) error {
 }
 
 func (cat *Catalog) CreateNamespace(ctx context.Context, ns []string, props map[string]string) error {
-	if err := checkNamespace(ns); err != nil {
+	if err := catalog.CheckNewNamespace(ns); err != nil {
 		return err
 	}
 	if props == nil {

@@ -115,7 +115,7 @@ func (cat *Catalog) ListTables(ctx context.Context, ns []string) ([]catalog.Iden
 // CreateTable sends the schema, spec, sort order and properties; the
 // server assigns the table's ids and writes its first metadata file.
 func (cat *Catalog) CreateTable(ctx context.Context, id catalog.Identifier, schema *iceberg.Schema, opts catalog.CreateOptions) (*table.Table, error) {
-	if err := checkIdent(id); err != nil {
+	if err := catalog.CheckNewIdentifier(id); err != nil {
 		return nil, err
 	}
 	if schema == nil {
@@ -152,7 +152,7 @@ func (cat *Catalog) CreateTable(ctx context.Context, id catalog.Identifier, sche
 }
 
 func (cat *Catalog) RegisterTable(ctx context.Context, id catalog.Identifier, metadataLocation string) (*table.Table, error) {
-	if err := checkIdent(id); err != nil {
+	if err := catalog.CheckNewIdentifier(id); err != nil {
 		return nil, err
 	}
 	body := map[string]any{"name": id.Name, "metadata-location": metadataLocation}
@@ -182,7 +182,7 @@ func (cat *Catalog) RenameTable(ctx context.Context, from, to catalog.Identifier
 	if err := checkIdent(from); err != nil {
 		return err
 	}
-	if err := checkIdent(to); err != nil {
+	if err := catalog.CheckNewIdentifier(to); err != nil {
 		return err
 	}
 	body := map[string]any{"source": identJSON(from), "destination": identJSON(to)}

@@ -243,16 +243,26 @@ func (c *Catalog) CreateNamespace(ctx context.Context, ns []string, props map[st
 	return err
 }
 
+// checkNamespace: the catalog's rule for new names, and no dot in a level
+// (the table's rows store levels joined by dots).
 func checkNamespace(ns []string) error {
-	if len(ns) == 0 {
-		return errkind.Errorf(errkind.InvalidArgument, "empty namespace")
+	if err := catalog.CheckNewNamespace(ns); err != nil {
+		return err
 	}
 	for _, level := range ns {
-		if level == "" || strings.Contains(level, ".") {
-			return errkind.Errorf(errkind.InvalidArgument, "namespace level %q: levels are non-empty and hold no dot", level)
+		if strings.Contains(level, ".") {
+			return errkind.Errorf(errkind.InvalidArgument, "namespace level %q: levels hold no dot", level)
 		}
 	}
 	return nil
+}
+
+// checkNewTable is checkNamespace and the rule for the table's name.
+func checkNewTable(id catalog.Identifier) error {
+	if err := checkNamespace(id.Namespace); err != nil {
+		return err
+	}
+	return catalog.CheckNewName(id.Name)
 }
 
 func (c *Catalog) NamespaceExists(ctx context.Context, ns []string) (bool, error) {
@@ -455,7 +465,7 @@ func (c *Catalog) ListTables(ctx context.Context, ns []string) ([]catalog.Identi
 }
 
 func (c *Catalog) CreateTable(ctx context.Context, id catalog.Identifier, schema *iceberg.Schema, opts catalog.CreateOptions) (*table.Table, error) {
-	if err := checkNamespace(id.Namespace); err != nil {
+	if err := checkNewTable(id); err != nil {
 		return nil, err
 	}
 	exists, err := c.NamespaceExists(ctx, id.Namespace)
@@ -528,7 +538,7 @@ func writeMetadata(ctx context.Context, files fileio.FileIO, path string, md *me
 }
 
 func (c *Catalog) RegisterTable(ctx context.Context, id catalog.Identifier, metadataLocation string) (*table.Table, error) {
-	if err := checkNamespace(id.Namespace); err != nil {
+	if err := checkNewTable(id); err != nil {
 		return nil, err
 	}
 	if found, err := c.TableExists(ctx, id); err != nil || found {
@@ -580,7 +590,7 @@ func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bo
 }
 
 func (c *Catalog) RenameTable(ctx context.Context, from, to catalog.Identifier) error {
-	if err := checkNamespace(to.Namespace); err != nil {
+	if err := checkNewTable(to); err != nil {
 		return err
 	}
 	if exists, err := c.NamespaceExists(ctx, to.Namespace); err != nil || !exists {

@@ -79,25 +79,11 @@ func (c *Catalog) tableDir(id catalog.Identifier) string {
 	return c.dir(append(append([]string(nil), id.Namespace...), id.Name)...)
 }
 
-// checkName refuses names that are not one path segment.
-func checkName(parts ...string) error {
-	if len(parts) == 0 {
-		return errkind.Errorf(errkind.InvalidArgument, "a namespace needs at least one level")
-	}
-	for _, p := range parts {
-		if p == "" || p == "." || p == ".." || strings.ContainsAny(p, "/\\\x00") {
-			return errkind.Errorf(errkind.InvalidArgument, "name %q cannot be a directory name in a warehouse", p)
-		}
-	}
-	return nil
-}
+// checkName refuses names that are not one path segment: in a warehouse
+// every name is a directory, so this holds for reads as well as creates.
+func checkName(parts ...string) error { return catalog.CheckNewNamespace(parts) }
 
-func checkIdent(id catalog.Identifier) error {
-	if err := checkName(id.Namespace...); err != nil {
-		return err
-	}
-	return checkName(id.Name)
-}
+func checkIdent(id catalog.Identifier) error { return catalog.CheckNewIdentifier(id) }
 
 // isTable tells whether dir holds a table.
 func (c *Catalog) isTable(ctx context.Context, dir string) (bool, error) {
@@ -389,9 +375,15 @@ func isMetadataFile(path string) bool {
 }
 
 func (c *Catalog) RenameTable(ctx context.Context, from, to catalog.Identifier) error {
+	if err := checkIdent(to); err != nil {
+		return err // a bad name is the caller's to fix first
+	}
 	return errkind.Errorf(errkind.Unsupported, "rename %s to %s: a filesystem warehouse keeps a table at the directory its name gives, and moving one would copy every file; use a SQL or REST catalog to rename", from, to)
 }
 
 func (c *Catalog) RegisterTable(ctx context.Context, id catalog.Identifier, metadataLocation string) (*table.Table, error) {
+	if err := checkIdent(id); err != nil {
+		return nil, err
+	}
 	return nil, errkind.Errorf(errkind.Unsupported, "register %s: a filesystem warehouse finds a table by its directory, not by a metadata file; open %s directly, or use a SQL or REST catalog to register it", id, metadataLocation)
 }

@@ -2,9 +2,13 @@ package table
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/floedb/floe/iceberg"
@@ -114,3 +118,27 @@ func summaryInt(t testing.TB, summary map[string]string, key string) int64 {
 // snapshotIDOf is the snapshot a commit's result names, for tests that
 // need only the id.
 func snapshotIDOf(r CommitResult, err error) (int64, error) { return r.SnapshotID, err }
+
+var movedFiles atomic.Int64
+
+// intoTable moves data files writeFiles wrote elsewhere under the table's
+// data directory and returns their entries there: expiry and purge delete
+// only files under the table's location.
+func intoTable(t testing.TB, tbl *Table, files []manifest.DataFile) []manifest.DataFile {
+	t.Helper()
+	dir := filepath.Join(tbl.Metadata.Location, "data")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]manifest.DataFile, len(files))
+	for i, f := range files {
+		from := strings.TrimPrefix(f.FilePath, "file://")
+		to := filepath.Join(dir, fmt.Sprintf("%d-%s", movedFiles.Add(1), filepath.Base(from)))
+		if err := os.Rename(from, to); err != nil {
+			t.Fatal(err)
+		}
+		f.FilePath = filepath.ToSlash(to)
+		out[i] = f
+	}
+	return out
+}

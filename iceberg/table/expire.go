@@ -31,6 +31,10 @@ type ExpireResult struct {
 	// references. Deletion is best effort; FailedDeletes counts failures.
 	DeletedFiles  []string
 	FailedDeletes int
+	// Outside are unreferenced files left alone because they lie outside
+	// the table's location (ownsFile): registered from elsewhere, or named
+	// by metadata that should not name them.
+	Outside []string
 }
 
 // ExpireSnapshots removes old snapshots from the table's metadata and then
@@ -117,6 +121,11 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 	meter := progress.From(ctx)
 	meter.Plan(int64(len(doomed)), 0, 0)
 	for _, path := range doomed {
+		if !t.ownsFile(path) {
+			res.Outside = append(res.Outside, path)
+			meter.Done(1, 0, 0)
+			continue
+		}
 		err := t.IO.Delete(context.WithoutCancel(ctx), path)
 		meter.Done(1, 0, 0)
 		if err != nil {

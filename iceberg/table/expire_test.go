@@ -33,7 +33,7 @@ func tag(t *testing.T, tbl *Table, name string, id int64) {
 func TestExpireSnapshotsDeletesWhatNoSnapshotReferences(t *testing.T) {
 	ctx := context.Background()
 	tbl := createTable(t, 2, nil, nil)
-	files := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 60), 10)
+	files := intoTable(t, tbl, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 60), 10))
 	var ids []int64
 	for i := range 6 {
 		id, err := snapshotIDOf(tbl.Append(ctx, []manifest.DataFile{files[i]}, CommitOptions{}))
@@ -178,7 +178,7 @@ func TestExpireSnapshotsDefaultsKeepRecentSnapshots(t *testing.T) {
 func TestExpireSnapshotsKeepsAFileSpelledAnotherWay(t *testing.T) {
 	ctx := context.Background()
 	tbl := createTable(t, 2, nil, nil)
-	files := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 10), 10)
+	files := intoTable(t, tbl, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 10), 10))
 	if _, err := tbl.Append(ctx, files[:1], CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}

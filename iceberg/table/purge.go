@@ -18,7 +18,9 @@ import (
 // purge, so it runs after the catalog forgot the table (no reader can
 // then find it half gone). Files already missing are skipped. It goes on
 // past failures, a manifest that cannot be read included (what it names
-// is then left), and reports the first with how many there were.
+// is then left), and reports the first with how many there were. Only
+// files under the table's location are deleted (ownsFile): one named
+// elsewhere is left, as registered data another owner may hold.
 func (t *Table) Purge(ctx context.Context) error {
 	gc, err := t.Metadata.PropertyBool(PropGCEnabled, true)
 	if err != nil {
@@ -77,6 +79,9 @@ func (t *Table) Purge(ctx context.Context) error {
 		add(fileio.JoinPath(parentDir(t.MetadataLocation), name))
 	}
 	for _, p := range paths {
+		if !t.ownsFile(p) {
+			continue
+		}
 		if err := t.IO.Delete(ctx, p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			fail(err)
 		}

@@ -15,8 +15,8 @@ func TestPurgeDeletesWhatTheTableReaches(t *testing.T) {
 	ctx := context.Background()
 	tbl := createTable(t, 2, nil, nil)
 	scratch := t.TempDir()
-	first := writeFiles(t, filepath.Join(scratch, "a"), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 50), 20)
-	second := writeFiles(t, filepath.Join(scratch, "b"), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 50), 20)
+	first := intoTable(t, tbl, writeFiles(t, filepath.Join(scratch, "a"), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 50), 20))
+	second := intoTable(t, tbl, writeFiles(t, filepath.Join(scratch, "b"), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 50), 20))
 	if _, err := tbl.Append(ctx, first, CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestPurgeDeletesWhatTheTableReaches(t *testing.T) {
 func TestPurgeKeepsDataWithoutGC(t *testing.T) {
 	ctx := context.Background()
 	tbl := createTable(t, 2, nil, map[string]string{PropGCEnabled: "false"})
-	files := writeFiles(t, filepath.Join(t.TempDir(), "a"), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 30), 10)
+	files := intoTable(t, tbl, writeFiles(t, filepath.Join(t.TempDir(), "a"), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 30), 10))
 	if _, err := tbl.Append(ctx, files, CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,94 @@
+package table
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/floedb/floe/iceberg/fileio"
+)
+
+// ownsFile tells whether path is a file expiry and purge may delete: one
+// under the table's location. Metadata names files by any location, and
+// a hostile or careless one (a manifest naming /etc/passwd or
+// ../../other/data/f.parquet, a file add_files registered from elsewhere)
+// must not turn a maintenance call into a delete outside the table. So:
+//
+//   - both path and the location go through the table's location map and
+//     relocation, then are compared in their canonical spelling (s3/s3a,
+//     hdfs://nn/p and /p, file:///p and /p are one);
+//   - a path with a "." or ".." segment, a backslash or NUL is refused
+//     outright (no writer makes one; normalising it is a guess);
+//   - on a local disk, the file's directory with its symlinks resolved
+//     must still lie inside the location with its symlinks resolved (the
+//     file itself may be a symlink: deleting removes the link only).
+func (t *Table) ownsFile(path string) bool {
+	if path == "" || strings.ContainsAny(path, "\\\x00") || hasDotSegment(path) {
+		return false
+	}
+	p := fileio.Canonical(t.Locations.Apply(path))
+	root := fileio.Canonical(t.Locations.Apply(t.Metadata.Location))
+	if root == "" || hasDotSegment(root) {
+		return false
+	}
+	if _, ok := fileio.RecordedPrefix(p, root); !ok || samePath(p, root) {
+		return false
+	}
+	if fileio.Scheme(p) != "" || fileio.Scheme(root) != "" {
+		return true // object stores have no symlinks
+	}
+	realRoot, err := resolveExisting(root)
+	if err != nil {
+		return false
+	}
+	realDir, err := resolveExisting(filepath.Dir(p))
+	if err != nil {
+		return false
+	}
+	return realDir == realRoot || strings.HasPrefix(realDir, realRoot+string(filepath.Separator))
+}
+
+func samePath(a, b string) bool {
+	return strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
+}
+
+// hasDotSegment tells whether a location has a "." or ".." segment after
+// its scheme and authority.
+func hasDotSegment(location string) bool {
+	rest := location
+	if s := fileio.Scheme(location); s != "" {
+		rest = location[len(s)+1:]
+	}
+	for _, seg := range strings.Split(rest, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveExisting is dir with its symlinks resolved; for a directory that
+// no longer exists (a partition emptied before), its deepest existing
+// ancestor resolved, with the rest appended.
+func resolveExisting(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	var missing []string
+	for {
+		real, err := filepath.EvalSymlinks(abs)
+		if err == nil {
+			return filepath.Join(append([]string{real}, missing...)...), nil
+		}
+		if !os.IsNotExist(err) {
+			return "", err
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return "", err
+		}
+		missing = append([]string{filepath.Base(abs)}, missing...)
+		abs = parent
+	}
+}

@@ -1,0 +1,158 @@
+package table
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/manifest"
+)
+
+// outsideFiles gives a table files its metadata may name but expiry and
+// purge must never delete: one in another directory (as add_files
+// registers), one reached through ".." from the data directory, and one
+// under a symlink in the data directory that points outside. Each exists.
+func outsideFiles(t *testing.T, tbl *Table) []manifest.DataFile {
+	t.Helper()
+	outside := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(7, 1000, 30), 10)
+	victimDir := filepath.Dir(strings.TrimPrefix(outside[1].FilePath, "file://"))
+	data := filepath.Join(tbl.Metadata.Location, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(data, strings.TrimPrefix(outside[1].FilePath, "file://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dotted := outside[1]
+	dotted.FilePath = filepath.ToSlash(data) + "/" + filepath.ToSlash(rel) // data/../../…/victim
+	if err := os.Symlink(victimDir, filepath.Join(data, "link")); err != nil {
+		t.Fatal(err)
+	}
+	linked := outside[2]
+	linked.FilePath = filepath.ToSlash(filepath.Join(data, "link", filepath.Base(outside[2].FilePath)))
+	return []manifest.DataFile{outside[0], dotted, linked}
+}
+
+func present(path string) bool {
+	_, err := os.Lstat(strings.TrimPrefix(path, "file://"))
+	return err == nil
+}
+
+func TestOwnsFile(t *testing.T) {
+	tbl := createTable(t, 2, nil, nil)
+	loc := tbl.Metadata.Location
+	for path, want := range map[string]bool{
+		loc + "/data/a.parquet":                   true,
+		"file://" + loc + "/data/x/b.parquet":     true,
+		loc + "/metadata/snap-1.avro":             true,
+		loc:                                       false,
+		loc + "/":                                 false,
+		loc + "/../other/data/a.parquet":          false,
+		loc + "/data/./a.parquet":                 false,
+		loc + "x/data/a.parquet":                  false, // a sibling sharing the prefix
+		"/etc/passwd":                             false,
+		loc + "/data/a\x00.parquet":               false,
+		loc + "/data\\..\\..\\b.parquet":          false,
+		"s3://bucket/" + loc + "/data/a.parquet":  false,
+		"hdfs://nn" + loc + "/data/a.parquet":     true, // the same path in another spelling
+		"":                                        false,
+	} {
+		if got := tbl.ownsFile(path); got != want {
+			t.Errorf("ownsFile(%q) = %v, want %v", path, got, want)
+		}
+	}
+	// A symlink in the table directory pointing outside: files under it
+	// are not the table's, though their path says so.
+	if err := os.Symlink(t.TempDir(), filepath.Join(loc, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	if tbl.ownsFile(loc + "/escape/f.parquet") {
+		t.Error("a file under a symlink out of the table is owned")
+	}
+	// A table location that is itself reached through a symlink still owns
+	// its files.
+	alias := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(loc, alias); err != nil {
+		t.Fatal(err)
+	}
+	aliased, err := Open(context.Background(), alias, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliased.Metadata.Location = alias
+	if !aliased.ownsFile(alias + "/data/a.parquet") {
+		t.Error("a table opened through a symlink does not own its data files")
+	}
+}
+
+// Expiry deletes only the unreferenced files under the table's location
+// and reports the others as Outside.
+func TestExpireNeverDeletesOutsideTheTable(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, nil)
+	inside := intoTable(t, tbl, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 20), 10))
+	outside := outsideFiles(t, tbl)
+	old := append(append([]manifest.DataFile(nil), inside...), outside...)
+	if _, err := tbl.Append(ctx, old, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tbl = reopen(t, tbl)
+	// Replace them all, so that only the expired snapshot references them.
+	fresh := intoTable(t, tbl, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 10), 10))
+	if _, err := tbl.Commit(ctx, fresh, pathsOf(old), CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tbl = reopen(t, tbl)
+	retain, now := 1, int64(1)<<62
+	res, err := tbl.ExpireSnapshots(ctx, &now, &retain, ExpireOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ExpiredSnapshots) != 1 {
+		t.Fatalf("expired %v", res.ExpiredSnapshots)
+	}
+	for _, f := range inside {
+		if present(f.FilePath) {
+			t.Errorf("%s, unreferenced and inside the table, was not deleted", f.FilePath)
+		}
+	}
+	for _, f := range outside {
+		if !present(f.FilePath) {
+			t.Errorf("%s, outside the table, was deleted", f.FilePath)
+		}
+	}
+	got := append([]string(nil), res.Outside...)
+	sort.Strings(got)
+	if want := pathsOf(outside); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Outside:\n%v\nwant\n%v", got, want)
+	}
+}
+
+func TestPurgeNeverDeletesOutsideTheTable(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, nil)
+	inside := intoTable(t, tbl, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 20), 10))
+	outside := outsideFiles(t, tbl)
+	if _, err := tbl.Append(ctx, append(append([]manifest.DataFile(nil), inside...), outside...), CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tbl = reopen(t, tbl)
+	if err := tbl.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range inside {
+		if present(f.FilePath) {
+			t.Errorf("%s was not purged", f.FilePath)
+		}
+	}
+	for _, f := range outside {
+		if !present(f.FilePath) {
+			t.Errorf("%s, outside the table, was purged", f.FilePath)
+		}
+	}
+}
