@@ -47,20 +47,20 @@ func TestOwnsFile(t *testing.T) {
 	tbl := createTable(t, 2, nil, nil)
 	loc := tbl.Metadata.Location
 	for path, want := range map[string]bool{
-		loc + "/data/a.parquet":                   true,
-		"file://" + loc + "/data/x/b.parquet":     true,
-		loc + "/metadata/snap-1.avro":             true,
-		loc:                                       false,
-		loc + "/":                                 false,
-		loc + "/../other/data/a.parquet":          false,
-		loc + "/data/./a.parquet":                 false,
-		loc + "x/data/a.parquet":                  false, // a sibling sharing the prefix
-		"/etc/passwd":                             false,
-		loc + "/data/a\x00.parquet":               false,
-		loc + "/data\\..\\..\\b.parquet":          false,
-		"s3://bucket/" + loc + "/data/a.parquet":  false,
-		"hdfs://nn" + loc + "/data/a.parquet":     true, // the same path in another spelling
-		"":                                        false,
+		loc + "/data/a.parquet":                  true,
+		"file://" + loc + "/data/x/b.parquet":    true,
+		loc + "/metadata/snap-1.avro":            true,
+		loc:                                      false,
+		loc + "/":                                false,
+		loc + "/../other/data/a.parquet":         false,
+		loc + "/data/./a.parquet":                false,
+		loc + "x/data/a.parquet":                 false, // a sibling sharing the prefix
+		"/etc/passwd":                            false,
+		loc + "/data/a\x00.parquet":              false,
+		loc + "/data\\..\\..\\b.parquet":         false,
+		"s3://bucket/" + loc + "/data/a.parquet": false,
+		"hdfs://nn" + loc + "/data/a.parquet":    true, // the same path in another spelling
+		"":                                       false,
 	} {
 		if got := tbl.ownsFile(path); got != want {
 			t.Errorf("ownsFile(%q) = %v, want %v", path, got, want)
