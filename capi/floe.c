@@ -32,6 +32,8 @@ const char* floe_status_name(int status) {
     case FLOE_INTERNAL: return "FLOE_INTERNAL";
     case FLOE_COMMIT_STATE_UNKNOWN: return "FLOE_COMMIT_STATE_UNKNOWN";
     case FLOE_UNAUTHORIZED: return "FLOE_UNAUTHORIZED";
+    case FLOE_CANCELLED: return "FLOE_CANCELLED";
+    case FLOE_TIMEOUT: return "FLOE_TIMEOUT";
   }
   return "FLOE_UNKNOWN_STATUS";
 }
@@ -272,6 +274,12 @@ floe_status floe_scan_metrics(floe_scan* scan, char** json_out) {
   *json_out = NULL;
   REQUIRE(scan != NULL, "floe_scan_metrics", "scan");
   return capiScanMetrics((uintptr_t)scan, json_out);
+}
+
+floe_status floe_scan_cancel(floe_scan* scan) {
+  capi_clear_error();
+  REQUIRE(scan != NULL, "floe_scan_cancel", "scan");
+  return capiScanCancel((uintptr_t)scan);
 }
 
 floe_status floe_scan_free(floe_scan* scan) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/table"
@@ -26,6 +27,10 @@ type tableOptions struct {
 	// Storage is configured through "s3" instead, so any property is
 	// refused rather than silently ignored.
 	Properties map[string]string `json:"properties"`
+	// TimeoutMs bounds floe_table_open and is the default bound of every
+	// call on the handle (refresh, commits, expiry, scans opened from it)
+	// and of a task stream's read (callContext).
+	TimeoutMs int64 `json:"timeout_ms"`
 }
 
 // parseTableOptions reads options JSON; empty input means defaults.
@@ -49,6 +54,9 @@ func parseTableOptions(data []byte) (tableOptions, error) {
 	if err := checkS3Options("table options", o.S3); err != nil {
 		return o, err
 	}
+	if _, err := timeoutOption("table options", o.TimeoutMs); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
@@ -63,6 +71,8 @@ func checkS3Options(what string, s *fileio.S3Options) error {
 	}
 	return nil
 }
+
+func (o tableOptions) timeout() time.Duration { return time.Duration(o.TimeoutMs) * time.Millisecond }
 
 func (o tableOptions) table() table.Options {
 	return table.Options{LocationMap: o.LocationMap, NoRelocate: o.Relocate != nil && !*o.Relocate, Warehouse: o.Warehouse, S3: o.S3}

@@ -5,6 +5,8 @@ import "C"
 
 import (
 	"context"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"time"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/cdata"
@@ -14,6 +16,11 @@ import (
 // scanHandle is what a floe_scan* stands for.
 type scanHandle struct {
 	scan *scan.Scan
+	// ctx is the parent of every call on the scan; cancel
+	// (floe_scan_cancel) stops them all, streams open or to come.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timeout time.Duration
 }
 
 //export capiScanOpen
@@ -24,33 +31,72 @@ func capiScanOpen(th C.uintptr_t, scanJSON *C.char, out *C.uintptr_t) (rc C.int)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	opts, err := parseScanOptions(cBytes(scanJSON))
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
-	if err := checkScanTarget(opts); err != nil {
-		return fail(fn, err, statusInvalidArgument)
-	}
-	s, err := scan.New(context.Background(), t.current(), opts)
+	h, err := openScan(t, cBytes(scanJSON))
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}
-	*out = C.uintptr_t(newHandle(&scanHandle{scan: s}))
+	*out = C.uintptr_t(newHandle(h))
 	return C.int(statusOK)
+}
+
+// openScan plans a scan of the table handle's version with the options
+// scanJSON gives; errors about the options carry their status.
+func openScan(t *tableHandle, scanJSON []byte) (*scanHandle, error) {
+	opts, timeout, err := parseScanRequest(scanJSON)
+	if err != nil {
+		return nil, withStatus(classify(err, statusInvalidArgument), err)
+	}
+	if err := checkScanTarget(opts); err != nil {
+		return nil, withStatus(statusInvalidArgument, err)
+	}
+	h := &scanHandle{timeout: t.timeout}
+	if timeout != nil {
+		h.timeout = *timeout
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	planning, done := callContext(h.ctx, h.timeout)
+	defer done()
+	if h.scan, err = scan.New(planning, t.current(), opts); err != nil {
+		h.cancel()
+		return nil, err
+	}
+	return h, nil
+}
+
+// stream opens a read of every row: under the scan's context (so that
+// floe_scan_cancel stops it) and its timeout. The caller owns the reader
+// and the cancel function.
+func (s *scanHandle) stream() (array.RecordReader, context.CancelFunc, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, nil, err // a cancelled scan opens no stream
+	}
+	ctx, cancel := callContext(s.ctx, s.timeout)
+	rdr, err := s.scan.Reader(ctx, cAllocator)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return rdr, cancel, nil
 }
 
 // parseScanOptions reads scan_json: syntax first (the JSON decoder
 // accepts trailing garbage), then the keys and values.
 func parseScanOptions(data []byte) (scan.Options, error) {
+	opts, _, err := parseScanRequest(data)
+	return opts, err
+}
+
+// parseScanRequest is parseScanOptions with the scan's timeout_ms.
+func parseScanRequest(data []byte) (scan.Options, *time.Duration, error) {
 	data, err := checkJSON(data, "scan options")
 	if err != nil || data == nil {
-		return scan.Options{}, err
+		return scan.Options{}, nil, err
 	}
-	opts, err := decodeScanOptions(data)
+	opts, timeout, err := decodeScanRequest(data)
 	if err != nil {
-		return opts, withStatus(classify(err, statusInvalidArgument), err)
+		return opts, nil, withStatus(classify(err, statusInvalidArgument), err)
 	}
-	return opts, nil
+	return opts, timeout, nil
 }
 
 // checkScanTarget refuses scan options that choose a snapshot in several
@@ -103,7 +149,12 @@ func capiScanCount(h C.uintptr_t, rows *C.int64_t) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	n, err := s.scan.Count(context.Background())
+	if err := s.ctx.Err(); err != nil {
+		return fail(fn, err, statusCancelled) // even a count from metadata alone
+	}
+	ctx, cancel := callContext(s.ctx, s.timeout)
+	defer cancel()
+	n, err := s.scan.Count(ctx)
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}
@@ -140,13 +191,23 @@ func capiScanStream(h C.uintptr_t, out *C.struct_ArrowArrayStream) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	rdr, err := s.scan.Reader(ctx, cAllocator)
+	rdr, cancel, err := s.stream()
 	if err != nil {
-		cancel()
 		return fail(fn, err, statusFormat)
 	}
 	exportStream(rdr, s.scan.Schema(), cancel, out)
+	return C.int(statusOK)
+}
+
+//export capiScanCancel
+func capiScanCancel(h C.uintptr_t) (rc C.int) {
+	const fn = "floe_scan_cancel"
+	defer recoverStatus(fn, &rc)
+	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	s.cancel()
 	return C.int(statusOK)
 }
 
@@ -154,6 +215,8 @@ func capiScanStream(h C.uintptr_t, out *C.struct_ArrowArrayStream) (rc C.int) {
 func capiScanFree(h C.uintptr_t) (rc C.int) {
 	const fn = "floe_scan_free"
 	defer recoverStatus(fn, &rc)
+	// Streams opened from the scan outlive it (floe.h), so freeing does
+	// not cancel them.
 	if err := release[*scanHandle](uintptr(h), "floe_scan"); err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}

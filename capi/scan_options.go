@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"time"
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/expr"
@@ -31,23 +32,41 @@ type scanOptionsJSON struct {
 	MaxRequest      int64           `json:"max_request,omitempty"`
 	IOConcurrency   int             `json:"io_concurrency,omitempty"`
 	PrefetchBytes   int64           `json:"prefetch_bytes,omitempty"`
+	// TimeoutMs bounds the scan's planning and each of its streams (from
+	// opening to the end), instead of the table handle's timeout_ms.
+	TimeoutMs *int64 `json:"timeout_ms,omitempty"`
 }
 
 // decodeScanOptions reads scan options from JSON, refusing unknown keys so
 // a misspelt option is an error rather than silently ignored, and parses
 // the filter once, here.
 func decodeScanOptions(data []byte) (scan.Options, error) {
+	opts, _, err := decodeScanRequest(data)
+	return opts, err
+}
+
+// decodeScanRequest is decodeScanOptions and the scan's timeout_ms (nil
+// when not given: the table handle's applies).
+func decodeScanRequest(data []byte) (scan.Options, *time.Duration, error) {
 	var o scanOptionsJSON
 	if len(data) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&o); err != nil {
-			return scan.Options{}, errkind.Errorf(errkind.InvalidArgument, "scan options: %w", err)
+			return scan.Options{}, nil, errkind.Errorf(errkind.InvalidArgument, "scan options: %w", err)
 		}
 	}
 	filter, err := expr.ParseFilterJSON(o.Filter)
 	if err != nil {
-		return scan.Options{}, err
+		return scan.Options{}, nil, err
+	}
+	var timeout *time.Duration
+	if o.TimeoutMs != nil {
+		d, err := timeoutOption("scan options", *o.TimeoutMs)
+		if err != nil {
+			return scan.Options{}, nil, err
+		}
+		timeout = &d
 	}
 	opts := scan.Options{
 		Columns: o.Columns, SnapshotID: o.SnapshotID, AsOfTimestamp: o.AsOfTimestamp, Ref: o.Ref,
@@ -58,5 +77,5 @@ func decodeScanOptions(data []byte) (scan.Options, error) {
 			CoalesceGap: o.CoalesceGap, MaxRequest: o.MaxRequest, Concurrency: o.IOConcurrency, PrefetchBytes: o.PrefetchBytes,
 		},
 	}
-	return opts, opts.Validate()
+	return opts, timeout, opts.Validate()
 }

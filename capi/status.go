@@ -31,6 +31,8 @@ const (
 	statusInternal        status = 7
 	statusCommitUnknown   status = 8
 	statusUnauthorized    status = 9
+	statusCancelled       status = 10
+	statusTimeout         status = 11
 )
 
 // floeError is an error whose status the code that made it knows.
@@ -70,6 +72,14 @@ func classify(err error, fallback status) status {
 	if errors.Is(err, errkind.CommitStateUnknown) {
 		return statusCommitUnknown
 	}
+	// A cancelled or timed-out call says so before what its interrupted
+	// I/O says of itself.
+	switch {
+	case errors.Is(err, context.Canceled):
+		return statusCancelled
+	case errors.Is(err, context.DeadlineExceeded):
+		return statusTimeout
+	}
 	switch errkind.Of(err) {
 	case errkind.InvalidArgument:
 		return statusInvalidArgument
@@ -93,7 +103,7 @@ func classify(err error, fallback status) status {
 		return statusNotFound
 	case errors.Is(err, fs.ErrExist):
 		return statusConflict
-	case errors.Is(err, fs.ErrPermission), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, fs.ErrPermission):
 		return statusIO
 	case errors.As(err, &errno), errors.As(err, &pathErr):
 		return statusIO

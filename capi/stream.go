@@ -75,6 +75,10 @@ func statusErrno(code status) C.int {
 		return C.ENOENT
 	case statusUnsupported:
 		return C.ENOSYS
+	case statusCancelled:
+		return C.ECANCELED
+	case statusTimeout:
+		return C.ETIMEDOUT
 	}
 	return C.EIO
 }

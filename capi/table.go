@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/floedb/floe/iceberg/table"
@@ -20,6 +21,8 @@ type tableHandle struct {
 	mu       sync.RWMutex
 	table    *table.Table
 	commitMu sync.Mutex
+	// timeout bounds each call on the handle (table options' timeout_ms).
+	timeout time.Duration
 	// onFree runs when the handle is freed: a table loaded from a catalog
 	// lets go of the catalog it commits through.
 	onFree func()
@@ -51,11 +54,13 @@ func capiTableOpen(location, optionsJSON *C.char, out *C.uintptr_t) (rc C.int) {
 	if where == "" {
 		return fail(fn, invalidArgument("location is empty"), statusInvalidArgument)
 	}
-	t, err := table.Open(context.Background(), where, opts.table())
+	ctx, cancel := callContext(context.Background(), opts.timeout())
+	defer cancel()
+	t, err := table.Open(ctx, where, opts.table())
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}
-	*out = C.uintptr_t(newHandle(&tableHandle{table: t}))
+	*out = C.uintptr_t(newHandle(&tableHandle{table: t, timeout: opts.timeout()}))
 	return C.int(statusOK)
 }
 

@@ -39,7 +39,7 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 	if err != nil {
 		return fail(fn, err, statusUnsupported)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := callContext(context.Background(), opts.timeout())
 	rdr, err := g.Reader(ctx, files, cAllocator)
 	if err != nil {
 		cancel()

@@ -258,7 +258,9 @@ func runOnHandle(fn string, h C.uintptr_t, snapshotID *C.int64_t, op func(*table
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	res, err := op(&base, context.Background())
+	ctx, cancel := callContext(context.Background(), th.timeout)
+	defer cancel()
+	res, err := op(&base, ctx)
 	if err != nil {
 		return fail(fn, err, commitFailureStatus(err))
 	}

@@ -177,7 +177,13 @@ typedef enum floe_status {
   FLOE_COMMIT_STATE_UNKNOWN = 8,
   /* A catalog or store refused the credentials (HTTP 401 or 403). The
    * message names the catalog and never shows a secret. */
-  FLOE_UNAUTHORIZED = 9
+  FLOE_UNAUTHORIZED = 9,
+  /* floe_scan_cancel stopped the call (or the stream). */
+  FLOE_CANCELLED = 10,
+  /* The call ran past its "timeout_ms" option. For a commit, see
+   * FLOE_COMMIT_STATE_UNKNOWN, which a commit reports instead when its
+   * outcome is not known. */
+  FLOE_TIMEOUT = 11
 } floe_status;
 
 /* The message of the calling thread's last failed floe call, or "" when
@@ -223,6 +229,11 @@ typedef struct floe_table floe_table;
  *       not exist, read the recorded paths from where the table was found
  *       (its directory above metadata/). false reads them as recorded.
  *   "warehouse": "<dir>"   root for dataset names (default $FLOE_WAREHOUSE).
+ *   "timeout_ms": <int64>  bounds this call, and is the default bound of
+ *       every later call on the handle: scans opened from it (see
+ *       floe_scan_open), commits, expiry; in floe_task_stream's options,
+ *       the task's read. Past it: FLOE_TIMEOUT (or, for a commit whose
+ *       outcome is not known, FLOE_COMMIT_STATE_UNKNOWN). 0 is none.
  *   "properties": {"<key>": "<value>", ...}   storage settings (credentials,
  *       endpoints), reserved: this build reads local files only and
  *       answers FLOE_UNSUPPORTED to any property.
@@ -550,6 +561,12 @@ typedef struct floe_scan floe_scan;
  *               next row group (134217728; -1: none).
  * A stream also opens the next tasks' files (footer read) while the
  * running ones decode.
+ * Deadlines:
+ *   "timeout_ms": <int64>    bounds planning (this call) and each stream,
+ *               from its opening to its end (the host's own pace counts):
+ *               past it the call fails with FLOE_TIMEOUT, a stream's
+ *               get_next with ETIMEDOUT. Default: the table's timeout_ms;
+ *               0 is none. floe_scan_cancel stops the scan at any time.
  */
 floe_status floe_scan_open(floe_table* table, const char* scan_json, floe_scan** out);
 
@@ -585,7 +602,8 @@ floe_status floe_scan_task(floe_scan* scan, int64_t i, uint8_t** bytes, size_t* 
 /* Stream every batch of the scan (all its tasks, up to its limit). out must
  * point at writable memory; the caller releases the stream. Each call opens
  * a new, independent stream. Stream callbacks return 0 or an errno value
- * (EIO, ENOENT, EINVAL, ENOSYS) with get_last_error describing it. */
+ * (EIO, ENOENT, EINVAL, ENOSYS; ECANCELED after floe_scan_cancel,
+ * ETIMEDOUT past timeout_ms) with get_last_error describing it. */
 floe_status floe_scan_stream(floe_scan* scan, struct ArrowArrayStream* out);
 
 /* Tighten a scan, before or while its streams are read (say, once a join's
@@ -626,6 +644,13 @@ floe_status floe_scan_add_filter(floe_scan* scan, const char* filter);
  * New counters may be added. Safe to call from any thread at any time,
  * including while streams of the scan are read. */
 floe_status floe_scan_metrics(floe_scan* scan, char** json_out);
+
+/* Cancel the scan: every stream opened from it, and every call on it
+ * running or to come, stops with FLOE_CANCELLED (a stream's get_next
+ * returns ECANCELED), its workers and requests in flight included.
+ * Callable from any thread, while another thread is inside get_next;
+ * cancelling twice is FLOE_OK. The scan still has to be freed. */
+floe_status floe_scan_cancel(floe_scan* scan);
 
 /* Release a scan. Streams opened from it stay usable. Freeing NULL is
  * FLOE_OK; freeing twice is FLOE_INVALID_ARGUMENT. */

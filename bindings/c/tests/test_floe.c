@@ -52,6 +52,8 @@ static void test_version(void) {
   CHECK_STR(floe_status_name(FLOE_NOT_FOUND), "FLOE_NOT_FOUND");
   CHECK_STR(floe_status_name(FLOE_COMMIT_STATE_UNKNOWN), "FLOE_COMMIT_STATE_UNKNOWN");
   CHECK_STR(floe_status_name(FLOE_UNAUTHORIZED), "FLOE_UNAUTHORIZED");
+  CHECK_STR(floe_status_name(FLOE_CANCELLED), "FLOE_CANCELLED");
+  CHECK_STR(floe_status_name(FLOE_TIMEOUT), "FLOE_TIMEOUT");
   CHECK_STR(floe_status_name(1234), "FLOE_UNKNOWN_STATUS");
   CHECK_STR(floe_last_error(), "");
 }

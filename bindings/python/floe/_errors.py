@@ -16,6 +16,8 @@ class Status(enum.IntEnum):
     INTERNAL = 7
     COMMIT_STATE_UNKNOWN = 8
     UNAUTHORIZED = 9
+    CANCELLED = 10
+    TIMEOUT = 11
 
 
 class FloeError(Exception):

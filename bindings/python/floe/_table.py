@@ -138,7 +138,9 @@ class Table(_Handle, TableWrites, TableInfo):
         io_options are the C API's scan keys for I/O and memory:
         buffer_bytes (decoded batches an ordered parallel read holds ahead;
         256 MiB), coalesce_gap (merge byte ranges this close; 1 MiB, -1
-        for none), max_request, io_concurrency, prefetch_bytes.
+        for none), max_request, io_concurrency, prefetch_bytes, and
+        timeout_ms (bounds planning and each read of the scan, from its
+        start to its end: FloeError TIMEOUT; default the table's).
         """
         opts = {}
         if row_filter is not None:
@@ -323,7 +325,8 @@ def _stream_schema(stream):
 def _stream_error(stream, errno_value):
     ptr = stream.get_last_error(ctypes.byref(stream))
     msg = ctypes.string_at(ptr).decode("utf-8", "replace") if ptr else ""
-    code = {2: Status.NOT_FOUND, 22: Status.INVALID_ARGUMENT, 38: Status.UNSUPPORTED}.get(errno_value, Status.IO)
+    code = {2: Status.NOT_FOUND, 22: Status.INVALID_ARGUMENT, 38: Status.UNSUPPORTED,
+            125: Status.CANCELLED, 110: Status.TIMEOUT}.get(errno_value, Status.IO)
     return FloeError(code, f"{msg} (errno {errno_value})")
 
 
@@ -339,6 +342,12 @@ class Scan(_Handle, _Readable):
 
     def _open_stream(self, address):
         _check(library().floe_scan_stream(self._handle, address))
+
+    def cancel(self):
+        """Stops every read of this scan, running (in any thread) or to
+        come: they raise FloeError CANCELLED, their workers and requests
+        stopped. Safe to call from another thread while one reads."""
+        _check(library().floe_scan_cancel(self._handle))
 
     def _iceberg_types(self):
         if self._types is None:

@@ -282,3 +282,45 @@ class PyArrowTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CancelTest(unittest.TestCase):
+    """Scan.cancel from another thread stops the scan's reads; timeout_ms
+    is checked. The latency under a stalled S3 read is measured in
+    capi/scan_cancel_test.go (fault proxy)."""
+
+    def test_cancel_from_another_thread(self):
+        import threading
+
+        with fixture("duckdb_lineitem_iceberg").open() as t:
+            for threads in (1, 2):
+                scan = t.scan(batch_size=1024, threads=threads)
+                batches = scan._batches()
+                next(batches)  # a read under way
+                canceller = threading.Thread(target=scan.cancel)
+                canceller.start()
+                canceller.join()
+                with self.assertRaises(floe.FloeError) as caught:
+                    for _ in batches:
+                        pass
+                self.assertEqual(caught.exception.code, floe.Status.CANCELLED)
+                # Every later call on the scan is cancelled too; a second
+                # cancel is harmless.
+                scan.cancel()
+                for call in (scan.to_pylist, scan.count):
+                    with self.assertRaises(floe.FloeError) as caught:
+                        call()
+                    self.assertEqual(caught.exception.code, floe.Status.CANCELLED)
+                scan.close()
+            # Other scans of the table are untouched.
+            self.assertEqual(t.scan(selected_fields=["l_orderkey"]).count(), 51793)
+
+    def test_timeout_option(self):
+        with fixture("duckdb_lineitem_iceberg").open() as t:
+            self.assertEqual(len(t.scan(selected_fields=["l_orderkey"], timeout_ms=60000).to_pylist()), 51793)
+            with self.assertRaises(floe.FloeError) as caught:
+                t.scan(timeout_ms=-1)
+            self.assertEqual(caught.exception.code, floe.Status.INVALID_ARGUMENT)
+        f = fixture("duckdb_lineitem_iceberg")
+        with floe.Table.open(f.location, location_map=f.location_map, timeout_ms=60000) as t:
+            self.assertEqual(t.scan(selected_fields=["l_orderkey"]).count(), 51793)

@@ -77,6 +77,8 @@ pub const FLOE_CONFLICT: floe_status = 6;
 pub const FLOE_INTERNAL: floe_status = 7;
 pub const FLOE_COMMIT_STATE_UNKNOWN: floe_status = 8;
 pub const FLOE_UNAUTHORIZED: floe_status = 9;
+pub const FLOE_CANCELLED: floe_status = 10;
+pub const FLOE_TIMEOUT: floe_status = 11;
 
 #[repr(C)]
 pub struct floe_table {
@@ -166,6 +168,7 @@ extern "C" {
     pub fn floe_scan_add_filter(scan: *mut floe_scan, filter: *const c_char) -> floe_status;
     pub fn floe_scan_metrics(scan: *mut floe_scan, json_out: *mut *mut c_char) -> floe_status;
     pub fn floe_scan_free(scan: *mut floe_scan) -> floe_status;
+    pub fn floe_scan_cancel(scan: *mut floe_scan) -> floe_status;
 
     pub fn floe_task_stream(task: *const u8, len: usize, options_json: *const c_char, out: *mut ArrowArrayStream) -> floe_status;
     pub fn floe_task_io_open(task: *const u8, len: usize, out: *mut *mut floe_task_io) -> floe_status;

@@ -140,6 +140,9 @@ pub struct Scan<'t> {
 }
 
 unsafe impl Send for Scan<'_> {}
+// floe.h: several threads may use one scan handle at once (cancel and
+// add_filter while another thread reads a stream).
+unsafe impl Sync for Scan<'_> {}
 
 impl<'t> Scan<'t> {
     /// How many tasks the scan plans (floe_scan_task numbers them).
@@ -168,6 +171,12 @@ impl<'t> Scan<'t> {
         let mut n = 0;
         check(unsafe { sys::floe_scan_count(self.raw, &mut n) })?;
         Ok(n)
+    }
+
+    /// Stops every stream of the scan and every later call on it
+    /// (FLOE_CANCELLED); callable while another thread reads a stream.
+    pub fn cancel(&self) -> Result<()> {
+        check(unsafe { sys::floe_scan_cancel(self.raw) })
     }
 
     /// Tightens the scan's filter, also while streams are read.
@@ -234,11 +243,14 @@ impl BatchStream {
             Some(f) => unsafe { cstr(f(&mut self.raw)) },
             None => String::new(),
         };
-        // floe's streams report errno values: EINVAL, ENOENT, ENOSYS, EIO.
+        // floe's streams report errno values: EINVAL, ENOENT, ENOSYS,
+        // ECANCELED, ETIMEDOUT, EIO.
         let status = match rc {
             22 => sys::FLOE_INVALID_ARGUMENT,
             2 => sys::FLOE_NOT_FOUND,
             38 => sys::FLOE_UNSUPPORTED,
+            125 => sys::FLOE_CANCELLED,
+            110 => sys::FLOE_TIMEOUT,
             _ => sys::FLOE_IO,
         };
         Error { status, message }

@@ -125,3 +125,17 @@ fn batches_move_out_for_an_importer() {
     }
     assert!(array.release.is_none() && schema.release.is_none());
 }
+
+#[test]
+fn cancel_from_another_thread_stops_the_stream() {
+    let t = lineitem();
+    let scan = t.scan(Some(r#"{"batch_size": 1024}"#)).unwrap();
+    let mut stream = scan.stream().unwrap();
+    assert!(stream.next().unwrap().is_ok()); // a read under way
+    std::thread::scope(|s| {
+        s.spawn(|| scan.cancel().unwrap());
+    });
+    let err = stream.find_map(|b| b.err()).expect("the stream kept going after cancel");
+    assert_eq!(err.status, sys::FLOE_CANCELLED, "{err}");
+    assert_eq!(scan.count().unwrap_err().status, sys::FLOE_CANCELLED);
+}
