@@ -30,8 +30,10 @@ func exportBatch(rec arrow.RecordBatch, out *cArrowArray) {
 	}
 	rec.Retain()
 	h := cgo.NewHandle(rec)
+	liveBatches.Add(1)
 	b := C.capi_batch_new(C.int64_t(arrays), C.int64_t(pointers), C.uintptr_t(h))
 	if b == nil {
+		liveBatches.Add(-1)
 		h.Delete()
 		rec.Release()
 		panic("out of memory exporting a record batch")
@@ -189,6 +191,7 @@ func capiBatchRelease(h C.uintptr_t) {
 	handle := cgo.Handle(h)
 	rec := handle.Value().(arrow.RecordBatch)
 	handle.Delete()
+	liveBatches.Add(-1)
 	rec.Release()
 }
 

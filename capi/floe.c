@@ -276,6 +276,13 @@ floe_status floe_scan_metrics(floe_scan* scan, char** json_out) {
   return capiScanMetrics((uintptr_t)scan, json_out);
 }
 
+floe_status floe_runtime_stats(char** json) {
+  capi_clear_error();
+  REQUIRE(json != NULL, "floe_runtime_stats", "json");
+  *json = NULL;
+  return capiRuntimeStats(json);
+}
+
 floe_status floe_scan_cancel(floe_scan* scan) {
   capi_clear_error();
   REQUIRE(scan != NULL, "floe_scan_cancel", "scan");

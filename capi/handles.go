@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime/cgo"
+	"sync/atomic"
 )
 
 // C holds floe objects as runtime/cgo.Handle ids: integers that the Go
@@ -10,8 +11,17 @@ import (
 // (cgo.Handle.Value panics on it, which lookup turns into an error) instead
 // of reaching freed memory.
 
+// liveHandles counts the handles C holds (tables, scans, streams,
+// catalogs, task reads) and liveBatches the exported batches not yet
+// released: a host that runs for hours reads them (floe_runtime_stats) to
+// see that nothing accumulates.
+var liveHandles, liveBatches atomic.Int64
+
 // newHandle registers v and returns the id C will hold.
-func newHandle(v any) uintptr { return uintptr(cgo.NewHandle(v)) }
+func newHandle(v any) uintptr {
+	liveHandles.Add(1)
+	return uintptr(cgo.NewHandle(v))
+}
 
 // lookup returns the object behind handle h if it is a live handle to a T.
 func lookup[T any](h uintptr, what string) (v T, err error) {
@@ -41,6 +51,7 @@ func release[T any](h uintptr, what string) (err error) {
 		}
 	}()
 	cgo.Handle(h).Delete()
+	liveHandles.Add(-1)
 	return nil
 }
 

@@ -33,7 +33,10 @@ type (
 // memory; floe_release_cached_memory hands it back) and reused: fresh C
 // memory costs a page fault per page on every batch, which measured as a
 // quarter of a full scan's CPU (benchmarks/).
-var cAllocator = parquet.NewRecyclingAllocator(mallocator.NewMallocator(), scan.ExportPoolBytes)
+var (
+	cMalloc    = mallocator.NewMallocator()
+	cAllocator = parquet.NewRecyclingAllocator(cMalloc, scan.ExportPoolBytes)
+)
 
 //export capiReleaseCachedMemory
 func capiReleaseCachedMemory() {

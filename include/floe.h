@@ -186,6 +186,15 @@ typedef enum floe_status {
   FLOE_TIMEOUT = 11
 } floe_status;
 
+/* What floe holds now, as a JSON object in a new string to free with
+ * floe_string_free, for hosts that run for hours and watch for growth:
+ * {"goroutines": <Go goroutines>, "handles": <live floe_* handles and
+ * streams>, "batches": <exported arrays not yet released>,
+ * "heap_alloc_bytes", "heap_sys_bytes": <Go heap in use, and held from the
+ * OS>, "export_bytes": <C memory behind exported batches, pooled
+ * included>, "pooled_bytes": <of it, kept for reuse>}. */
+floe_status floe_runtime_stats(char** json);
+
 /* The message of the calling thread's last failed floe call, or "" when
  * that call succeeded. Never NULL. Valid until the thread's next floe_*
  * call; copy it to keep it. Per-thread storage is freed when the thread

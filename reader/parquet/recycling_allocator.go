@@ -111,6 +111,13 @@ func (a *RecyclingAllocator) Free(b []byte) {
 	a.inner.Free(b)
 }
 
+// PooledBytes is what the pool keeps for reuse now.
+func (a *RecyclingAllocator) PooledBytes() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.pooled
+}
+
 // Release returns every pooled buffer to the inner allocator.
 func (a *RecyclingAllocator) Release() {
 	a.mu.Lock()

@@ -36,4 +36,18 @@ def version():
     return library().floe_version().decode("ascii")
 
 
-__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "Scan", "Status", "Table", "Task", "load_catalog", "version"]
+def runtime_stats():
+    """What libfloe holds now (floe_runtime_stats): goroutines, live
+    handles and exported batches, Go heap and export-buffer bytes. A
+    process that runs for hours can watch these stay flat."""
+    import ctypes
+    import json
+
+    from ._calls import _check, _take_string
+
+    out = ctypes.c_void_p()
+    _check(library().floe_runtime_stats(ctypes.byref(out)))
+    return json.loads(_take_string(out))
+
+
+__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "Scan", "Status", "Table", "Task", "load_catalog", "runtime_stats", "version"]

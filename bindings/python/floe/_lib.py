@@ -82,6 +82,7 @@ _SIGNATURES = {
     "floe_last_error": (_c.c_char_p, []),
     "floe_status_name": (_c.c_char_p, [_c.c_int]),
     "floe_string_free": (None, [_c.c_void_p]),
+    "floe_runtime_stats": (_c.c_int, [_P(_c.c_void_p)]),
     "floe_bytes_free": (None, [_c.c_void_p]),
     "floe_table_open": (_c.c_int, [_c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_table_metadata_json": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p)]),

@@ -168,6 +168,7 @@ extern "C" {
     pub fn floe_scan_add_filter(scan: *mut floe_scan, filter: *const c_char) -> floe_status;
     pub fn floe_scan_metrics(scan: *mut floe_scan, json_out: *mut *mut c_char) -> floe_status;
     pub fn floe_scan_free(scan: *mut floe_scan) -> floe_status;
+    pub fn floe_runtime_stats(json: *mut *mut c_char) -> floe_status;
     pub fn floe_scan_cancel(scan: *mut floe_scan) -> floe_status;
 
     pub fn floe_task_stream(task: *const u8, len: usize, options_json: *const c_char, out: *mut ArrowArrayStream) -> floe_status;

@@ -81,6 +81,12 @@ pub fn version() -> String {
     unsafe { cstr(sys::floe_version()) }
 }
 
+/// What libfloe holds now, as floe_runtime_stats's JSON (goroutines,
+/// live handles and batches, heap and export-buffer bytes).
+pub fn runtime_stats() -> Result<String> {
+    string_out(|out| unsafe { sys::floe_runtime_stats(out) })
+}
+
 /// An opened table: one version of its metadata.
 pub struct Table {
     raw: *mut sys::floe_table,

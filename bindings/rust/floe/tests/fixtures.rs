@@ -139,3 +139,21 @@ fn cancel_from_another_thread_stops_the_stream() {
     assert_eq!(err.status, sys::FLOE_CANCELLED, "{err}");
     assert_eq!(scan.count().unwrap_err().status, sys::FLOE_CANCELLED);
 }
+
+#[test]
+fn runtime_stats_count_live_handles() {
+    let count = |key: &str| -> i64 {
+        let json = floe::runtime_stats().unwrap();
+        let at = json.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("{json}")) + key.len() + 3;
+        json[at..].split(|c| c == ',' || c == '}').next().unwrap().trim().parse().unwrap()
+    };
+    let t = lineitem();
+    let scan = t.scan(None).unwrap();
+    assert!(count("handles") >= 2);
+    let stream = scan.stream().unwrap();
+    assert!(count("goroutines") >= 1);
+    // The stream is a handle too (other tests' handles may come and go
+    // meanwhile, so only what this one holds is certain).
+    assert!(count("handles") >= 3);
+    drop(stream);
+}
