@@ -68,7 +68,10 @@ def sort_key(row):
     return tuple((v is None, v) for v in row.values())
 
 
-class S3Test(unittest.TestCase):
+class S3Server:
+    """A versitygw for a test class: cls.endpoint, cls.s3 (floe's "s3"
+    options), cls.root (its posix backend's directory), put_fixture."""
+
     @classmethod
     def setUpClass(cls):
         binary = find_versitygw()
@@ -138,6 +141,9 @@ class S3Test(unittest.TestCase):
         location = prefix + fx.location[len(src):]
         return fx, location, {p: prefix for p in fx.location_map}
 
+
+
+class S3Test(S3Server, unittest.TestCase):
     def test_fixtures_read_as_locally(self):
         for name in ("impala_test_default_part", "impala_iceberg_v2_partitioned_position_deletes",
                      "impala_iceberg_v3_deletion_vectors"):
