@@ -5,7 +5,7 @@ FUZZTIME  ?= 5s
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib install wheel test-python-package test-dask test-rust test test-go test-race test-c test-install test-python test-benchmarks fuzz demo bench bench-c test-duckdb clean
+.PHONY: all build cli lib install wheel test-python-package test-dask test-rust test test-go test-race test-c test-install test-python test-benchmarks fuzz fuzz-long demo bench bench-c test-duckdb clean
 
 all: build
 
@@ -103,25 +103,21 @@ wheel: lib
 bench-c: test-c
 	$(CMAKE_DIR)/floe_bench_export $(FIX)
 
-# Every fuzz target runs for a short, bounded time: corrupt input must give
-# errors, never panics. On a loaded 2-core machine Go's fuzz coordinator can
-# report "context deadline exceeded" at the end of -fuzztime with no failing
-# input; such a run is repeated once, while a real
-# crasher (a written failing input) fails at once.
+# Every fuzz target for FUZZTIME (corrupt input must give errors, never
+# panics), minimisation capped, executions printed; a target that ran fewer
+# than FUZZ_MIN_RATE inputs a second fails (internal/fuzzrun; a run the Go
+# coordinator ends with its own "context deadline exceeded" and no failing
+# input is repeated once). Failing inputs land in the package's
+# testdata/fuzz: check them in, and plain `go test` replays them.
+FUZZ_MIN_RATE ?= 200
 fuzz:
-	@set -e; passed=0; for pkg in $$($(GO) list ./...); do \
-	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
-	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
-	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
-	    ok=0; for attempt in 1 2; do \
-	      if $(GO) test -run=NONE -fuzz="^$$t\$$" -fuzztime=$(FUZZTIME) $$pkg >/tmp/floe-fuzz.log 2>&1; then ok=1; break; fi; \
-	      if grep -q 'Failing input written' /tmp/floe-fuzz.log || ! grep -q 'context deadline exceeded' /tmp/floe-fuzz.log; then break; fi; \
-	      echo "  the Go fuzz coordinator hit its own deadline without a failing input; running again"; \
-	    done; \
-	    [ $$ok = 1 ] || { cat /tmp/floe-fuzz.log; echo "fuzz: $$passed passed, 1 failed"; exit 1; }; \
-	    passed=$$((passed+1)); \
-	  done; \
-	done; echo "fuzz: $$passed passed, 0 failed"
+	$(GO) run ./internal/fuzzrun -fuzztime $(FUZZTIME) -min-rate $(FUZZ_MIN_RATE)
+
+# A long campaign: `make fuzz-long FUZZTIME=10m` (10 minutes a target by
+# default), its summary kept in build/fuzz-long.txt.
+fuzz-long:
+	@mkdir -p build
+	bash -o pipefail -c '$(GO) run ./internal/fuzzrun -fuzztime $(if $(filter command line,$(origin FUZZTIME)),$(FUZZTIME),10m) -min-rate $(FUZZ_MIN_RATE) | tee build/fuzz-long.txt'
 
 # make demo writes its tables here (recreated on every run).
 DEMO_WAREHOUSE := $(CURDIR)/build/demo-warehouse

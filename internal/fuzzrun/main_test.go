@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestLastStatus(t *testing.T) {
+	log := `fuzz: elapsed: 0s, gathering baseline coverage: 0/83 completed
+fuzz: elapsed: 1s, gathering baseline coverage: 83/83 completed, now fuzzing with 2 workers
+fuzz: elapsed: 3s, execs: 9345 (3113/sec), new interesting: 19 (total: 104)
+fuzz: elapsed: 8s, execs: 28355 (3665/sec), new interesting: 55 (total: 140)
+PASS
+`
+	execs, interesting, elapsed := lastStatus(log, time.Minute)
+	if execs != 28355 || interesting != 55 || elapsed != 8*time.Second {
+		t.Fatalf("got %d execs, %d new, %v", execs, interesting, elapsed)
+	}
+	// No status line: nothing ran, and the wall time stands.
+	if execs, _, elapsed := lastStatus("FAIL\n", time.Minute); execs != 0 || elapsed != time.Minute {
+		t.Fatalf("got %d execs, %v", execs, elapsed)
+	}
+}
+
+// Every Fuzz function of the module is found, in its package.
+func TestListTargetsFindsEveryFuzzFunction(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(root); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	all, err := listTargets("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]string{}
+	for _, tg := range all {
+		found[tg.name] = tg.pkg
+	}
+	for name, pkg := range map[string]string{
+		"FuzzReadManifest":  "github.com/floedb/floe/iceberg/manifest",
+		"FuzzOpenFile":      "github.com/floedb/floe/reader/parquet",
+		"FuzzUnmarshalTask": "github.com/floedb/floe/reader/scan",
+		"FuzzAnswers":       "github.com/floedb/floe/catalog/rest",
+	} {
+		if found[name] != pkg {
+			t.Errorf("%s: found in %q, want %s", name, found[name], pkg)
+		}
+	}
+	if len(all) < 38 {
+		t.Errorf("%d targets, fewer than the 38 the module had", len(all))
+	}
+	only, err := listTargets("iceberg/manifest")
+	if err != nil || len(only) != 3 {
+		t.Errorf("-run iceberg/manifest: %d targets (%v)", len(only), err)
+	}
+}
