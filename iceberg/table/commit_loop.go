@@ -55,7 +55,8 @@ var ErrCommitStateUnknown = errkind.New(errkind.CommitStateUnknown, "the commit 
 
 // commitStep reports a step of the commit (commitstep.Reached):
 // "manifests" (added files' manifests written), "manifest-list",
-// "published" (the new version is in place, the hint not yet) and "hint".
+// "published" (the new version is in place, the hint not yet), "hint",
+// and "expire-delete" before each file expiry deletes.
 // A crash test kills its process there to check what a crash leaves.
 func commitStep(step string) { commitstep.Reached(step) }
 

@@ -126,6 +126,7 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 			meter.Done(1, 0, 0)
 			continue
 		}
+		commitStep("expire-delete") // crash tests stop a process between deletions
 		err := t.IO.Delete(context.WithoutCancel(ctx), path)
 		meter.Done(1, 0, 0)
 		if err != nil {
