@@ -116,16 +116,7 @@ func TestExpireNeverDeletesOutsideTheTable(t *testing.T) {
 	if len(res.ExpiredSnapshots) != 1 {
 		t.Fatalf("expired %v", res.ExpiredSnapshots)
 	}
-	for _, f := range inside {
-		if present(f.FilePath) {
-			t.Errorf("%s, unreferenced and inside the table, was not deleted", f.FilePath)
-		}
-	}
-	for _, f := range outside {
-		if !present(f.FilePath) {
-			t.Errorf("%s, outside the table, was deleted", f.FilePath)
-		}
-	}
+	checkDeletedInsideOnly(t, inside, outside)
 	got := append([]string(nil), res.Outside...)
 	sort.Strings(got)
 	if want := pathsOf(outside); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -145,14 +136,21 @@ func TestPurgeNeverDeletesOutsideTheTable(t *testing.T) {
 	if err := tbl.Purge(ctx); err != nil {
 		t.Fatal(err)
 	}
+	checkDeletedInsideOnly(t, inside, outside)
+}
+
+// checkDeletedInsideOnly: every inside file is gone, every outside one is
+// still there.
+func checkDeletedInsideOnly(t *testing.T, inside, outside []manifest.DataFile) {
+	t.Helper()
 	for _, f := range inside {
 		if present(f.FilePath) {
-			t.Errorf("%s was not purged", f.FilePath)
+			t.Errorf("%s, inside the table, was not deleted", f.FilePath)
 		}
 	}
 	for _, f := range outside {
 		if !present(f.FilePath) {
-			t.Errorf("%s, outside the table, was purged", f.FilePath)
+			t.Errorf("%s, outside the table, was deleted", f.FilePath)
 		}
 	}
 }
