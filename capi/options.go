@@ -9,6 +9,7 @@ import (
 
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // tableOptions is the options_json of floe_table_open and floe_task_stream.
@@ -31,6 +32,9 @@ type tableOptions struct {
 	// call on the handle (refresh, commits, expiry, scans opened from it)
 	// and of a task stream's read (callContext).
 	TimeoutMs int64 `json:"timeout_ms"`
+	// MemoryLimit is the default memory_limit of scans opened from the
+	// handle and of task reads (scan.Options.MemoryLimit).
+	MemoryLimit int64 `json:"memory_limit"`
 }
 
 // parseTableOptions reads options JSON; empty input means defaults.
@@ -56,6 +60,9 @@ func parseTableOptions(data []byte) (tableOptions, error) {
 	}
 	if _, err := timeoutOption("table options", o.TimeoutMs); err != nil {
 		return o, err
+	}
+	if o.MemoryLimit < 0 || o.MemoryLimit > 0 && o.MemoryLimit < scan.MinMemoryLimit {
+		return o, invalidArgument("table options: memory_limit %d: give at least %d bytes, or 0 for none", o.MemoryLimit, scan.MinMemoryLimit)
 	}
 	return o, nil
 }

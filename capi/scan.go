@@ -49,6 +49,9 @@ func openScan(t *tableHandle, scanJSON []byte) (*scanHandle, error) {
 	if err := checkScanTarget(opts); err != nil {
 		return nil, withStatus(statusInvalidArgument, err)
 	}
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = t.memoryLimit
+	}
 	h := &scanHandle{timeout: t.timeout}
 	if timeout != nil {
 		h.timeout = *timeout

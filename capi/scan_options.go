@@ -35,6 +35,9 @@ type scanOptionsJSON struct {
 	// TimeoutMs bounds the scan's planning and each of its streams (from
 	// opening to the end), instead of the table handle's timeout_ms.
 	TimeoutMs *int64 `json:"timeout_ms,omitempty"`
+	// MemoryLimit bounds what the scan holds (scan.Options.MemoryLimit);
+	// default the table handle's memory_limit.
+	MemoryLimit int64 `json:"memory_limit,omitempty"`
 }
 
 // decodeScanOptions reads scan options from JSON, refusing unknown keys so
@@ -72,7 +75,7 @@ func decodeScanRequest(data []byte) (scan.Options, *time.Duration, error) {
 		Columns: o.Columns, SnapshotID: o.SnapshotID, AsOfTimestamp: o.AsOfTimestamp, Ref: o.Ref,
 		Limit: o.Limit, BatchSize: o.BatchSize, Threads: o.Threads, VerifyCRC: o.VerifyCRC,
 		CaseInsensitive: o.CaseInsensitive, Filter: filter, SplitSize: o.SplitSize, Ordered: o.Ordered,
-		BufferBytes: o.BufferBytes,
+		BufferBytes: o.BufferBytes, MemoryLimit: o.MemoryLimit,
 		FetchOptions: parquet.FetchOptions{
 			CoalesceGap: o.CoalesceGap, MaxRequest: o.MaxRequest, Concurrency: o.IOConcurrency, PrefetchBytes: o.PrefetchBytes,
 		},

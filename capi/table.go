@@ -21,8 +21,10 @@ type tableHandle struct {
 	mu       sync.RWMutex
 	table    *table.Table
 	commitMu sync.Mutex
-	// timeout bounds each call on the handle (table options' timeout_ms).
-	timeout time.Duration
+	// timeout bounds each call on the handle (table options' timeout_ms);
+	// memoryLimit is its scans' default memory_limit.
+	timeout     time.Duration
+	memoryLimit int64
 	// onFree runs when the handle is freed: a table loaded from a catalog
 	// lets go of the catalog it commits through.
 	onFree func()
@@ -60,7 +62,7 @@ func capiTableOpen(location, optionsJSON *C.char, out *C.uintptr_t) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}
-	*out = C.uintptr_t(newHandle(&tableHandle{table: t, timeout: opts.timeout()}))
+	*out = C.uintptr_t(newHandle(&tableHandle{table: t, timeout: opts.timeout(), memoryLimit: opts.MemoryLimit}))
 	return C.int(statusOK)
 }
 

@@ -40,7 +40,7 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 		return fail(fn, err, statusUnsupported)
 	}
 	ctx, cancel := callContext(context.Background(), opts.timeout())
-	rdr, err := g.Reader(ctx, files, cAllocator)
+	rdr, err := g.ReaderWithin(ctx, files, cAllocator, opts.MemoryLimit)
 	if err != nil {
 		cancel()
 		return fail(fn, err, statusFormat)

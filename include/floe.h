@@ -238,6 +238,9 @@ typedef struct floe_table floe_table;
  *       not exist, read the recorded paths from where the table was found
  *       (its directory above metadata/). false reads them as recorded.
  *   "warehouse": "<dir>"   root for dataset names (default $FLOE_WAREHOUSE).
+ *   "memory_limit": <int64>  the default memory_limit of scans opened from
+ *       the handle (see floe_scan_open); in floe_task_stream's options,
+ *       the task read's.
  *   "timeout_ms": <int64>  bounds this call, and is the default bound of
  *       every later call on the handle: scans opened from it (see
  *       floe_scan_open), commits, expiry; in floe_task_stream's options,
@@ -570,6 +573,14 @@ typedef struct floe_scan floe_scan;
  *               next row group (134217728; -1: none).
  * A stream also opens the next tasks' files (footer read) while the
  * running ones decode.
+ *   "memory_limit": <int64>  bounds what the scan holds at once, for files
+ *               with huge row groups or a host with little memory:
+ *               decoded batches waiting, read-ahead, requests, column
+ *               chunks (then read page by page through windows instead of
+ *               whole) and one page (a file claiming a larger page is
+ *               FLOE_FORMAT, refused before allocating). At least
+ *               16777216; 0 (default: the table's) is none. Smaller
+ *               explicit settings above stay.
  * Deadlines:
  *   "timeout_ms": <int64>    bounds planning (this call) and each stream,
  *               from its opening to its end (the host's own pace counts):

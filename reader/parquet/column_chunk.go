@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 
 	"github.com/floedb/floe/errkind"
 )
@@ -30,6 +31,11 @@ type chunkReader struct {
 	// parts point into.
 	owned      [][]byte
 	spans      []*span
+	// pending are the needed ranges not yet read, in file order, and
+	// stream the one being read through windows (FetchOptions.ChunkWindow)
+	// when it is too long to hold whole.
+	pending []ByteRange
+	stream  *chunkStream
 	loaded     bool
 	loadErr    error
 	pos        int
@@ -57,6 +63,10 @@ func (c *chunkReader) load() error {
 		return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
 	}
 	c.skippedRows = skipped
+	if window := c.f.fetcher.opts.ChunkWindow; window > 0 && slices.ContainsFunc(ranges, func(r ByteRange) bool { return r.Size > window }) {
+		c.pending = ranges
+		return c.nextRange()
+	}
 	for _, r := range ranges {
 		part, err := c.f.fetch(r, &c.owned, &c.spans)
 		if err != nil {
@@ -65,6 +75,42 @@ func (c *chunkReader) load() error {
 		c.parts = append(c.parts, part)
 	}
 	c.data, c.parts = c.parts[0], c.parts[1:]
+	return nil
+}
+
+// nextRange starts reading the next pending range: whole when it fits a
+// window, else streamed.
+func (c *chunkReader) nextRange() error {
+	r := c.pending[0]
+	c.pending = c.pending[1:]
+	c.pos = 0
+	if r.Size <= c.f.fetcher.opts.ChunkWindow {
+		part, err := c.f.fetch(r, &c.owned, &c.spans)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
+		}
+		c.data = part
+		return nil
+	}
+	if c.stream == nil {
+		c.stream = &chunkStream{r: c.f.r, window: c.f.fetcher.opts.ChunkWindow}
+	}
+	c.stream.start(r)
+	c.data = nil
+	return c.more(0)
+}
+
+// more makes c.data[c.pos:] hold at least need bytes (or all the streamed
+// range has left), reading on through the stream.
+func (c *chunkReader) more(need int) error {
+	if c.stream == nil || !c.stream.active() || len(c.data)-c.pos >= need {
+		return nil
+	}
+	data, err := c.stream.refill(c.data[c.pos:], need)
+	if err != nil {
+		return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
+	}
+	c.data, c.pos = data, 0
 	return nil
 }
 
@@ -77,15 +123,49 @@ func (c *chunkReader) next() (*PageHeader, []byte, error) {
 	for c.pos >= len(c.data) && len(c.parts) > 0 {
 		c.data, c.parts, c.pos = c.parts[0], c.parts[1:], 0
 	}
+	// Windowed reads (FetchOptions.ChunkWindow): make the next header
+	// readable, moving to the next needed range when this one is done.
+	reserve := c.headerReserve()
+	if err := c.more(reserve); err != nil {
+		return nil, nil, err
+	}
+	for c.pos >= len(c.data) && len(c.pending) > 0 {
+		if err := c.nextRange(); err != nil {
+			return nil, nil, err
+		}
+		if err := c.more(reserve); err != nil {
+			return nil, nil, err
+		}
+	}
 	if c.pos >= len(c.data) || (c.meta.NumValues > 0 && c.valuesSeen >= c.meta.NumValues) {
 		return nil, nil, io.EOF
 	}
 	r := ThriftReader{Buf: c.data[c.pos:]}
-	if err := ParsePageHeader(&r, &c.hdr); err != nil {
+	for {
+		err := ParsePageHeader(&r, &c.hdr)
+		if err == nil {
+			break
+		}
+		// A streamed header may run past the bytes read so far: read more
+		// and parse again, until the range is all in.
+		if have := len(c.data) - c.pos; c.stream != nil && c.stream.active() {
+			if err := c.more(have + reserve); err != nil {
+				return nil, nil, err
+			}
+			r = ThriftReader{Buf: c.data[c.pos:]}
+			continue
+		}
 		return nil, nil, fmt.Errorf("column %s at chunk offset %d: %w", c.leaf.DottedPath(), c.pos, err)
 	}
 	c.pos += r.Pos
 	size := int(c.hdr.CompressedSize)
+	if max := c.f.maxPageBytes; max > 0 && (int64(size) > max || int64(c.hdr.UncompressedSize) > max) {
+		return nil, nil, errkind.Errorf(errkind.Corrupt, "column %s: a page claims %d bytes (%d uncompressed), more than the %d the memory limit allows one page",
+			c.leaf.DottedPath(), size, c.hdr.UncompressedSize, max)
+	}
+	if err := c.more(size); err != nil {
+		return nil, nil, err
+	}
 	if size > len(c.data)-c.pos {
 		return nil, nil, fmt.Errorf("column %s: page of %d bytes overruns its column chunk (%d bytes left)", c.leaf.DottedPath(), size, len(c.data)-c.pos)
 	}
@@ -110,4 +190,65 @@ func (c *chunkReader) release() {
 		s.unref()
 	}
 	c.data, c.parts, c.owned, c.spans = nil, nil, c.owned[:0], c.spans[:0]
+	if c.stream != nil {
+		c.stream.close()
+	}
+	c.pending = nil
+}
+
+// pageHeaderReserve is what a streamed chunk makes readable before it
+// parses a page header: more than most headers (statistics included), and
+// a window at most; a longer header is read on as it parses.
+const pageHeaderReserve = 64 << 10
+
+func (c *chunkReader) headerReserve() int {
+	return int(min(pageHeaderReserve, max(c.f.fetcher.opts.ChunkWindow, 1)))
+}
+
+// chunkStream reads one long byte range of a column chunk through
+// windows, so that a chunk of any size holds about two windows: the one
+// being walked and the one before it, whose last page a reader may still
+// be decoding when the next header is needed (a page's values are
+// consumed before the next page is asked for, so two suffice).
+type chunkStream struct {
+	r         io.ReaderAt
+	window    int64
+	next, end int64 // file offsets: the next byte to read, the range's end
+	cur, prev []byte
+}
+
+func (s *chunkStream) start(r ByteRange) { s.next, s.end = r.Off, r.Off+r.Size }
+
+func (s *chunkStream) active() bool { return s.next < s.end }
+
+// refill returns a buffer holding rest (the unread bytes of the current
+// window) followed by as much of the range as a window (or need, if
+// larger) allows.
+func (s *chunkStream) refill(rest []byte, need int) ([]byte, error) {
+	size := int(min(max(s.window, int64(need)), int64(len(rest))+s.end-s.next))
+	buf := GetBytes(size)
+	n := copy(buf, rest)
+	read := size - n
+	if got, err := s.r.ReadAt(buf[n:size], s.next); got < read {
+		PutBytes(buf)
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("reading %d bytes at offset %d: %w", read, s.next, err)
+	}
+	s.next += int64(read)
+	if s.prev != nil {
+		PutBytes(s.prev)
+	}
+	s.prev, s.cur = s.cur, buf
+	return buf[:size], nil
+}
+
+func (s *chunkStream) close() {
+	for _, b := range [][]byte{s.prev, s.cur} {
+		if b != nil {
+			PutBytes(b)
+		}
+	}
+	s.prev, s.cur, s.next, s.end = nil, nil, 0, 0
 }

@@ -35,7 +35,12 @@ func fixtureParquetFiles(t testing.TB) []string {
 
 func openBytes(t testing.TB, data []byte) *File {
 	t.Helper()
-	f, err := OpenFile(bytes.NewReader(data), int64(len(data)), nil)
+	return openBytesWith(t, data, nil)
+}
+
+func openBytesWith(t testing.TB, data []byte, opts *OpenOptions) *File {
+	t.Helper()
+	f, err := OpenFile(bytes.NewReader(data), int64(len(data)), opts)
 	if err != nil {
 		t.Fatalf("OpenFile: %v", err)
 	}
@@ -244,9 +249,14 @@ func referenceColumns(t testing.TB, name string, data []byte) (*arrow.Schema, []
 // top-level column, asking for pqarrow's types.
 func crossCheck(t testing.TB, name string, data []byte, batchSize int) {
 	t.Helper()
+	crossCheckWith(t, name, data, batchSize, nil)
+}
+
+func crossCheckWith(t testing.TB, name string, data []byte, batchSize int, opts *OpenOptions) {
+	t.Helper()
 	schema, ref := referenceColumns(t, name, data)
 	defer releaseAll(ref)
-	f := openBytes(t, data)
+	f := openBytesWith(t, data, opts)
 	if len(f.Root.Children) != len(ref) {
 		t.Fatalf("%s: %d top-level columns, pqarrow has %d", name, len(f.Root.Children), len(ref))
 	}
@@ -296,6 +306,13 @@ func TestFixturesMatchPqarrow(t *testing.T) {
 				small = 4099
 			}
 			crossCheck(t, fmt.Sprintf("%s (batches of %d)", rel, small), data, small)
+			// Column chunks streamed through small windows (a memory
+			// limit's reads): the same values. 100 bytes is less than
+			// some page headers, so those are read on as they parse.
+			for _, window := range []int64{100, 4096} {
+				crossCheckWith(t, fmt.Sprintf("%s (chunk windows of %d)", rel, window), data, small,
+					&OpenOptions{Fetch: FetchOptions{ChunkWindow: window}})
+			}
 		})
 	}
 }

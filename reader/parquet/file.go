@@ -35,6 +35,8 @@ type File struct {
 	tail    []byte
 	tailOff int64
 	fetcher *fetcher
+	// maxPageBytes is FetchOptions.MaxPageBytes.
+	maxPageBytes int64
 
 	// Root is the schema's root group; its Children are the top-level
 	// columns.
@@ -133,6 +135,7 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 		fetch = opts.Fetch
 	}
 	f.fetcher = newFetcher(r, fetch)
+	f.maxPageBytes = fetch.MaxPageBytes
 	return f, nil
 }
 

@@ -28,9 +28,30 @@ type FetchOptions struct {
 	// default, a negative value turns read-ahead off.
 	PrefetchBytes int64
 
+	// ChunkWindow bounds the bytes one column chunk holds: a chunk (or the
+	// part of it a read needs) longer than this is read page by page
+	// through windows of this size instead of whole, and is not
+	// prefetched. 0 reads chunks whole, one request each: the fastest,
+	// and what a file of ordinary row groups wants. A memory limit sets it
+	// (a 1 GiB row group would otherwise be held whole).
+	ChunkWindow int64
+	// MaxPageBytes refuses a page that claims more bytes (stored or
+	// uncompressed) before anything is allocated for it: a corrupt or
+	// hostile file's 2 GiB page header would otherwise cost 2 GiB. 0: no
+	// cap beyond the format's own. A memory limit sets it, with
+	// ChunkWindow.
+	MaxPageBytes int64
+
 	// direct reads every range when it is needed, without prefetching:
 	// the choice for local files when no option is set.
 	Direct bool
+}
+
+// Shaped reports whether any option that shapes requests is set
+// (CoalesceGap, MaxRequest, Concurrency, PrefetchBytes): a caller that set
+// none leaves the choice of reading to the file's kind.
+func (o FetchOptions) Shaped() bool {
+	return o.CoalesceGap != 0 || o.MaxRequest != 0 || o.Concurrency != 0 || o.PrefetchBytes != 0
 }
 
 func (o FetchOptions) withDefaults() FetchOptions {

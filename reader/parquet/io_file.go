@@ -97,7 +97,11 @@ func (br *BatchReader) Prefetch(speculative, lazy bool) {
 // Prefetch fetches ranges ahead, leaving out what the footer read holds.
 func (f *File) Prefetch(ranges []ByteRange, rowGroup int, lazy, speculative bool) {
 	trimmed := ranges[:0:0]
+	window := f.fetcher.opts.ChunkWindow
 	for _, r := range ranges {
+		if window > 0 && r.Size > window {
+			continue // streamed through windows when it is read (chunkReader)
+		}
 		if r.Off+r.Size > f.tailOff && len(f.tail) > 0 {
 			if r.Off >= f.tailOff {
 				continue

@@ -47,6 +47,13 @@ type Options struct {
 	BufferBytes int64
 	// FetchOptions tune how data files' bytes are requested.
 	parquet.FetchOptions
+	// MemoryLimit bounds what the scan holds at once: decoded batches
+	// waiting (BufferBytes), read-ahead (PrefetchBytes), requests
+	// (MaxRequest), column chunks (read through windows, ChunkWindow) and
+	// one page (MaxPageBytes, which also refuses a file claiming larger
+	// pages before allocating). Options set explicitly stay when smaller.
+	// 0: no limit (the defaults hold whole column chunks). See budget.
+	MemoryLimit int64
 }
 
 // Validate refuses settings out of range (New validates too, so callers
@@ -65,6 +72,9 @@ func (o *Options) validate() error {
 	}
 	if o.SplitSize < 0 {
 		return errkind.Errorf(errkind.InvalidArgument, "scan options: split_size must not be negative")
+	}
+	if o.MemoryLimit < 0 || o.MemoryLimit > 0 && o.MemoryLimit < MinMemoryLimit {
+		return errkind.Errorf(errkind.InvalidArgument, "scan options: memory_limit %d: give at least %d bytes, or 0 for none", o.MemoryLimit, MinMemoryLimit)
 	}
 	return nil
 }
@@ -169,6 +179,7 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 	if err != nil {
 		return nil, err
 	}
+	opts.budget(leafCount(schema.Fields()))
 	nameMapping, err := t.Metadata.NameMapping()
 	if err != nil {
 		return nil, err

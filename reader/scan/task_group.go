@@ -134,6 +134,24 @@ func (g *TaskGroup) Reader(ctx context.Context, files fileio.FileIO, alloc memor
 	return g.reader(ctx, readEnv{files: files, alloc: alloc})
 }
 
+// ReaderWithin is Reader holding at most about memoryLimit bytes at once
+// (Options.MemoryLimit, for the one task read at a time); 0 is Reader.
+func (g *TaskGroup) ReaderWithin(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, memoryLimit int64) (array.RecordReader, error) {
+	if memoryLimit == 0 {
+		return g.Reader(ctx, files, alloc)
+	}
+	opts := Options{MemoryLimit: memoryLimit, Threads: 1}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	schema, err := g.Schema()
+	if err != nil {
+		return nil, err
+	}
+	opts.budget(leafCount(schema.Fields()))
+	return g.reader(ctx, readEnv{files: files, alloc: alloc, fetch: opts.FetchOptions})
+}
+
 // reader streams the group's tasks with env's settings, its schema and
 // one delete cache for the group.
 func (g *TaskGroup) reader(ctx context.Context, env readEnv) (array.RecordReader, error) {

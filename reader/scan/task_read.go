@@ -166,7 +166,7 @@ func openDataFile(ctx context.Context, files fileio.FileIO, t *Task, fetch parqu
 		return nil, nil, nil, fmt.Errorf("open data file: %w", err)
 	}
 	metered := &meteredFile{r: handle}
-	if fetch == (parquet.FetchOptions{}) && fileio.IsLocal(handle) {
+	if !fetch.Shaped() && fileio.IsLocal(handle) {
 		// A local read has no round trip to save: chunks are read when
 		// decoding needs them, as they come, without merged spans held
 		// across row groups (measured: the spans cost a full local scan

@@ -138,9 +138,11 @@ class Table(_Handle, TableWrites, TableInfo):
         io_options are the C API's scan keys for I/O and memory:
         buffer_bytes (decoded batches an ordered parallel read holds ahead;
         256 MiB), coalesce_gap (merge byte ranges this close; 1 MiB, -1
-        for none), max_request, io_concurrency, prefetch_bytes, and
-        timeout_ms (bounds planning and each read of the scan, from its
-        start to its end: FloeError TIMEOUT; default the table's).
+        for none), max_request, io_concurrency, prefetch_bytes,
+        memory_limit (bytes the scan holds at most: huge row groups are
+        then read page by page; at least 16 MiB), and timeout_ms (bounds
+        planning and each read of the scan, from its start to its end:
+        FloeError TIMEOUT; default the table's).
         """
         opts = {}
         if row_filter is not None:
