@@ -29,13 +29,13 @@ type chunkReader struct {
 	parts [][]byte
 	// owned are pooled buffers to give back; spans are fetched spans the
 	// parts point into.
-	owned      [][]byte
-	spans      []*span
+	owned [][]byte
+	spans []*span
 	// pending are the needed ranges not yet read, in file order, and
 	// stream the one being read through windows (FetchOptions.ChunkWindow)
 	// when it is too long to hold whole.
-	pending []ByteRange
-	stream  *chunkStream
+	pending    []ByteRange
+	stream     *chunkStream
 	loaded     bool
 	loadErr    error
 	pos        int
