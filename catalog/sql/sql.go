@@ -121,17 +121,29 @@ func Open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 	return c, nil
 }
 
-// redactErr is err's message without uri's password.
+// redactErr is err's message without uri's secrets: wherever it quotes
+// the URI, the redacted form (redact); and the password, from the parsed
+// URI and from the text between "//" and the last "@" of its authority
+// (for a URI that does not parse), wherever else it appears.
 func redactErr(err error, uri string) error {
-	u, perr := url.Parse(uri)
-	if perr != nil || u.User == nil {
+	msg := strings.ReplaceAll(err.Error(), uri, redact(uri))
+	secrets := []string{userinfo(uri)}
+	if u, perr := url.Parse(uri); perr == nil {
+		if u.User != nil {
+			pw, _ := u.User.Password()
+			secrets = append(secrets, pw)
+		}
+		secrets = append(secrets, u.Query()["password"]...)
+	}
+	for _, secret := range secrets {
+		if secret != "" {
+			msg = strings.ReplaceAll(msg, secret, "xxxxx")
+		}
+	}
+	if msg == err.Error() {
 		return err
 	}
-	pw, has := u.User.Password()
-	if !has || pw == "" || !strings.Contains(err.Error(), pw) {
-		return err
-	}
-	return errkind.Wrap(errkind.Of(err), errors.New(strings.ReplaceAll(err.Error(), pw, "xxxxx")))
+	return errkind.Wrap(errkind.Of(err), errors.New(msg))
 }
 
 // sqlitePath reads the file path of a sqlite: URI.
@@ -149,16 +161,48 @@ func sqlitePath(uri string) (string, bool) {
 	return rest, true
 }
 
-// redact drops a URI's password.
+// userinfo is what a URI's text holds between "//" and the last "@" of
+// its authority, read without parsing; "" for none. A malformed password
+// may hold "/", "?" or "#", so the last "@" anywhere is taken.
+func userinfo(uri string) string {
+	_, rest, ok := strings.Cut(uri, "//")
+	if !ok {
+		return ""
+	}
+	at := strings.LastIndex(rest, "@")
+	if at <= 0 {
+		return ""
+	}
+	return rest[:at]
+}
+
+// redact is how a catalog URI is shown: scheme, user name, host and path;
+// never a password, a query (which may carry password=...) or a fragment
+// (where a malformed userinfo can land). One that does not parse shows its
+// scheme only: where its password ends cannot be known.
 func redact(uri string) string {
 	u, err := url.Parse(uri)
-	if err != nil || u.User == nil {
-		return uri
+	// An "@" the parser did not take for the end of the userinfo (it put
+	// it in a path or fragment) leaves the password's extent unknown too.
+	if err != nil || userinfo(uri) != "" && (u.User == nil || u.User.String() != userinfo(uri)) {
+		if scheme, _, ok := strings.Cut(uri, "://"); ok && !strings.ContainsAny(scheme, "@:/") {
+			return scheme + "://(unparseable URI)"
+		}
+		return "(unparseable URI)"
 	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	shown := url.URL{Scheme: u.Scheme, Opaque: u.Opaque, Host: u.Host, Path: u.Path}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			shown.User = url.UserPassword(u.User.Username(), "xxxxx")
+		} else {
+			shown.User = url.User(u.User.Username())
+		}
 	}
-	return u.String()
+	out := shown.String()
+	if u.RawQuery != "" || u.Fragment != "" {
+		out += "?…"
+	}
+	return out
 }
 
 func (c *Catalog) init(ctx context.Context) error {
