@@ -7,7 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/catalog/open"
@@ -21,7 +23,19 @@ type catalogHandle struct {
 	cat  catalog.Catalog
 	mu   sync.Mutex
 	refs int
+	// timeout bounds each call on the catalog and on tables loaded from
+	// it (the "timeout-ms" property).
+	timeout time.Duration
 }
+
+// call is the context of one call on the catalog (callContext).
+func (h *catalogHandle) call() (context.Context, context.CancelFunc) {
+	return callContext(context.Background(), h.timeout)
+}
+
+// propTimeout is floe's catalog property for a deadline on every call:
+// milliseconds, 0 for none. It is not passed on to the catalog.
+const propTimeout = "timeout-ms"
 
 // retain counts one more holder; releaseRef closes the catalog when the
 // last one lets go.
@@ -45,7 +59,7 @@ func (h *catalogHandle) releaseRef() {
 // for it.
 func (h *catalogHandle) tableOf(t *table.Table) C.uintptr_t {
 	h.retain()
-	return C.uintptr_t(newHandle(&tableHandle{table: t, onFree: h.releaseRef}))
+	return C.uintptr_t(newHandle(&tableHandle{table: t, onFree: h.releaseRef, timeout: h.timeout}))
 }
 
 // catalogProperties reads the properties JSON: an object of strings
@@ -110,11 +124,25 @@ func capiCatalogOpen(uri, propsJSON *C.char, out *C.uintptr_t) (rc C.int) {
 	if where == "" {
 		return fail(fn, invalidArgument("the catalog URI is empty (give it, or the \"uri\" property)"), statusInvalidArgument)
 	}
-	cat, err := open.Catalog(context.Background(), where, props, table.Options{})
+	h := &catalogHandle{refs: 1}
+	if v, ok := props[propTimeout]; ok {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fail(fn, invalidArgument("catalog property %s %q: give milliseconds", propTimeout, v), statusInvalidArgument)
+		}
+		if h.timeout, err = timeoutOption("catalog properties", ms); err != nil {
+			return fail(fn, err, statusInvalidArgument)
+		}
+		delete(props, propTimeout)
+	}
+	ctx, cancel := h.call()
+	defer cancel()
+	cat, err := open.Catalog(ctx, where, props, table.Options{})
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	*out = C.uintptr_t(newHandle(&catalogHandle{cat: cat, refs: 1}))
+	h.cat = cat
+	*out = C.uintptr_t(newHandle(h))
 	return C.int(statusOK)
 }
 
@@ -130,7 +158,9 @@ func capiCatalogLoadTable(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.i
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	t, err := ch.cat.LoadTable(context.Background(), id)
+	ctx, cancel := ch.call()
+	defer cancel()
+	t, err := ch.cat.LoadTable(ctx, id)
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}
@@ -161,7 +191,8 @@ func capiCatalogCreateTable(h C.uintptr_t, name, schemaJSON, optionsJSON *C.char
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	ctx := context.Background()
+	ctx, cancel := ch.call()
+	defer cancel()
 	t, err := ch.cat.CreateTable(ctx, id, schema, catalog.CreateOptions{Spec: spec, SortOrder: order, Properties: opts.Properties, FormatVersion: opts.FormatVersion})
 	if opts.Ensure && errors.Is(err, catalog.ErrTableExists) {
 		if t, err = ch.cat.LoadTable(ctx, id); err == nil {
@@ -191,7 +222,9 @@ func capiCatalogRegisterTable(h C.uintptr_t, name, metadataLocation *C.char, out
 	if loc == "" {
 		return fail(fn, invalidArgument("metadata location is empty"), statusInvalidArgument)
 	}
-	t, err := ch.cat.RegisterTable(context.Background(), id, loc)
+	ctx, cancel := ch.call()
+	defer cancel()
+	t, err := ch.cat.RegisterTable(ctx, id, loc)
 	if err != nil {
 		return fail(fn, err, createFailureStatus(err))
 	}
@@ -205,7 +238,9 @@ func catalogOp(fn string, h C.uintptr_t, op func(ctx context.Context, cat catalo
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	if err := op(context.Background(), ch.cat); err != nil {
+	ctx, cancel := ch.call()
+	defer cancel()
+	if err := op(ctx, ch.cat); err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
 	return C.int(statusOK)
@@ -218,7 +253,9 @@ func catalogJSON(fn string, h C.uintptr_t, out **C.char, op func(ctx context.Con
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	v, err := op(context.Background(), ch.cat)
+	ctx, cancel := ch.call()
+	defer cancel()
+	v, err := op(ctx, ch.cat)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
@@ -365,7 +402,8 @@ func capiCatalogExists(h C.uintptr_t, name *C.char, isTable C.int, out *C.int) (
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	ctx := context.Background()
+	ctx, cancel := ch.call()
+	defer cancel()
 	var found bool
 	if isTable != 0 {
 		id, err := identifierArg(name)

@@ -289,8 +289,10 @@ floe_status floe_table_free(floe_table* table);
  * "rest.max-attempts"; every catalog: "s3.endpoint", "s3.region",
  * "s3.access-key-id", "s3.secret-access-key", "s3.session-token",
  * "s3.path-style-access" for the tables' files (a REST server's table
- * config and vended credentials refine them). Errors never show a
- * password, secret or token; refused credentials are FLOE_UNAUTHORIZED.
+ * config and vended credentials refine them); "timeout-ms": a deadline on
+ * this call and every later call on the catalog and the tables loaded
+ * from it (FLOE_TIMEOUT past it). Errors never show a password, secret
+ * or token; refused credentials are FLOE_UNAUTHORIZED.
  *
  * A catalog stays open while its handle or any table loaded from it is
  * alive: free them in any order. Lists come back as JSON in a new string

@@ -165,7 +165,9 @@ def load_catalog(name=None, **properties):
     ``scope``, ``rest.sigv4-enabled``, ``header.NAME``, ``ssl.cabundle``)
     and the tables' S3 settings (``s3.endpoint``, ``s3.region``,
     ``s3.access-key-id``, ``s3.secret-access-key``, ``s3.session-token``,
-    ``s3.path-style-access``). name is the catalog's name (default
+    ``s3.path-style-access``), and ``timeout-ms`` (a deadline on every
+    call of the catalog and its tables: FloeError TIMEOUT past it). name
+    is the catalog's name (default
     "default"). Refused credentials raise FloeError with UNAUTHORIZED;
     no message shows a secret."""
     props = {str(k): str(v) for k, v in properties.items()}

@@ -101,3 +101,47 @@ class CatalogTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CatalogTimeoutTest(unittest.TestCase):
+    def test_a_stalled_rest_catalog_times_out(self):
+        import socket
+        import threading
+        import time
+
+        # A server that accepts and never answers: the REST catalog's
+        # first request (its configuration) stalls.
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        held = []
+        stop = threading.Event()
+
+        def accept():
+            server.settimeout(0.1)
+            while not stop.is_set():
+                try:
+                    held.append(server.accept()[0])
+                except OSError:
+                    pass
+
+        t = threading.Thread(target=accept, daemon=True)
+        t.start()
+        try:
+            uri = f"http://127.0.0.1:{server.getsockname()[1]}"
+            start = time.monotonic()
+            with self.assertRaises(FloeError) as caught:
+                floe.load_catalog("stalled", uri=uri, **{"timeout-ms": "300"})
+            took = time.monotonic() - start
+            self.assertEqual(caught.exception.code, Status.TIMEOUT)
+            self.assertLess(took, 2.0)
+            self.assertGreaterEqual(took, 0.29)
+            with self.assertRaises(FloeError) as caught:
+                floe.load_catalog("bad", uri=uri, **{"timeout-ms": "soon"})
+            self.assertEqual(caught.exception.code, Status.INVALID_ARGUMENT)
+        finally:
+            stop.set()
+            t.join()
+            for c in held:
+                c.close()
+            server.close()
