@@ -5,12 +5,15 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/errkind"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // largestRead records the largest single ReadAt.
@@ -117,5 +120,43 @@ func TestChunkWindowBoundsReads(t *testing.T) {
 	capped, _ := open(&OpenOptions{Fetch: FetchOptions{MaxPageBytes: 1 << 10}})
 	if _, err := readAll(t, capped); !errors.Is(err, errkind.Corrupt) || !strings.Contains(err.Error(), "memory limit") {
 		t.Fatalf("a 1 KiB page cap: %v", err)
+	}
+}
+
+// A page header claiming 2 GiB (a corrupt or hostile file) is refused
+// under a page cap before anything that size is allocated.
+func TestHugePageClaimIsRefusedBeforeAllocating(t *testing.T) {
+	data := lineitemFile(t)
+	f := openBytes(t, data)
+	chunk := f.RowGroups[0].Columns[0]
+	start := chunk.Start()
+	var hdr format.PageHeader
+	r := ThriftReader{Buf: data[start:]}
+	var ours PageHeader
+	if err := ParsePageHeader(&r, &ours); err != nil {
+		t.Fatal(err)
+	}
+	if err := thrift.Unmarshal(&thrift.CompactProtocol{}, data[start:start+int64(r.Pos)], &hdr); err != nil {
+		t.Fatal(err)
+	}
+	hdr.UncompressedPageSize = 1<<31 - 1
+	huge, err := thrift.Marshal(&thrift.CompactProtocol{}, &hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header grows by a few bytes; what it pushes past the chunk's end
+	// is never reached.
+	bad := append(append(append([]byte(nil), data[:start]...), huge...), data[start+int64(r.Pos):]...)
+	bad = append(bad[:len(data)-len(data[start+chunk.TotalCompressedSize:])], data[start+chunk.TotalCompressedSize:]...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	capped := openBytesWith(t, bad, &OpenOptions{Fetch: FetchOptions{MaxPageBytes: 64 << 20}})
+	_, err = readAll(t, capped)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, errkind.Corrupt) || !strings.Contains(err.Error(), "2147483647 uncompressed") {
+		t.Fatalf("a 2 GiB page claim under a 64 MiB cap: %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+		t.Errorf("the refused read allocated %d MiB", grew>>20)
 	}
 }
