@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -97,9 +98,24 @@ func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, c
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return op(ctx, t, rdr, opts)
 	})
+}
+
+// commitTimeout is commit_json's timeout_ms (checked by the parse before
+// it), or nil when it gives none.
+func commitTimeout(data *C.char) *time.Duration { return commitTimeoutOf(cBytes(data)) }
+
+func commitTimeoutOf(raw []byte) *time.Duration {
+	var o struct {
+		TimeoutMs *int64 `json:"timeout_ms"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &o) != nil || o.TimeoutMs == nil {
+		return nil
+	}
+	d := time.Duration(*o.TimeoutMs) * time.Millisecond
+	return &d
 }
 
 // commitFailureStatus: a commit's errors have their kinds (a conflict, an
@@ -187,7 +203,7 @@ func commitWrittenFiles(fn string, h C.uintptr_t, files *C.uint8_t, n C.size_t, 
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return op(ctx, t, added, opts)
 	})
 }
@@ -207,7 +223,7 @@ func capiAddFiles(h C.uintptr_t, pathsJSON, commitJSON *C.char, snapshotID *C.in
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return ops.AddFiles(ctx, t, paths, opts)
 	})
 }
@@ -231,7 +247,7 @@ func capiCommit(h C.uintptr_t, files *C.uint8_t, n C.size_t, removedJSON, commit
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return ops.CommitFiles(ctx, t, added, removed, opts)
 	})
 }
@@ -250,7 +266,7 @@ func decodeFiles(files *C.uint8_t, n C.size_t) ([]manifest.DataFile, error) {
 
 // runOnHandle runs one operation on the handle's table version, one at a
 // time per handle, and keeps the version it leaves on success.
-func runOnHandle(fn string, h C.uintptr_t, snapshotID *C.int64_t, op func(*table.Table, context.Context) (ops.Result, error)) C.int {
+func runOnHandle(fn string, h C.uintptr_t, snapshotID *C.int64_t, timeout *time.Duration, op func(*table.Table, context.Context) (ops.Result, error)) C.int {
 	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
@@ -258,7 +274,11 @@ func runOnHandle(fn string, h C.uintptr_t, snapshotID *C.int64_t, op func(*table
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	ctx, cancel := callContext(context.Background(), th.timeout)
+	limit := th.timeout
+	if timeout != nil {
+		limit = *timeout
+	}
+	ctx, cancel := callContext(context.Background(), limit)
 	defer cancel()
 	res, err := op(&base, ctx)
 	if err != nil {

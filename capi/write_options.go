@@ -120,12 +120,19 @@ type commitOptions struct {
 	Properties map[string]string `json:"properties"`
 	RunID      string            `json:"run_id"`
 	Branch     string            `json:"branch"`
+	// TimeoutMs bounds this call instead of the table handle's timeout_ms.
+	TimeoutMs *int64 `json:"timeout_ms"`
 }
 
 func parseCommitOptions(data []byte) (table.CommitOptions, error) {
 	var o commitOptions
 	if err := decodeStrict(data, &o, "commit options"); err != nil {
 		return table.CommitOptions{}, err
+	}
+	if o.TimeoutMs != nil {
+		if _, err := timeoutOption("commit options", *o.TimeoutMs); err != nil {
+			return table.CommitOptions{}, err
+		}
 	}
 	return o.table(), nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/internal/fixtures"
@@ -140,4 +141,19 @@ func FuzzWriteOptions(f *testing.F) {
 		_, _ = parseExpireOptions(data)
 		_, _ = parseRemovedPaths(data)
 	})
+}
+
+func TestCommitTimeoutOption(t *testing.T) {
+	if _, err := parseCommitOptions([]byte(`{"token": "t", "timeout_ms": 1500}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseCommitOptions([]byte(`{"timeout_ms": -5}`)); err == nil {
+		t.Fatal("a negative timeout_ms was taken")
+	}
+	if d := commitTimeoutOf([]byte(`{"timeout_ms": 1500}`)); d == nil || *d != 1500*time.Millisecond {
+		t.Fatalf("timeout %v", d)
+	}
+	if d := commitTimeoutOf([]byte(`{"token": "t"}`)); d != nil {
+		t.Fatalf("no timeout_ms gave %v", *d)
+	}
 }

@@ -45,7 +45,7 @@ func capiDeleteRows(h C.uintptr_t, filter, commitJSON *C.char, snapshotID *C.int
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return ops.DeleteRows(ctx, t, where, opts)
 	})
 }
@@ -63,7 +63,7 @@ func capiOverwrite(h C.uintptr_t, filter *C.char, data *C.struct_ArrowArrayStrea
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return ops.OverwriteRows(ctx, t, where, rdr, opts)
 	})
 }

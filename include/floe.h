@@ -352,6 +352,10 @@ floe_status floe_catalog_exists(floe_catalog* catalog, const char* name, int is_
  *                 pipeline step that stays the same across its retries.
  *   "properties": {"<key>": "<value>", ...}  extra snapshot summary
  *                 entries (not the standard ones nor floe.*).
+ *   "timeout_ms": <int64>  bounds this call (writing and committing)
+ *                 instead of the table's timeout_ms: FLOE_TIMEOUT past it,
+ *                 or FLOE_COMMIT_STATE_UNKNOWN when the commit's outcome
+ *                 cannot be known.
  *   "run_id":     "<string>"  the pipeline run (floe.run-id); see
  *                 floe_replace_partitions.
  *   "branch":     "<name>"    commit to this branch (default "main"); one
