@@ -17,6 +17,7 @@ usage:
   floe scan  TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME]
              [--filter EXPR] [--ignore-case] [--limit N] [--batch-size N]
              [--threads N] [--verify-crc] [--format jsonl|csv|table] [--stats]
+             [--output FILE.parquet|.csv|.jsonl] [--memory-limit 256MiB]
              EXPR: "a < 10 and b in ('x', 'y') and c is not null and d like 'ab%'"
              or an Iceberg REST JSON expression
              --stats: what the scan pruned and read, as JSON on stderr

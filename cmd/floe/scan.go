@@ -19,7 +19,7 @@ import (
 )
 
 func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter", "output"}, []string{"verify-crc", "ignore-case", "stats", "no-relocate"})
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter", "output", "memory-limit"}, []string{"verify-crc", "ignore-case", "stats", "no-relocate"})
 	if err != nil {
 		return err
 	}
@@ -46,6 +46,11 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 			if *dst, err = strconv.Atoi(v); err != nil || *dst < 0 {
 				return fmt.Errorf("--%s wants a non-negative number, got %q", flag, v)
 			}
+		}
+	}
+	if v, ok := a.last("memory-limit"); ok {
+		if so.MemoryLimit, err = parseByteSize(v); err != nil {
+			return fmt.Errorf("--memory-limit: %w", err)
 		}
 	}
 	if v, ok := a.last("limit"); ok {
@@ -296,4 +301,30 @@ func scanUnit(sc *scan.Scan) string {
 		return "splits"
 	}
 	return "files"
+}
+
+// parseByteSize reads a size: bytes, or a number with KiB, MiB, GiB (or
+// K, M, G, KB, MB, GB, all powers of 1024).
+func parseByteSize(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffixes []string
+		mult     int64
+	}{{[]string{"GiB", "GB", "G"}, 1 << 30}, {[]string{"MiB", "MB", "M"}, 1 << 20}, {[]string{"KiB", "KB", "K"}, 1 << 10}} {
+		for _, suffix := range u.suffixes {
+			if rest, ok := strings.CutSuffix(s, suffix); ok {
+				s, mult = strings.TrimSpace(rest), u.mult
+				break
+			}
+		}
+		if mult != 1 {
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("want a size such as 268435456, 256MiB or 1GiB, got %q", v)
+	}
+	return n * mult, nil
 }

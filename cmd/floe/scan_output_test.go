@@ -99,3 +99,25 @@ func TestScanOutputFile(t *testing.T) {
 		t.Errorf("%s exists after a failed scan", bad)
 	}
 }
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]int64{"268435456": 256 << 20, "256MiB": 256 << 20, "1GiB": 1 << 30, "64 MB": 64 << 20, "512K": 512 << 10} {
+		if got, err := parseByteSize(in); err != nil || got != want {
+			t.Errorf("%q: %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-5", "1.5GiB", "99999999999999999999GiB"} {
+		if _, err := parseByteSize(bad); err == nil {
+			t.Errorf("%q was taken", bad)
+		}
+	}
+	// The scan takes it, and refuses one below the floor.
+	fx, _ := fixtures.Get("duckdb_lineitem_iceberg")
+	args := append([]string{"scan", fx.Dir, "--columns", "l_orderkey", "--memory-limit", "32MiB"}, mapArgs(fx)...)
+	if status, out, errOut := runCLI(t, args...); status != 0 || strings.Count(out, "\n") != 51793 {
+		t.Fatalf("scan under a memory limit: status %d, %d lines: %s", status, strings.Count(out, "\n"), errOut)
+	}
+	if status, _, errOut := runCLI(t, append(args, "--memory-limit", "1MiB")...); status == 0 || !strings.Contains(errOut, "memory_limit") {
+		t.Fatalf("a 1 MiB limit: status %d: %s", status, errOut)
+	}
+}
