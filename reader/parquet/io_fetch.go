@@ -31,9 +31,8 @@ type FetchOptions struct {
 	// ChunkWindow bounds the bytes one column chunk holds: a chunk (or the
 	// part of it a read needs) longer than this is read page by page
 	// through windows of this size instead of whole, and is not
-	// prefetched. 0 reads chunks whole, one request each: the fastest,
-	// and what a file of ordinary row groups wants. A memory limit sets it
-	// (a 1 GiB row group would otherwise be held whole).
+	// prefetched. 0 means DefaultChunkWindow; negative reads every chunk
+	// whole. A memory limit lowers it.
 	ChunkWindow int64
 	// MaxPageBytes refuses a page that claims more bytes (stored or
 	// uncompressed) before anything is allocated for it: a corrupt or
@@ -46,6 +45,14 @@ type FetchOptions struct {
 	// the choice for local files when no option is set.
 	Direct bool
 }
+
+// DefaultChunkWindow is the window of a scan without a memory limit: an
+// ordinary column chunk (a 128 MiB row group's share) is read whole, in
+// one request, while one of a huge row group is read through windows
+// rather than held whole. Measured on a 1 GiB row group of four columns
+// (internal/memlimit): peak RSS 2329 MiB reading chunks whole, 995 MiB
+// with this window (162 MiB under a 256 MiB memory limit).
+const DefaultChunkWindow = 64 << 20
 
 // Shaped reports whether any option that shapes requests is set
 // (CoalesceGap, MaxRequest, Concurrency, PrefetchBytes): a caller that set
@@ -66,6 +73,9 @@ func (o FetchOptions) withDefaults() FetchOptions {
 	}
 	if o.PrefetchBytes == 0 {
 		o.PrefetchBytes = 128 << 20
+	}
+	if o.ChunkWindow == 0 {
+		o.ChunkWindow = DefaultChunkWindow
 	}
 	return o
 }
