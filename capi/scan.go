@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"context"
+	"fmt"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"time"
 	"unsafe"
@@ -134,7 +135,7 @@ func capiScanSchema(h C.uintptr_t, out *C.struct_ArrowSchema) (rc C.int) {
 func capiScanPlan(h C.uintptr_t, count *C.int64_t) (rc C.int) {
 	const fn = "floe_scan_plan"
 	defer recoverStatus(fn, &rc)
-	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	s, err := liveScan(h)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
@@ -148,12 +149,9 @@ func capiScanPlan(h C.uintptr_t, count *C.int64_t) (rc C.int) {
 func capiScanCount(h C.uintptr_t, rows *C.int64_t) (rc C.int) {
 	const fn = "floe_scan_count"
 	defer recoverStatus(fn, &rc)
-	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	s, err := liveScan(h)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
-	}
-	if err := s.ctx.Err(); err != nil {
-		return fail(fn, err, statusCancelled) // even a count from metadata alone
 	}
 	ctx, cancel := callContext(s.ctx, s.timeout)
 	defer cancel()
@@ -169,7 +167,7 @@ func capiScanCount(h C.uintptr_t, rows *C.int64_t) (rc C.int) {
 func capiScanTask(h C.uintptr_t, i C.int64_t, bytes **C.uint8_t, n *C.size_t) (rc C.int) {
 	const fn = "floe_scan_task"
 	defer recoverStatus(fn, &rc)
-	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	s, err := liveScan(h)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
@@ -190,7 +188,7 @@ func capiScanTask(h C.uintptr_t, i C.int64_t, bytes **C.uint8_t, n *C.size_t) (r
 func capiScanStream(h C.uintptr_t, out *C.struct_ArrowArrayStream) (rc C.int) {
 	const fn = "floe_scan_stream"
 	defer recoverStatus(fn, &rc)
-	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	s, err := liveScan(h)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
@@ -200,6 +198,20 @@ func capiScanStream(h C.uintptr_t, out *C.struct_ArrowArrayStream) (rc C.int) {
 	}
 	exportStream(rdr, s.scan.Schema(), cancel, out)
 	return C.int(statusOK)
+}
+
+// liveScan looks up a scan handle that floe_scan_cancel has not stopped:
+// a cancelled scan plans, reads and counts nothing more (its schema and
+// metrics still answer).
+func liveScan(h C.uintptr_t) (*scanHandle, error) {
+	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("the scan was cancelled: %w", err)
+	}
+	return s, nil
 }
 
 //export capiScanCancel

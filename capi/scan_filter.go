@@ -18,7 +18,7 @@ import (
 func capiScanAddFilter(h C.uintptr_t, filter *C.char) (rc C.int) {
 	const fn = "floe_scan_add_filter"
 	defer recoverStatus(fn, &rc)
-	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
+	s, err := liveScan(h)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}

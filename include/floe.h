@@ -672,8 +672,10 @@ floe_status floe_scan_add_filter(floe_scan* scan, const char* filter);
 floe_status floe_scan_metrics(floe_scan* scan, char** json_out);
 
 /* Cancel the scan: every stream opened from it, and every call on it
- * running or to come, stops with FLOE_CANCELLED (a stream's get_next
- * returns ECANCELED), its workers and requests in flight included.
+ * running or to come that plans, reads or counts (floe_scan_plan, _task,
+ * _add_filter, _count, _stream), stops with FLOE_CANCELLED (a stream's
+ * get_next returns ECANCELED), its workers and requests in flight
+ * included; floe_scan_schema and floe_scan_metrics still answer.
  * Callable from any thread, while another thread is inside get_next;
  * cancelling twice is FLOE_OK. The scan still has to be freed. */
 floe_status floe_scan_cancel(floe_scan* scan);

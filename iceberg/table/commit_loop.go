@@ -143,8 +143,14 @@ func (t *Table) commitMetadata(ctx context.Context, build buildFunc) (commitResu
 var testHookChanges func(base *Table, changes *metadata.Changes)
 
 // publish hands the changes to the table's publisher, or writes them as
-// the next version in its metadata directory.
+// the next version in its metadata directory. The caller's cancellation
+// and deadline stop a commit up to here, never inside: a metadata PUT or
+// catalog UPDATE cut short on the client may still land on the server
+// after the client checked and found nothing, and the commit would then
+// delete the files the published version names. Storage and catalog
+// clients' own timeouts still bound the step.
 func (base *Table) publish(ctx context.Context, changes *metadata.Changes) (*Table, error) {
+	ctx = context.WithoutCancel(ctx)
 	if base.Publisher != nil {
 		return base.Publisher.Publish(ctx, base, changes)
 	}

@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -147,9 +148,14 @@ func (c *chunkReader) next() (*PageHeader, []byte, error) {
 			break
 		}
 		// A streamed header may run past the bytes read so far: read more
-		// and parse again, until the range is all in.
-		if have := len(c.data) - c.pos; c.stream != nil && c.stream.active() {
-			if err := c.more(have + reserve); err != nil {
+		// (twice as much each time, so a long header costs a few reads)
+		// and parse again. Only a truncated header is retried, and only up
+		// to maxStreamedHeader: anything else is corrupt as it stands.
+		if have := len(c.data) - c.pos; c.stream != nil && c.stream.active() && errors.Is(err, errThriftTruncated) {
+			if have >= maxStreamedHeader {
+				return nil, nil, fmt.Errorf("column %s: a page header longer than %d bytes", c.leaf.DottedPath(), maxStreamedHeader)
+			}
+			if err := c.more(min(2*have+reserve, maxStreamedHeader)); err != nil {
 				return nil, nil, err
 			}
 			r = ThriftReader{Buf: c.data[c.pos:]}
@@ -200,6 +206,11 @@ func (c *chunkReader) release() {
 // parses a page header: more than most headers (statistics included), and
 // a window at most; a longer header is read on as it parses.
 const pageHeaderReserve = 64 << 10
+
+// maxStreamedHeader bounds a page header read through windows: headers
+// carry statistics, and a writer may put long min/max values there, but
+// one of 16 MiB is corrupt (or hostile).
+const maxStreamedHeader = 16 << 20
 
 func (c *chunkReader) headerReserve() int {
 	return int(min(pageHeaderReserve, max(c.f.fetcher.opts.ChunkWindow, 1)))

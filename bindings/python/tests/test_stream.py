@@ -307,10 +307,12 @@ class CancelTest(unittest.TestCase):
                 # Every later call on the scan is cancelled too; a second
                 # cancel is harmless.
                 scan.cancel()
-                for call in (scan.to_pylist, scan.count):
+                for call in (scan.to_pylist, scan.count, scan.plan_tasks, lambda: scan.add_filter("l_orderkey > 5")):
                     with self.assertRaises(floe.FloeError) as caught:
                         call()
                     self.assertEqual(caught.exception.code, floe.Status.CANCELLED)
+                # What it did is still there to see.
+                self.assertIn("rows_returned", scan.metrics())
                 scan.close()
             # Other scans of the table are untouched.
             self.assertEqual(t.scan(selected_fields=["l_orderkey"]).count(), 51793)
