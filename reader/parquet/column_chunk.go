@@ -28,6 +28,10 @@ type chunkReader struct {
 	// wanted may lie apart).
 	data  []byte
 	parts [][]byte
+	// dataOff is the file offset of data[0], partOffs those of parts:
+	// where an error says a page is.
+	dataOff  int64
+	partOffs []int64
 	// owned are pooled buffers to give back; spans are fetched spans the
 	// parts point into.
 	owned [][]byte
@@ -74,8 +78,10 @@ func (c *chunkReader) load() error {
 			return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
 		}
 		c.parts = append(c.parts, part)
+		c.partOffs = append(c.partOffs, r.Off)
 	}
 	c.data, c.parts = c.parts[0], c.parts[1:]
+	c.dataOff, c.partOffs = c.partOffs[0], c.partOffs[1:]
 	return nil
 }
 
@@ -90,7 +96,7 @@ func (c *chunkReader) nextRange() error {
 		if err != nil {
 			return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
 		}
-		c.data = part
+		c.data, c.dataOff = part, r.Off
 		return nil
 	}
 	if c.stream == nil {
@@ -111,7 +117,7 @@ func (c *chunkReader) more(need int) error {
 	if err != nil {
 		return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
 	}
-	c.data, c.pos = data, 0
+	c.data, c.pos, c.dataOff = data, 0, c.stream.next-int64(len(data))
 	return nil
 }
 
@@ -123,6 +129,7 @@ func (c *chunkReader) next() (*PageHeader, []byte, error) {
 	}
 	for c.pos >= len(c.data) && len(c.parts) > 0 {
 		c.data, c.parts, c.pos = c.parts[0], c.parts[1:], 0
+		c.dataOff, c.partOffs = c.partOffs[0], c.partOffs[1:]
 	}
 	// Windowed reads (FetchOptions.ChunkWindow): make the next header
 	// readable, moving to the next needed range when this one is done.
@@ -161,7 +168,7 @@ func (c *chunkReader) next() (*PageHeader, []byte, error) {
 			r = ThriftReader{Buf: c.data[c.pos:]}
 			continue
 		}
-		return nil, nil, fmt.Errorf("column %s at chunk offset %d: %w", c.leaf.DottedPath(), c.pos, err)
+		return nil, nil, fmt.Errorf("column %s: page header at file offset %d: %w", c.leaf.DottedPath(), c.dataOff+int64(c.pos), err)
 	}
 	c.pos += r.Pos
 	size := int(c.hdr.CompressedSize)
@@ -178,7 +185,7 @@ func (c *chunkReader) next() (*PageHeader, []byte, error) {
 	body := c.data[c.pos : c.pos+size : c.pos+size]
 	if c.verifyCRC && c.hdr.hasCRC {
 		if got := crc32.ChecksumIEEE(body); got != c.hdr.crc {
-			return nil, nil, fmt.Errorf("column %s: page at file offset %d fails its CRC check (stored %08x, computed %08x)", c.leaf.DottedPath(), c.meta.Start()+int64(c.pos), c.hdr.crc, got)
+			return nil, nil, fmt.Errorf("column %s: page at file offset %d fails its CRC check (stored %08x, computed %08x)", c.leaf.DottedPath(), c.dataOff+int64(c.pos), c.hdr.crc, got)
 		}
 	}
 	c.pos += size
@@ -195,7 +202,7 @@ func (c *chunkReader) release() {
 	for _, s := range c.spans {
 		s.unref()
 	}
-	c.data, c.parts, c.owned, c.spans = nil, nil, c.owned[:0], c.spans[:0]
+	c.data, c.parts, c.partOffs, c.owned, c.spans = nil, nil, nil, c.owned[:0], c.spans[:0]
 	if c.stream != nil {
 		c.stream.close()
 	}
