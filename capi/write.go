@@ -295,6 +295,9 @@ type expireResult struct {
 	RemovedRefs      []string `json:"removed_refs"`
 	DeletedFiles     []string `json:"deleted_files"`
 	FailedDeletes    int      `json:"failed_deletes"`
+	// Outside are unreferenced files left because they lie outside the
+	// table's location.
+	Outside []string `json:"outside"`
 }
 
 //export capiExpireSnapshots
@@ -319,7 +322,7 @@ func capiExpireSnapshots(h C.uintptr_t, optionsJSON *C.char, resultJSON **C.char
 	th.set(&base)
 	out := expireResult{
 		ExpiredSnapshots: nonNil(res.ExpiredSnapshots), RemovedRefs: nonNil(res.RemovedRefs),
-		DeletedFiles: nonNil(res.DeletedFiles), FailedDeletes: res.FailedDeletes,
+		DeletedFiles: nonNil(res.DeletedFiles), FailedDeletes: res.FailedDeletes, Outside: nonNil(res.Outside),
 	}
 	data, err := json.Marshal(out)
 	if err != nil {

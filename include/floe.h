@@ -527,7 +527,11 @@ floe_status floe_array_stream(struct ArrowSchema* schema, struct ArrowArray* arr
  *   "keep_files":    <bool>  change the metadata only, delete no file.
  * The current snapshot and those refs point at always stay. *result_json
  * (free with floe_string_free) is {"expired_snapshots": [ids],
- * "removed_refs": [names], "deleted_files": [paths], "failed_deletes": n}. */
+ * "removed_refs": [names], "deleted_files": [paths], "failed_deletes": n,
+ * "outside": [paths]}. Only files under the table's location are deleted
+ * (after its location map, with no "." or ".." segment, and on local disks
+ * with symlinks resolved): unreferenced files elsewhere (registered with
+ * floe_add_files, say) are left and listed in "outside". */
 floe_status floe_expire_snapshots(floe_table* table, const char* options_json, char** result_json);
 
 /* ------------------------------------------------------------------------

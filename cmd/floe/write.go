@@ -380,6 +380,9 @@ func runExpire(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	if res.FailedDeletes > 0 {
 		fmt.Fprintf(out, " (%d could not be deleted)", res.FailedDeletes)
 	}
+	if len(res.Outside) > 0 {
+		fmt.Fprintf(out, "; left %d files outside the table's location", len(res.Outside))
+	}
 	fmt.Fprintln(out)
 	return nil
 }

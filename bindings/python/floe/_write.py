@@ -232,7 +232,8 @@ class TableWrites:
         default from history.expire.max-snapshot-age-ms) beyond the newest
         retain_last, and deletes files no snapshot references any more.
         Returns a dict: expired_snapshots, removed_refs, deleted_files,
-        failed_deletes."""
+        failed_deletes, outside (unreferenced files left because they lie
+        outside the table's location)."""
         opts = {}
         if older_than_ms is not None:
             opts["older_than_ms"] = int(older_than_ms)
