@@ -74,10 +74,19 @@ func appendVariant(b []byte, v variant.Value, depth int) ([]byte, error) {
 	case uuid.UUID:
 		return quoted(x.String()), nil
 	case variant.DecimalValue[decimal.Decimal32]:
+		if err := checkDecimalScale(x.Scale, 9); err != nil {
+			return nil, err
+		}
 		return append(b, x.Value.ToString(int32(x.Scale))...), nil
 	case variant.DecimalValue[decimal.Decimal64]:
+		if err := checkDecimalScale(x.Scale, 18); err != nil {
+			return nil, err
+		}
 		return append(b, x.Value.ToString(int32(x.Scale))...), nil
 	case variant.DecimalValue[decimal.Decimal128]:
+		if err := checkDecimalScale(x.Scale, 38); err != nil {
+			return nil, err
+		}
 		return append(b, x.Value.ToString(int32(x.Scale))...), nil
 	case arrow.Date32:
 		return quoted(x.ToTime().Format("2006-01-02")), nil
@@ -143,4 +152,15 @@ func fraction(nanos, digits int) string {
 	}
 	s := fmt.Sprintf("%0*d", digits, nanos)
 	return "." + strings.TrimRight(s, "0")
+}
+
+// checkDecimalScale refuses a variant decimal whose scale its width cannot
+// hold (the Variant spec: 9, 18 and 38 digits for 4, 8 and 16 bytes):
+// corrupt data, which arrow-go's formatting would panic on (decimal128)
+// or print as noise.
+func checkDecimalScale(scale uint8, max int) error {
+	if int(scale) > max {
+		return fmt.Errorf("variant decimal with scale %d, more than its %d digits: the value is corrupt", scale, max)
+	}
+	return nil
 }
