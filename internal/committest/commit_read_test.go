@@ -165,8 +165,9 @@ func testExpireThenRead(t *testing.T, st store) {
 	ctx := context.Background()
 	tbl := st.create(t, 2, nil, nil)
 	loc := tbl.Metadata.Location
-	a := st.writeData(t, iceberg.PartitionSpec{}, rowsIn(1, 0, 30), 10)
-	b := st.writeData(t, iceberg.PartitionSpec{}, rowsIn(2, 100, 10), 10)
+	// Under the table's location: expiry deletes only files there.
+	a := st.writeDataUnder(t, loc, iceberg.PartitionSpec{}, rowsIn(1, 0, 30), 10)
+	b := st.writeDataUnder(t, loc, iceberg.PartitionSpec{}, rowsIn(2, 100, 10), 10)
 	if _, err := tbl.Append(ctx, a.files, table.CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -112,15 +112,32 @@ func (s store) writeData(t testing.TB, spec iceberg.PartitionSpec, rows [][]any,
 	return s.writeDataIn(t, t.TempDir(), spec, rows, perFile)
 }
 
+// writeDataUnder writes the files under the table location loc: expiry
+// and purge delete only files there.
+func (s store) writeDataUnder(t testing.TB, loc string, spec iceberg.PartitionSpec, rows [][]any, perFile int) written {
+	t.Helper()
+	batch := fileio.JoinPath(loc, "data", uuid.NewString()[:8])
+	if !s.onS3() {
+		return s.writeDataIn(t, batch, spec, rows, perFile)
+	}
+	return s.uploadTo(t, batch, t.TempDir(), spec, rows, perFile)
+}
+
 // writeDataIn writes the files in dir and, on S3, uploads them under a
 // fresh prefix, naming them there.
 func (s store) writeDataIn(t testing.TB, dir string, spec iceberg.PartitionSpec, rows [][]any, perFile int) written {
 	t.Helper()
-	w := writeDataIn(t, dir, spec, rows, perFile)
 	if !s.onS3() {
-		return w
+		return writeDataIn(t, dir, spec, rows, perFile)
 	}
-	batch := s.location("data", uuid.NewString()[:8])
+	return s.uploadTo(t, s.location("data", uuid.NewString()[:8]), dir, spec, rows, perFile)
+}
+
+// uploadTo writes the files in dir and uploads them under batch, naming
+// them there.
+func (s store) uploadTo(t testing.TB, batch, dir string, spec iceberg.PartitionSpec, rows [][]any, perFile int) written {
+	t.Helper()
+	w := writeDataIn(t, dir, spec, rows, perFile)
 	moved := written{ids: map[string][]int64{}}
 	for _, f := range w.files {
 		ids := w.ids[f.FilePath]

@@ -52,7 +52,7 @@ type Options struct {
 	// (MaxRequest), column chunks (read through windows, ChunkWindow) and
 	// one page (MaxPageBytes, which also refuses a file claiming larger
 	// pages before allocating). Options set explicitly stay when smaller.
-	// 0: no limit (the defaults hold whole column chunks). See budget.
+	// 0: no limit. See memoryBudget.
 	MemoryLimit int64
 }
 
@@ -73,10 +73,12 @@ func (o *Options) validate() error {
 	if o.SplitSize < 0 {
 		return errkind.Errorf(errkind.InvalidArgument, "scan options: split_size must not be negative")
 	}
-	if o.MemoryLimit < 0 || o.MemoryLimit > 0 && o.MemoryLimit < MinMemoryLimit {
-		return errkind.Errorf(errkind.InvalidArgument, "scan options: memory_limit %d: give at least %d bytes, or 0 for none", o.MemoryLimit, MinMemoryLimit)
-	}
-	return nil
+	return checkMemoryLimit(o.MemoryLimit)
+}
+
+// budget applies MemoryLimit (memoryBudget) for a read of leaves columns.
+func (o *Options) budget(leaves int) {
+	o.FetchOptions, o.BufferBytes = memoryBudget(o.MemoryLimit, o.threads(), leaves, o.FetchOptions, o.BufferBytes)
 }
 
 // ordered reports whether batches must come in task order.

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/reader/parquet"
 )
 
 // taskGroupFormatVersion is bumped when a serialised group changes shape;
@@ -140,16 +141,15 @@ func (g *TaskGroup) ReaderWithin(ctx context.Context, files fileio.FileIO, alloc
 	if memoryLimit == 0 {
 		return g.Reader(ctx, files, alloc)
 	}
-	opts := Options{MemoryLimit: memoryLimit, Threads: 1}
-	if err := opts.validate(); err != nil {
+	if err := checkMemoryLimit(memoryLimit); err != nil {
 		return nil, err
 	}
 	schema, err := g.Schema()
 	if err != nil {
 		return nil, err
 	}
-	opts.budget(leafCount(schema.Fields()))
-	return g.reader(ctx, readEnv{files: files, alloc: alloc, fetch: opts.FetchOptions})
+	fetch, _ := memoryBudget(memoryLimit, 1, leafCount(schema.Fields()), parquet.FetchOptions{}, 0)
+	return g.reader(ctx, readEnv{files: files, alloc: alloc, fetch: fetch})
 }
 
 // reader streams the group's tasks with env's settings, its schema and
