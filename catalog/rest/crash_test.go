@@ -2,20 +2,17 @@ package rest_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/catalog/rest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/catalogtest"
-	"github.com/floedb/floe/internal/commitstep"
+	"github.com/floedb/floe/internal/crashtest"
 )
 
 // crashEnv hands the child its job: "<server URL>|<table name>|<step>".
@@ -44,13 +41,7 @@ func TestCrashAtEachRESTCommitStep(t *testing.T) {
 				t.Fatal(err)
 			}
 			catalogtest.MustAppend(t, tbl, [][]any{{int64(1), "base"}}, "")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestRESTCrashChild$", "-test.count=1")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%s", crashEnv, s.URL, id.Name, step))
-			out, err := cmd.CombinedOutput()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-				t.Fatalf("the child was not killed at %s: %v\n%s", step, err, out)
-			}
+			crashtest.RunKilled(t, "TestRESTCrashChild", fmt.Sprintf("%s=%s|%s|%s", crashEnv, s.URL, id.Name, step))
 			after, err := c.LoadTable(ctx, id)
 			if err != nil {
 				t.Fatalf("load after a kill at %s: %v", step, err)
@@ -106,12 +97,7 @@ func TestRESTCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	commitstep.SetHook(func(s string) {
-		if s == step {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			select {}
-		}
-	})
+	crashtest.KillAt(step)
 	if _, err := catalogtest.Append(t, tbl, crashRows, crashToken); err != nil {
 		t.Fatal(err)
 	}

@@ -2,19 +2,16 @@ package sql
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/internal/commitstep"
+	"github.com/floedb/floe/internal/crashtest"
 	"github.com/floedb/floe/internal/rowstest"
 	"github.com/floedb/floe/writer"
 )
@@ -49,13 +46,7 @@ func testCrashAtEachCatalogCommitStep(t *testing.T, handle func() *Catalog, dir 
 			}
 			appendRows(t, tbl, [][]any{{int64(1), "base"}}, "")
 			dataDir := t.TempDir()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%s|%s", crashEnv, c.uri, c.warehouse, dataDir, step), "FLOE_CRASH_TABLE="+id.Name)
-			out, err := cmd.CombinedOutput()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-				t.Fatalf("the child was not killed: %v\n%s", err, out)
-			}
+			crashtest.RunKilled(t, "TestCrashChild", fmt.Sprintf("%s=%s|%s|%s|%s", crashEnv, c.uri, c.warehouse, dataDir, step), "FLOE_CRASH_TABLE="+id.Name)
 
 			after, err := handle().LoadTable(ctx, id)
 			if err != nil {
@@ -136,15 +127,10 @@ func TestCrashChild(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dataDir, "files.bin"), encoded, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	kill := func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
 	if step == "data" {
-		kill()
+		crashtest.Kill()
 	}
-	commitstep.SetHook(func(s string) {
-		if s == step {
-			kill()
-		}
-	})
+	crashtest.KillAt(step)
 	if _, err := tbl.Append(ctx, files, table.CommitOptions{Token: crashToken}); err != nil {
 		t.Fatal(err)
 	}

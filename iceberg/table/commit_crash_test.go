@@ -2,17 +2,14 @@ package table
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/floedb/floe/iceberg"
-	"github.com/floedb/floe/internal/commitstep"
+	"github.com/floedb/floe/internal/crashtest"
 )
 
 // crashEnv hands the child process its job: "<table>|<data dir>|<step>".
@@ -34,13 +31,7 @@ func TestCrashAtEachCommitStep(t *testing.T) {
 				t.Fatal(err)
 			}
 			dataDir := t.TempDir()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChildProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%s", crashEnv, tbl.Metadata.Location, dataDir, step))
-			out, err := cmd.CombinedOutput()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-				t.Fatalf("child was not killed: %v\n%s", err, out)
-			}
+			crashtest.RunKilled(t, "TestCrashChildProcess", fmt.Sprintf("%s=%s|%s|%s", crashEnv, tbl.Metadata.Location, dataDir, step))
 
 			// The table after the crash.
 			after := reopen(t, tbl)
@@ -95,20 +86,15 @@ func TestCrashChildProcess(t *testing.T) {
 	}
 	parts := strings.Split(job, "|")
 	location, dataDir, step := parts[0], parts[1], parts[2]
-	kill := func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
 	added := writeFiles(t, dataDir, iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 10), 5)
 	if step == "data" {
-		kill()
+		crashtest.Kill()
 	}
 	tbl, err := Open(context.Background(), location, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	commitstep.SetHook(func(s string) {
-		if s == step {
-			kill()
-		}
-	})
+	crashtest.KillAt(step)
 	if _, err := tbl.Append(context.Background(), added, CommitOptions{Token: crashToken}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,15 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/internal/commitstep"
+	"github.com/floedb/floe/internal/crashtest"
 	"github.com/floedb/floe/internal/testtable"
 )
 
@@ -119,13 +117,7 @@ func TestCrashMatrix(t *testing.T) {
 				appendInChunks(t, tbl, crashBaseRows(), 40)
 				schema := tbl.Metadata.CurrentSchema()
 				before := crashBaseRows()
-				cmd := exec.Command(os.Args[0], "-test.run=^TestCrashMatrixChild$", "-test.count=1")
-				cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%s", crashMatrixEnv, op, tbl.Metadata.Location, step))
-				out, err := cmd.CombinedOutput()
-				var exit *exec.ExitError
-				if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-					t.Fatalf("the child was not killed at %s: %v\n%s", step, err, out)
-				}
+				crashtest.RunKilled(t, "TestCrashMatrixChild", fmt.Sprintf("%s=%s|%s|%s", crashMatrixEnv, op, tbl.Metadata.Location, step))
 
 				after := reopened(t, tbl)
 				everyReferencedFileExists(t, after)
@@ -202,12 +194,7 @@ func TestCrashMatrixChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	commitstep.SetHook(func(s string) {
-		if s == step {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			select {}
-		}
-	})
+	crashtest.KillAt(step)
 	if _, err := crashOps[op](context.Background(), t, tbl); err != nil {
 		t.Fatal(err)
 	}
