@@ -61,3 +61,17 @@ func TestListTargetsFindsEveryFuzzFunction(t *testing.T) {
 		t.Errorf("-run iceberg/manifest: %d targets (%v)", len(only), err)
 	}
 }
+
+func TestParseBudget(t *testing.T) {
+	if b, err := parseBudget("2000x"); err != nil || b.execs != 2000 || b.time != 0 {
+		t.Fatalf("2000x: %+v, %v", b, err)
+	}
+	if b, err := parseBudget("10m"); err != nil || b.time != 10*time.Minute || b.execs != 0 {
+		t.Fatalf("10m: %+v, %v", b, err)
+	}
+	for _, bad := range []string{"", "x", "0x", "-5x", "soon", "-1s"} {
+		if _, err := parseBudget(bad); err == nil {
+			t.Errorf("%q was taken", bad)
+		}
+	}
+}
