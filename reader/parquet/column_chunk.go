@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"slices"
 
 	"github.com/floedb/floe/errkind"
 )
@@ -23,20 +22,16 @@ type chunkReader struct {
 	// skippedRows counts rows in data pages the trimmed read left out
 	skippedRows int64
 
-	// data is the part of the chunk's needed bytes being walked; parts
-	// are the rest, in file order (a dictionary page and the data pages
-	// wanted may lie apart).
-	data  []byte
-	parts [][]byte
-	// dataOff is the file offset of data[0], partOffs those of parts:
-	// where an error says a page is.
-	dataOff  int64
-	partOffs []int64
+	// data is the part of the chunk's needed bytes being walked, dataOff
+	// its file offset (where an error says a page is).
+	data    []byte
+	dataOff int64
 	// owned are pooled buffers to give back; spans are fetched spans the
-	// parts point into.
+	// data points into.
 	owned [][]byte
 	spans []*span
-	// pending are the needed ranges not yet read, in file order, and
+	// pending are the needed ranges not yet read, in file order (a
+	// dictionary page and the data pages wanted may lie apart), and
 	// stream the one being read through windows (FetchOptions.ChunkWindow)
 	// when it is too long to hold whole.
 	pending    []ByteRange
@@ -68,21 +63,8 @@ func (c *chunkReader) load() error {
 		return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
 	}
 	c.skippedRows = skipped
-	if window := c.f.fetcher.opts.ChunkWindow; window > 0 && slices.ContainsFunc(ranges, func(r ByteRange) bool { return r.Size > window }) {
-		c.pending = ranges
-		return c.nextRange()
-	}
-	for _, r := range ranges {
-		part, err := c.f.fetch(r, &c.owned, &c.spans)
-		if err != nil {
-			return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
-		}
-		c.parts = append(c.parts, part)
-		c.partOffs = append(c.partOffs, r.Off)
-	}
-	c.data, c.parts = c.parts[0], c.parts[1:]
-	c.dataOff, c.partOffs = c.partOffs[0], c.partOffs[1:]
-	return nil
+	c.pending = ranges
+	return c.nextRange()
 }
 
 // nextRange starts reading the next pending range: whole when it fits a
@@ -91,7 +73,7 @@ func (c *chunkReader) nextRange() error {
 	r := c.pending[0]
 	c.pending = c.pending[1:]
 	c.pos = 0
-	if r.Size <= c.f.fetcher.opts.ChunkWindow {
+	if window := c.f.fetcher.opts.ChunkWindow; window <= 0 || r.Size <= window {
 		part, err := c.f.fetch(r, &c.owned, &c.spans)
 		if err != nil {
 			return fmt.Errorf("column %s: %w", c.leaf.DottedPath(), err)
@@ -127,12 +109,8 @@ func (c *chunkReader) next() (*PageHeader, []byte, error) {
 	if err := c.ensureLoaded(); err != nil {
 		return nil, nil, err
 	}
-	for c.pos >= len(c.data) && len(c.parts) > 0 {
-		c.data, c.parts, c.pos = c.parts[0], c.parts[1:], 0
-		c.dataOff, c.partOffs = c.partOffs[0], c.partOffs[1:]
-	}
-	// Windowed reads (FetchOptions.ChunkWindow): make the next header
-	// readable, moving to the next needed range when this one is done.
+	// Make the next header readable (windowed reads), moving to the next
+	// needed range when this one is done.
 	reserve := c.headerReserve()
 	if err := c.more(reserve); err != nil {
 		return nil, nil, err
@@ -202,7 +180,7 @@ func (c *chunkReader) release() {
 	for _, s := range c.spans {
 		s.unref()
 	}
-	c.data, c.parts, c.partOffs, c.owned, c.spans = nil, nil, nil, c.owned[:0], c.spans[:0]
+	c.data, c.owned, c.spans = nil, c.owned[:0], c.spans[:0]
 	if c.stream != nil {
 		c.stream.close()
 	}
