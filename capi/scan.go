@@ -6,10 +6,10 @@ import "C"
 import (
 	"context"
 	"fmt"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"time"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/floedb/floe/reader/scan"
 )

@@ -94,28 +94,13 @@ func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, c
 		return fail(fn, err, statusInvalidArgument)
 	}
 	defer rdr.Release()
-	opts, err := parseCommitOptions(cBytes(commitJSON))
+	opts, timeout, err := parseCommitOptions(cBytes(commitJSON))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, timeout, func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return op(ctx, t, rdr, opts)
 	})
-}
-
-// commitTimeout is commit_json's timeout_ms (checked by the parse before
-// it), or nil when it gives none.
-func commitTimeout(data *C.char) *time.Duration { return commitTimeoutOf(cBytes(data)) }
-
-func commitTimeoutOf(raw []byte) *time.Duration {
-	var o struct {
-		TimeoutMs *int64 `json:"timeout_ms"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &o) != nil || o.TimeoutMs == nil {
-		return nil
-	}
-	d := time.Duration(*o.TimeoutMs) * time.Millisecond
-	return &d
 }
 
 // commitFailureStatus: a commit's errors have their kinds (a conflict, an
@@ -199,11 +184,11 @@ func commitWrittenFiles(fn string, h C.uintptr_t, files *C.uint8_t, n C.size_t, 
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	opts, err := parseCommitOptions(cBytes(commitJSON))
+	opts, timeout, err := parseCommitOptions(cBytes(commitJSON))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, timeout, func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return op(ctx, t, added, opts)
 	})
 }
@@ -219,11 +204,11 @@ func capiAddFiles(h C.uintptr_t, pathsJSON, commitJSON *C.char, snapshotID *C.in
 	if len(paths) == 0 {
 		return fail(fn, invalidArgument("file paths: none given"), statusInvalidArgument)
 	}
-	opts, err := parseCommitOptions(cBytes(commitJSON))
+	opts, timeout, err := parseCommitOptions(cBytes(commitJSON))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, timeout, func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return ops.AddFiles(ctx, t, paths, opts)
 	})
 }
@@ -243,11 +228,11 @@ func capiCommit(h C.uintptr_t, files *C.uint8_t, n C.size_t, removedJSON, commit
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	opts, err := parseCommitOptions(cBytes(commitJSON))
+	opts, timeout, err := parseCommitOptions(cBytes(commitJSON))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, timeout, func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return ops.CommitFiles(ctx, t, added, removed, opts)
 	})
 }

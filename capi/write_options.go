@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
@@ -124,17 +125,26 @@ type commitOptions struct {
 	TimeoutMs *int64 `json:"timeout_ms"`
 }
 
-func parseCommitOptions(data []byte) (table.CommitOptions, error) {
+// parseCommitOptions reads commit_json: the commit's options, and its
+// timeout_ms (nil when not given: the table handle's applies).
+func parseCommitOptions(data []byte) (table.CommitOptions, *time.Duration, error) {
 	var o commitOptions
 	if err := decodeStrict(data, &o, "commit options"); err != nil {
-		return table.CommitOptions{}, err
+		return table.CommitOptions{}, nil, err
 	}
-	if o.TimeoutMs != nil {
-		if _, err := timeoutOption("commit options", *o.TimeoutMs); err != nil {
-			return table.CommitOptions{}, err
-		}
+	timeout, err := o.timeout()
+	if err != nil {
+		return table.CommitOptions{}, nil, err
 	}
-	return o.table(), nil
+	return o.table(), timeout, nil
+}
+
+func (o commitOptions) timeout() (*time.Duration, error) {
+	if o.TimeoutMs == nil {
+		return nil, nil
+	}
+	d, err := timeoutOption("commit options", *o.TimeoutMs)
+	return &d, err
 }
 
 func (o commitOptions) table() table.CommitOptions {
@@ -150,16 +160,20 @@ type rowCommitOptions struct {
 	DeleteMode string `json:"delete_mode"`
 }
 
-func parseRowCommitOptions(data []byte) (ops.RowOptions, error) {
+func parseRowCommitOptions(data []byte) (ops.RowOptions, *time.Duration, error) {
 	var o rowCommitOptions
 	if err := decodeStrict(data, &o, "commit options"); err != nil {
-		return ops.RowOptions{}, err
+		return ops.RowOptions{}, nil, err
 	}
 	mode := ops.DeleteMode(o.DeleteMode)
 	if err := mode.Check(); err != nil {
-		return ops.RowOptions{}, invalidArgument("commit options: %v", err)
+		return ops.RowOptions{}, nil, invalidArgument("commit options: %v", err)
 	}
-	return ops.RowOptions{Commit: o.table(), Mode: mode}, nil
+	timeout, err := o.timeout()
+	if err != nil {
+		return ops.RowOptions{}, nil, err
+	}
+	return ops.RowOptions{Commit: o.table(), Mode: mode}, timeout, nil
 }
 
 // expireOptions is the options_json of floe_expire_snapshots.

@@ -76,22 +76,22 @@ func TestCreateOptionsPartitionBy(t *testing.T) {
 }
 
 func TestCommitAndExpireOptions(t *testing.T) {
-	o, err := parseCommitOptions([]byte(`{"token": "t", "properties": {"a": "b"}, "run_id": "r", "branch": "dev"}`))
+	o, _, err := parseCommitOptions([]byte(`{"token": "t", "properties": {"a": "b"}, "run_id": "r", "branch": "dev"}`))
 	if err != nil || o.Token != "t" || o.Properties["a"] != "b" || o.RunID != "r" || o.Branch != "dev" {
 		t.Errorf("commit options: %+v, %v", o, err)
 	}
-	if _, err := parseCommitOptions([]byte(`{"tokn": "t"}`)); err == nil {
+	if _, _, err := parseCommitOptions([]byte(`{"tokn": "t"}`)); err == nil {
 		t.Error("an unknown commit option was accepted")
 	}
-	if _, err := parseCommitOptions([]byte(`{"delete_mode": "merge-on-read"}`)); err == nil {
+	if _, _, err := parseCommitOptions([]byte(`{"delete_mode": "merge-on-read"}`)); err == nil {
 		t.Error("delete_mode was accepted by a commit that deletes no rows")
 	}
-	r, err := parseRowCommitOptions([]byte(`{"token": "t", "delete_mode": "merge-on-read"}`))
+	r, _, err := parseRowCommitOptions([]byte(`{"token": "t", "delete_mode": "merge-on-read"}`))
 	if err != nil || r.Commit.Token != "t" || r.Mode != ops.MergeOnRead {
 		t.Errorf("row commit options: %+v, %v", r, err)
 	}
 	for _, bad := range []string{`{"delete_mode": "sideways"}`, `{"delete_mod": "copy-on-write"}`} {
-		if _, err := parseRowCommitOptions([]byte(bad)); err == nil {
+		if _, _, err := parseRowCommitOptions([]byte(bad)); err == nil {
 			t.Errorf("row commit options %s accepted", bad)
 		}
 	}
@@ -136,24 +136,27 @@ func FuzzWriteOptions(f *testing.F) {
 			_, _ = o.spec(schema)
 			_, _ = o.sortOrder()
 		}
-		_, _ = parseCommitOptions(data)
-		_, _ = parseRowCommitOptions(data)
+		_, _, _ = parseCommitOptions(data)
+		_, _, _ = parseRowCommitOptions(data)
 		_, _ = parseExpireOptions(data)
 		_, _ = parseRemovedPaths(data)
 	})
 }
 
 func TestCommitTimeoutOption(t *testing.T) {
-	if _, err := parseCommitOptions([]byte(`{"token": "t", "timeout_ms": 1500}`)); err != nil {
+	if _, _, err := parseCommitOptions([]byte(`{"token": "t", "timeout_ms": 1500}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := parseCommitOptions([]byte(`{"timeout_ms": -5}`)); err == nil {
+	if _, _, err := parseCommitOptions([]byte(`{"timeout_ms": -5}`)); err == nil {
 		t.Fatal("a negative timeout_ms was taken")
 	}
-	if d := commitTimeoutOf([]byte(`{"timeout_ms": 1500}`)); d == nil || *d != 1500*time.Millisecond {
-		t.Fatalf("timeout %v", d)
+	if _, d, err := parseCommitOptions([]byte(`{"timeout_ms": 1500}`)); err != nil || d == nil || *d != 1500*time.Millisecond {
+		t.Fatalf("timeout %v, %v", d, err)
 	}
-	if d := commitTimeoutOf([]byte(`{"token": "t"}`)); d != nil {
-		t.Fatalf("no timeout_ms gave %v", *d)
+	if _, d, err := parseCommitOptions([]byte(`{"token": "t"}`)); err != nil || d != nil {
+		t.Fatalf("no timeout_ms gave %v, %v", d, err)
+	}
+	if _, d, err := parseRowCommitOptions([]byte(`{"delete_mode": "merge-on-read", "timeout_ms": 20}`)); err != nil || d == nil || *d != 20*time.Millisecond {
+		t.Fatalf("row commit timeout %v, %v", d, err)
 	}
 }

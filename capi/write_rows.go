@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"context"
+	"time"
 
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
@@ -28,24 +29,24 @@ func parseFilterArg(filter *C.char) (expr.Expr, error) {
 
 // parseRowArgs reads the filter and the commit options of a row-level
 // delete or overwrite.
-func parseRowArgs(filter, commitJSON *C.char) (expr.Expr, ops.RowOptions, error) {
+func parseRowArgs(filter, commitJSON *C.char) (expr.Expr, ops.RowOptions, *time.Duration, error) {
 	where, err := parseFilterArg(filter)
 	if err != nil {
-		return nil, ops.RowOptions{}, err
+		return nil, ops.RowOptions{}, nil, err
 	}
-	opts, err := parseRowCommitOptions(cBytes(commitJSON))
-	return where, opts, err
+	opts, timeout, err := parseRowCommitOptions(cBytes(commitJSON))
+	return where, opts, timeout, err
 }
 
 //export capiDeleteRows
 func capiDeleteRows(h C.uintptr_t, filter, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
 	const fn = "floe_delete_rows"
 	defer recoverStatus(fn, &rc)
-	where, opts, err := parseRowArgs(filter, commitJSON)
+	where, opts, timeout, err := parseRowArgs(filter, commitJSON)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, timeout, func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return ops.DeleteRows(ctx, t, where, opts)
 	})
 }
@@ -59,11 +60,11 @@ func capiOverwrite(h C.uintptr_t, filter *C.char, data *C.struct_ArrowArrayStrea
 		return fail(fn, err, statusInvalidArgument)
 	}
 	defer rdr.Release()
-	where, opts, err := parseRowArgs(filter, commitJSON)
+	where, opts, timeout, err := parseRowArgs(filter, commitJSON)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	return runOnHandle(fn, h, snapshotID, commitTimeout(commitJSON), func(t *table.Table, ctx context.Context) (ops.Result, error) {
+	return runOnHandle(fn, h, snapshotID, timeout, func(t *table.Table, ctx context.Context) (ops.Result, error) {
 		return ops.OverwriteRows(ctx, t, where, rdr, opts)
 	})
 }
