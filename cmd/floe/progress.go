@@ -29,7 +29,6 @@ type statusLine struct {
 	finished sync.Once
 	mu       sync.Mutex
 	drawn    int // width of the line on screen; 0 before the first draw
-	lines    bool
 }
 
 // How often the line is redrawn, and how long a command runs before the
@@ -55,7 +54,7 @@ func startProgress(a *args, errOut io.Writer, verb, noun string, sample func() p
 	if !terminal && !a.bools["progress"] {
 		return nil
 	}
-	s := &statusLine{w: errOut, terminal: terminal, lines: !terminal, verb: verb, noun: noun, sample: sample,
+	s := &statusLine{w: errOut, terminal: terminal, verb: verb, noun: noun, sample: sample,
 		start: time.Now(), stop: make(chan struct{})}
 	s.stopped.Add(1)
 	go s.run()
@@ -65,7 +64,7 @@ func startProgress(a *args, errOut io.Writer, verb, noun string, sample func() p
 func (s *statusLine) run() {
 	defer s.stopped.Done()
 	every, first := progressEvery, progressFirstDraw
-	if s.lines {
+	if !s.terminal { // lines mode: --progress off a terminal
 		every, first = progressLinesEvery, progressLinesEvery
 	}
 	select {
@@ -98,7 +97,7 @@ func (s *statusLine) finish() {
 func (s *statusLine) end() {
 	close(s.stop)
 	s.stopped.Wait()
-	if s.drawn == 0 && !s.lines {
+	if s.drawn == 0 && s.terminal {
 		return
 	}
 	s.draw(s.render(s.sample(), time.Since(s.start), true))
@@ -111,7 +110,7 @@ func (s *statusLine) draw(line string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	width := utf8.RuneCountInString(line) // "·" takes one column, two bytes
-	if s.lines {
+	if !s.terminal {
 		fmt.Fprintln(s.w, line)
 		s.drawn = width
 		return
