@@ -32,7 +32,7 @@ type ExpireResult struct {
 	DeletedFiles  []string
 	FailedDeletes int
 	// Outside are unreferenced files left alone because they lie outside
-	// the table's location (ownsFile): registered from elsewhere, or named
+	// the table's location (ownedFiles): registered from elsewhere, or named
 	// by metadata that should not name them.
 	Outside []string
 }
@@ -120,8 +120,9 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 	}
 	meter := progress.From(ctx)
 	meter.Plan(int64(len(doomed)), 0, 0)
+	owned := t.ownedFiles()
 	for _, path := range doomed {
-		if !t.ownsFile(path) {
+		if !owned(path) {
 			res.Outside = append(res.Outside, path)
 			meter.Done(1, 0, 0)
 			continue

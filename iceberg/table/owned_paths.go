@@ -8,11 +8,12 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 )
 
-// ownsFile tells whether path is a file expiry and purge may delete: one
-// under the table's location. Metadata names files by any location, and
-// a hostile or careless one (a manifest naming /etc/passwd or
-// ../../other/data/f.parquet, a file add_files registered from elsewhere)
-// must not turn a maintenance call into a delete outside the table. So:
+// ownedFiles returns the test of whether a path is a file expiry and
+// purge may delete: one under the table's location. Metadata names files
+// by any location, and a hostile or careless one (a manifest naming
+// /etc/passwd or ../../other/data/f.parquet, a file add_files registered
+// from elsewhere) must not turn a maintenance call into a delete outside
+// the table. So:
 //
 //   - both path and the location go through the table's location map and
 //     relocation, then are compared in their canonical spelling (s3/s3a,
@@ -22,30 +23,39 @@ import (
 //   - on a local disk, the file's directory with its symlinks resolved
 //     must still lie inside the location with its symlinks resolved (the
 //     file itself may be a symlink: deleting removes the link only).
-func (t *Table) ownsFile(path string) bool {
-	if path == "" || strings.ContainsAny(path, "\\\x00") || hasDotSegment(path) {
-		return false
-	}
-	p := fileio.Canonical(t.Locations.Apply(path))
+//
+// The location is resolved once, here, for every path the test is asked
+// about.
+func (t *Table) ownedFiles() func(path string) bool {
 	root := fileio.Canonical(t.Locations.Apply(t.Metadata.Location))
 	if root == "" || hasDotSegment(root) {
-		return false
+		return func(string) bool { return false }
 	}
-	if _, ok := fileio.RecordedPrefix(p, root); !ok || samePath(p, root) {
-		return false
+	local := fileio.Scheme(root) == ""
+	realRoot, rootErr := "", error(nil)
+	if local {
+		realRoot, rootErr = resolveExisting(root)
 	}
-	if fileio.Scheme(p) != "" || fileio.Scheme(root) != "" {
-		return true // object stores have no symlinks
+	return func(path string) bool {
+		if path == "" || strings.ContainsAny(path, "\\\x00") || hasDotSegment(path) {
+			return false
+		}
+		p := fileio.Canonical(t.Locations.Apply(path))
+		if _, ok := fileio.RecordedPrefix(p, root); !ok || samePath(p, root) {
+			return false
+		}
+		if !local || fileio.Scheme(p) != "" {
+			return true // object stores have no symlinks
+		}
+		if rootErr != nil {
+			return false
+		}
+		realDir, err := resolveExisting(filepath.Dir(p))
+		if err != nil {
+			return false
+		}
+		return realDir == realRoot || strings.HasPrefix(realDir, realRoot+string(filepath.Separator))
 	}
-	realRoot, err := resolveExisting(root)
-	if err != nil {
-		return false
-	}
-	realDir, err := resolveExisting(filepath.Dir(p))
-	if err != nil {
-		return false
-	}
-	return realDir == realRoot || strings.HasPrefix(realDir, realRoot+string(filepath.Separator))
 }
 
 func samePath(a, b string) bool {

@@ -43,7 +43,7 @@ func present(path string) bool {
 	return err == nil
 }
 
-func TestOwnsFile(t *testing.T) {
+func TestOwnedFiles(t *testing.T) {
 	tbl := createTable(t, 2, nil, nil)
 	loc := tbl.Metadata.Location
 	for path, want := range map[string]bool{
@@ -62,8 +62,8 @@ func TestOwnsFile(t *testing.T) {
 		"hdfs://nn" + loc + "/data/a.parquet":    true, // the same path in another spelling
 		"":                                       false,
 	} {
-		if got := tbl.ownsFile(path); got != want {
-			t.Errorf("ownsFile(%q) = %v, want %v", path, got, want)
+		if got := tbl.ownedFiles()(path); got != want {
+			t.Errorf("owned(%q) = %v, want %v", path, got, want)
 		}
 	}
 	// A symlink in the table directory pointing outside: files under it
@@ -71,7 +71,7 @@ func TestOwnsFile(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), filepath.Join(loc, "escape")); err != nil {
 		t.Fatal(err)
 	}
-	if tbl.ownsFile(loc + "/escape/f.parquet") {
+	if tbl.ownedFiles()(loc + "/escape/f.parquet") {
 		t.Error("a file under a symlink out of the table is owned")
 	}
 	// A table location that is itself reached through a symlink still owns
@@ -85,7 +85,7 @@ func TestOwnsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	aliased.Metadata.Location = alias
-	if !aliased.ownsFile(alias + "/data/a.parquet") {
+	if !aliased.ownedFiles()(alias + "/data/a.parquet") {
 		t.Error("a table opened through a symlink does not own its data files")
 	}
 }

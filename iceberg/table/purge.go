@@ -19,7 +19,7 @@ import (
 // then find it half gone). Files already missing are skipped. It goes on
 // past failures, a manifest that cannot be read included (what it names
 // is then left), and reports the first with how many there were. Only
-// files under the table's location are deleted (ownsFile): one named
+// files under the table's location are deleted (ownedFiles): one named
 // elsewhere is left, as registered data another owner may hold.
 func (t *Table) Purge(ctx context.Context) error {
 	gc, err := t.Metadata.PropertyBool(PropGCEnabled, true)
@@ -78,8 +78,9 @@ func (t *Table) Purge(ctx context.Context) error {
 	for _, name := range versionHintNames {
 		add(fileio.JoinPath(parentDir(t.MetadataLocation), name))
 	}
+	owned := t.ownedFiles()
 	for _, p := range paths {
-		if !t.ownsFile(p) {
+		if !owned(p) {
 			continue
 		}
 		if err := t.IO.Delete(ctx, p); err != nil && !errors.Is(err, fs.ErrNotExist) {
