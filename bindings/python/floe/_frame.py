@@ -60,15 +60,20 @@ def _view(owner, address, dtype, n):
     return np.frombuffer(buf, dtype)
 
 
+def _bits(owner, address, offset, n):
+    """n bits of an Arrow bitmap at address, from bit offset on, as bools."""
+    first = offset // 8
+    nbytes = (offset + n + 7) // 8 - first
+    bits = np.unpackbits(_view(owner, address + first, "u1", nbytes), bitorder="little")
+    start = offset - first * 8
+    return bits[start:start + n].astype(bool)
+
+
 def _nulls(owner, array, offset, n):
     """A bool array, True where the value is null, or None when none is."""
     if array.null_count == 0 or not array.buffers[0]:
         return None
-    first = offset // 8
-    nbytes = (offset + n + 7) // 8 - first
-    bits = np.unpackbits(_view(owner, array.buffers[0] + first, "u1", nbytes), bitorder="little")
-    start = offset - first * 8
-    return ~bits[start:start + n].astype(bool)
+    return ~_bits(owner, array.buffers[0], offset, n)
 
 
 class Piece:
@@ -98,11 +103,7 @@ def _piece(owner, field, array, offset, n, decoder):
         values = _view(owner, array.buffers[1] + offset * dtype.itemsize, dtype, n)
         return Piece(fmt, values, _nulls(owner, array, offset, n))
     if fmt == "b":
-        first = offset // 8
-        nbytes = (offset + n + 7) // 8 - first
-        bits = np.unpackbits(_view(owner, array.buffers[1] + first, "u1", nbytes), bitorder="little")
-        start = offset - first * 8
-        return Piece("b", bits[start:start + n].astype(bool), _nulls(owner, array, offset, n))
+        return Piece("b", _bits(owner, array.buffers[1], offset, n), _nulls(owner, array, offset, n))
     if fmt.startswith("ts"):
         values = _view(owner, array.buffers[1] + offset * 8, "<i8", n).view(f"datetime64[{_DATETIME_UNITS[fmt[2]]}]")
         return Piece(fmt, values, _nulls(owner, array, offset, n))
