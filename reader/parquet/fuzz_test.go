@@ -91,7 +91,14 @@ func nextFuzzBatch(br *BatchReader, sel *RowSelection, i int) (*Batch, error) {
 func FuzzDecode(f *testing.F) {
 	addFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := OpenFile(bytes.NewReader(data), int64(len(data)), nil)
+		// Half the inputs are read through 100-byte chunk windows with a
+		// page cap (a memory limit's reads): the streamed header re-parse
+		// and the refusals are fuzzed too.
+		var opts *OpenOptions
+		if len(data)%2 == 1 {
+			opts = &OpenOptions{Fetch: FetchOptions{ChunkWindow: 100, MaxPageBytes: 1 << 20}}
+		}
+		file, err := OpenFile(bytes.NewReader(data), int64(len(data)), opts)
 		if err != nil {
 			failOnRecoveredPanic(t, err)
 			return
