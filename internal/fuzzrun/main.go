@@ -51,8 +51,9 @@ type outcome struct {
 var fuzzFunc = regexp.MustCompile(`(?m)^func (Fuzz[A-Za-z0-9_]*)\(`)
 
 // The fuzzer's status lines: "fuzz: elapsed: 5s, execs: 39432 (7886/sec),
-// new interesting: 2 (total: 10)".
-var statusLine = regexp.MustCompile(`fuzz: elapsed: (\d+)s, execs: (\d+) .*?new interesting: (\d+)`)
+// new interesting: 2 (total: 10)". The elapsed time is a rounded
+// time.Duration, so past a minute it reads "1m3s" or "1h0m2s".
+var statusLine = regexp.MustCompile(`fuzz: elapsed: ((?:\d+h)?(?:\d+m)?\d+s), execs: (\d+) .*?new interesting: (\d+)`)
 
 func main() {
 	fuzztimeFlag := flag.String("fuzztime", "10000x", "how long each target fuzzes: a duration (10m), or a number of inputs (2000x)")
@@ -174,11 +175,11 @@ func runTarget(t target, budget budget, minimize string) outcome {
 func lastStatus(log string, wall time.Duration) (execs, interesting int64, elapsed time.Duration) {
 	elapsed = wall
 	for _, m := range statusLine.FindAllStringSubmatch(log, -1) {
-		secs, _ := strconv.ParseInt(m[1], 10, 64)
+		d, _ := time.ParseDuration(m[1])
 		execs, _ = strconv.ParseInt(m[2], 10, 64)
 		interesting, _ = strconv.ParseInt(m[3], 10, 64)
-		if secs > 0 {
-			elapsed = time.Duration(secs) * time.Second
+		if d > 0 {
+			elapsed = d
 		}
 	}
 	return execs, interesting, elapsed

@@ -25,6 +25,27 @@ PASS
 }
 
 // Every Fuzz function of the module is found, in its package.
+// Past a minute Go prints the elapsed time as a duration ("1m3s",
+// "1h0m2s"); a run that slow must still count its inputs (it was read as
+// zero, failing FuzzCatalogProperties on a loaded CI machine).
+func TestLastStatusLongRuns(t *testing.T) {
+	for _, c := range []struct {
+		log     string
+		execs   int64
+		elapsed time.Duration
+	}{
+		{"fuzz: elapsed: 59s, execs: 9000 (152/sec), new interesting: 1 (total: 9)\n" +
+			"fuzz: elapsed: 1m3s, execs: 10000 (158/sec), new interesting: 2 (total: 10)\nPASS\n", 10000, 63 * time.Second},
+		{"fuzz: elapsed: 1h0m2s, execs: 123456 (34/sec), new interesting: 0 (total: 7)\n", 123456, time.Hour + 2*time.Second},
+		{"fuzz: elapsed: 2m0s, execs: 77 (0/sec), new interesting: 0 (total: 3)\n", 77, 2 * time.Minute},
+	} {
+		execs, _, elapsed := lastStatus(c.log, time.Second)
+		if execs != c.execs || elapsed != c.elapsed {
+			t.Errorf("%q: got %d execs in %v, want %d in %v", c.log, execs, elapsed, c.execs, c.elapsed)
+		}
+	}
+}
+
 func TestListTargetsFindsEveryFuzzFunction(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
