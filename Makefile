@@ -16,7 +16,11 @@ cli:
 
 test: test-go test-race fuzz test-c test-install test-python test-python-package test-dask test-rust test-benchmarks
 
+# go.mod and go.sum stay as go mod tidy leaves them (both modules): a
+# dependency floe imports is never marked indirect, none is left unused.
 test-go:
+	$(GO) mod tidy -diff
+	cd benchmarks && $(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 

@@ -23,6 +23,7 @@ require (
 	github.com/aws/smithy-go v1.28.9
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/twmb/murmur3 v1.1.8
+	golang.org/x/term v0.45.0
 	modernc.org/sqlite v1.62.0
 )
 
@@ -46,7 +47,6 @@ require (
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	golang.org/x/term v0.45.0 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
