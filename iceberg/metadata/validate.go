@@ -71,6 +71,9 @@ func (m *Metadata) validateSchemas() error {
 			return fmt.Errorf("schema id %d is used twice", s.ID)
 		}
 		seen[s.ID] = true
+		if err := checkSchemaFields(s); err != nil {
+			return err
+		}
 		if err := checkV3Types(s, m.FormatVersion); err != nil {
 			return err
 		}
