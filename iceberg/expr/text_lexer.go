@@ -140,6 +140,14 @@ func lex(src string) ([]token, error) {
 			}
 			toks = append(toks, token{tokIdent, src[i:j], start})
 			i = j
+		case c == '&' || c == '|':
+			// C's and SQL dialects' spellings of the connectives.
+			word := map[byte]string{'&': "and", '|': "or"}[c]
+			n := 1
+			if i+1 < len(src) && src[i+1] == c {
+				n = 2
+			}
+			return nil, &SyntaxError{start, fmt.Sprintf("unexpected %q: use %s", src[i:i+n], word)}
 		default:
 			return nil, &SyntaxError{start, fmt.Sprintf("unexpected character %q", rune(src[i]))}
 		}

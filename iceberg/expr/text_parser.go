@@ -286,6 +286,11 @@ func (p *textParser) parseLiteral() (any, error) {
 		return true, nil
 	case p.isKeyword(t, "false"):
 		return false, nil
+	case t.kind == tokQuotedIdent:
+		// Double quotes name a column here, as in SQL; a user writing
+		// "bob" almost always meant the string.
+		return nil, &SyntaxError{t.pos, fmt.Sprintf("expected a literal, found the column name %q: strings take single quotes: '%s'",
+			t.text, strings.ReplaceAll(t.text, "'", "''"))}
 	}
 	return nil, p.expected("a literal (a 'string', a number, true or false)", t)
 }
