@@ -120,7 +120,8 @@ var dataFileLevel = &level[rawEntry]{
 		"split_offsets": 132, "equality_ids": 135, "sort_order_id": 140, "first_row_id": 142,
 		"referenced_data_file": 143, "content_offset": 144, "content_size_in_bytes": 145,
 	},
-	required: []int{100, 101, 102, 103, 104},
+	required:       []int{100, 101, 102, 103, 104},
+	partitionTuple: 102,
 }
 
 var manifestEntryLevel = &level[rawEntry]{

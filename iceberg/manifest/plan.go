@@ -39,6 +39,20 @@ type level[T any] struct {
 	// required are the fields the spec requires in every format version:
 	// the schema must have them and they must not be null.
 	required []int
+	// partitionTuple is the id of the field holding the partition tuple
+	// (data_file's 102), 0 for a level without one. Where the spec has no
+	// partition fields its null is the empty tuple, not an error: BigQuery
+	// writes partition: null for the files of an unpartitioned spec.
+	partitionTuple int
+}
+
+// nullRequired says whether a null of field id is an error under the
+// partition layout parts.
+func (l *level[T]) nullRequired(id int, parts *partitionLayout) bool {
+	if l.partitionTuple != 0 && id == l.partitionTuple && parts != nil && len(parts.ids) == 0 {
+		return false
+	}
+	return slices.Contains(l.required, id)
 }
 
 func (l *level[T]) compile(n *avro.SchemaNode, parts *partitionLayout, depth int) (fieldFn[T], error) {
@@ -73,7 +87,7 @@ func (l *level[T]) compile(n *avro.SchemaNode, parts *partitionLayout, depth int
 		}
 		seen[id] = f.Name
 		path := l.what + "." + l.specName(id, f.Name)
-		value, nulls, err := resolveNull(&f.Type, path, slices.Contains(l.required, id))
+		value, nulls, err := resolveNull(&f.Type, path, l.nullRequired(id, parts))
 		if err != nil {
 			return nil, fmt.Errorf("%s field %q (id %d): %w", l.what, f.Name, id, err)
 		}
