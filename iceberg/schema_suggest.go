@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // CloseNames suggests, best first, up to five dotted column names (quoted)
@@ -63,4 +65,51 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// ClosestName is the name among names nearest to name, by edit distance
+// ignoring case (ties go to the earlier name), "" when names is empty. It
+// is the one "did you mean" every input form's refusal of an unknown
+// column names: the nearest column is always worth showing, however far.
+func ClosestName(name string, names []string) string {
+	best, bestDist := "", 0
+	want := strings.ToLower(name)
+	for _, n := range names {
+		d := editDistance(want, strings.ToLower(n))
+		if best == "" || d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+// UnknownColumnError is input naming a column (a dotted path for a nested
+// one) that the table's schema does not have; Closest is the sibling
+// column nearest to it (ClosestName, dotted like Column), "" when its
+// struct has none.
+type UnknownColumnError struct {
+	Column  string
+	Closest string
+}
+
+func (e *UnknownColumnError) Error() string {
+	msg := fmt.Sprintf("input column %q is not in the table schema", e.Column)
+	if e.Closest != "" {
+		msg += fmt.Sprintf("; did you mean %q?", e.Closest)
+	}
+	return msg + " (a write adds columns only when asked to evolve the schema)"
+}
+
+// Unwrap gives the error its kind: the input does not fit the table.
+func (e *UnknownColumnError) Unwrap() error { return errkind.InvalidArgument }
+
+// UnknownColumn is the error for input column name under prefix (the
+// parent's dotted path and a dot, "" at the top level) among siblings, the
+// names its struct in the table has.
+func UnknownColumn(prefix, name string, siblings []string) error {
+	e := &UnknownColumnError{Column: prefix + name}
+	if c := ClosestName(name, siblings); c != "" {
+		e.Closest = prefix + c
+	}
+	return e
 }

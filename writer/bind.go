@@ -2,15 +2,19 @@ package writer
 
 import (
 	"fmt"
-	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/kernels"
 )
 
 // FieldIDKey is the Arrow field metadata key that carries an Iceberg field
-// id (the one the reader sets).
+// id (the one the reader sets). The writer ignores it: input binds by name
+// (bindSchema).
 const FieldIDKey = "PARQUET:field_id"
 
 // batchBinding is where each leaf's values are in batches of one Arrow
@@ -26,16 +30,25 @@ type batchBinding struct {
 // the batch lacks it.
 type leafBinding struct {
 	childIndex []int
-	conv       convKind
-	scale      int64
-	decBytes   int
+	// promote is the type the leaf's values are widened to before they
+	// convert (promotion), nil when they convert as they are.
+	promote  arrow.DataType
+	conv     convKind
+	scale    int64
+	decBytes int
 }
 
-// bindSchema matches an Arrow schema to the file schema: fields by their
-// field id metadata when they carry one, else by name. A batch column the
-// table does not have is an error (its data would be lost), as is a type
-// that cannot be written as the column's type; a missing column is written
-// as nulls when it is optional.
+// bindSchema matches an Arrow schema to the file schema by name, at every
+// depth (struct fields by name; a list's element and a map's key and value
+// by position). Field ids an Arrow field carries are ignored: they belong
+// to whatever table the batch came from (a scan of another table), and
+// binding by them would put one table's column into another's column of
+// the same id. A batch column the table does not have is an error naming
+// the closest column (its data would be lost), as is a type that cannot be
+// written as the column's type or promoted to it (int8/16/32 into long,
+// float32 into double, a narrower decimal into a wider one); a missing
+// column is written as nulls when it is optional. Every refusal is an
+// invalid argument.
 func bindSchema(fs *fileSchema, as *arrow.Schema) (*batchBinding, error) {
 	b := &batchBinding{schema: as, leaves: make([]leafBinding, len(fs.leaves))}
 	rootIndex, err := matchFields(fs.roots, fs.omitted, as.Fields(), "")
@@ -58,7 +71,7 @@ func bindSchema(fs *fileSchema, as *arrow.Schema) (*batchBinding, error) {
 				switch parent.kind {
 				case kindStruct:
 					st := arrowType.(*arrow.StructType)
-					m, err := matchFields(parent.children, parent.omitted, st.Fields(), parent.field.Name+".")
+					m, err := matchFields(parent.children, parent.omitted, st.Fields(), pathName(leaf.path[:k])+".")
 					if err != nil {
 						return nil, err
 					}
@@ -75,7 +88,7 @@ func bindSchema(fs *fileSchema, as *arrow.Schema) (*batchBinding, error) {
 			lb.childIndex[k] = idx
 			if idx < 0 {
 				if !n.optional() {
-					return nil, fmt.Errorf("required column %q (id %d) is missing from the batch", n.field.Name, n.field.ID)
+					return nil, errkind.Errorf(errkind.InvalidArgument, "required column %q is missing from the input", pathName(leaf.path[:k+1]))
 				}
 				arrowType = nil
 				continue
@@ -83,17 +96,56 @@ func bindSchema(fs *fileSchema, as *arrow.Schema) (*batchBinding, error) {
 			if arrowType, err = childType(leaf.path, k, idx, as, arrowType); err != nil {
 				return nil, err
 			}
-			if err := checkShape(n, arrowType); err != nil {
+			if err := checkShape(n, leaf.path[:k+1], arrowType); err != nil {
 				return nil, err
 			}
 		}
 		if arrowType != nil {
+			if lb.promote = promotion(leaf.field.Type, arrowType); lb.promote != nil {
+				arrowType = lb.promote
+			}
 			if lb.conv, lb.scale, lb.decBytes, err = convFor(leaf.field.Type, arrowType); err != nil {
-				return nil, fmt.Errorf("column %q (id %d): %w", leaf.field.Name, leaf.field.ID, err)
+				return nil, errkind.Errorf(errkind.InvalidArgument, "column %q: %w", pathName(leaf.path), err)
 			}
 		}
 	}
 	return b, nil
+}
+
+// promotion is the Arrow type values of Arrow type at are widened to
+// before they are written as Iceberg type t, nil when they are written as
+// they are: the widenings Iceberg's schema evolution allows (int into
+// long; float into double), from Arrow's narrower integers too. A decimal
+// of lower precision needs none: its values are already what the wider
+// column holds.
+func promotion(t iceberg.Type, at arrow.DataType) arrow.DataType {
+	switch t.(type) {
+	case iceberg.LongType:
+		switch at.ID() {
+		case arrow.INT8, arrow.INT16, arrow.INT32:
+			return arrow.PrimitiveTypes.Int64
+		}
+	case iceberg.IntType:
+		switch at.ID() {
+		case arrow.INT8, arrow.INT16:
+			return arrow.PrimitiveTypes.Int32
+		}
+	case iceberg.DoubleType:
+		if at.ID() == arrow.FLOAT32 {
+			return arrow.PrimitiveTypes.Float64
+		}
+	}
+	return nil
+}
+
+// pathName is the dotted name of a path of schema nodes, as errors show a
+// column.
+func pathName(path []*schemaNode) string {
+	names := make([]string, len(path))
+	for i, n := range path {
+		names[i] = n.field.Name
+	}
+	return strings.Join(names, ".")
 }
 
 // childType is the storage type of the k-th node of a path, found at
@@ -117,8 +169,9 @@ func childType(path []*schemaNode, k, idx int, as *arrow.Schema, parent arrow.Da
 	return nil, fmt.Errorf("internal error: %s has no children", path[k-1].field.Name)
 }
 
-// checkShape checks that a nested node meets an Arrow type of its shape.
-func checkShape(n *schemaNode, t arrow.DataType) error {
+// checkShape checks that a nested node (at path) meets an Arrow type of its
+// shape.
+func checkShape(n *schemaNode, path []*schemaNode, t arrow.DataType) error {
 	ok := true
 	switch n.kind {
 	case kindStruct:
@@ -129,25 +182,22 @@ func checkShape(n *schemaNode, t arrow.DataType) error {
 		ok = t.ID() == arrow.MAP
 	}
 	if !ok {
-		return fmt.Errorf("column %q (id %d) is %s but the batch has Arrow %s", n.field.Name, n.field.ID, n.field.Type, t)
+		return errkind.Errorf(errkind.InvalidArgument, "column %q is %s but the input has Arrow %s", pathName(path), n.field.Type, t)
 	}
 	return nil
 }
 
-// matchFields pairs schema nodes with Arrow fields: by field id where the
-// Arrow field has one, else by name. Arrow fields that match an omitted
-// field (type unknown) are skipped. prefix names the parent in errors.
+// matchFields pairs schema nodes with Arrow fields by name. Arrow fields
+// named as an omitted field (type unknown) are skipped. prefix is the
+// parent's dotted name and a dot, for errors.
 func matchFields(nodes []*schemaNode, omitted []iceberg.NestedField, fields []arrow.Field, prefix string) (map[*schemaNode]int, error) {
-	byID := map[int]*schemaNode{}
-	byName := map[string]*schemaNode{}
+	byName := make(map[string]*schemaNode, len(nodes))
 	for _, n := range nodes {
-		byID[n.field.ID] = n
 		byName[n.field.Name] = n
 	}
 	skip := func(f arrow.Field) bool {
-		id, hasID := arrowFieldID(f)
 		for _, o := range omitted {
-			if (hasID && o.ID == id) || (!hasID && o.Name == f.Name) {
+			if o.Name == f.Name {
 				return true
 			}
 		}
@@ -161,36 +211,28 @@ func matchFields(nodes []*schemaNode, omitted []iceberg.NestedField, fields []ar
 		if skip(f) {
 			continue
 		}
-		var n *schemaNode
-		if id, ok := arrowFieldID(f); ok {
-			if n = byID[id]; n == nil {
-				return nil, fmt.Errorf("batch column %s%s has field id %d, which the table schema does not have", prefix, f.Name, id)
+		n := byName[f.Name]
+		if n == nil {
+			names := make([]string, 0, len(nodes)+len(omitted))
+			for _, s := range nodes {
+				names = append(names, s.field.Name)
 			}
-		} else if n = byName[f.Name]; n == nil {
-			return nil, fmt.Errorf("batch column %s%s is not in the table schema", prefix, f.Name)
+			return nil, iceberg.UnknownColumn(prefix, f.Name, names)
 		}
 		if out[n] >= 0 {
-			return nil, fmt.Errorf("batch columns %s%s and %s%s both match table column %q (id %d)",
-				prefix, fields[out[n]].Name, prefix, f.Name, n.field.Name, n.field.ID)
+			return nil, errkind.Errorf(errkind.InvalidArgument, "the input has column %q twice", prefix+f.Name)
 		}
 		out[n] = i
 	}
 	return out, nil
 }
 
-func arrowFieldID(f arrow.Field) (int, bool) {
-	v, ok := f.Metadata.GetValue(FieldIDKey)
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.Atoi(v)
-	return id, err == nil
-}
-
 // leafArrays resolves a leaf's path in a batch: arrays[k] is the array of
 // the path's k-th node, nil where the batch lacks it. Extension arrays are
-// unwrapped to their storage.
-func leafArrays(dst []arrow.Array, rec arrow.RecordBatch, leaf *leafColumn, lb *leafBinding) []arrow.Array {
+// unwrapped to their storage; a leaf the binding promotes is widened into
+// Go memory (the collector frees it once the batch is written), with the
+// same length and positions, so its parents' offsets still index it.
+func leafArrays(dst []arrow.Array, rec arrow.RecordBatch, leaf *leafColumn, lb *leafBinding) ([]arrow.Array, error) {
 	dst = dst[:0]
 	var a arrow.Array
 	for k := range leaf.path {
@@ -217,5 +259,12 @@ func leafArrays(dst []arrow.Array, rec arrow.RecordBatch, leaf *leafColumn, lb *
 		}
 		dst = append(dst, a)
 	}
-	return dst
+	if last := len(dst) - 1; lb.promote != nil && dst[last] != nil {
+		wide, err := kernels.Promote(dst[last], lb.promote, memory.DefaultAllocator)
+		if err != nil {
+			return nil, errkind.Errorf(errkind.InvalidArgument, "column %q: %w", pathName(leaf.path), err)
+		}
+		dst[last] = wide
+	}
+	return dst, nil
 }

@@ -82,22 +82,22 @@ func NewEqualityDeleteWriter(ctx context.Context, files fileio.FileIO, dataLocat
 }
 
 // Write adds a batch of deleted keys. Its columns are matched to the
-// table's by field id metadata where present, else by name; columns the
+// table's by name, as the data writer matches them (bindSchema); columns the
 // files do not hold are dropped, a column the table lacks is an error.
 func (e *EqualityDeleteWriter) Write(rec arrow.RecordBatch) error {
 	fields := rec.Schema().Fields()
 	var keptFields []arrow.Field
 	var keptCols []arrow.Array
 	for i, f := range fields {
-		id, ok := arrowFieldID(f)
-		if !ok {
-			tf, found := e.schema.FindFieldByName(f.Name)
-			if !found {
-				return fmt.Errorf("equality deletes: batch column %s is not in the table schema", f.Name)
+		tf, found := e.schema.FindFieldByName(f.Name)
+		if !found {
+			names := make([]string, len(e.schema.Fields))
+			for k, sf := range e.schema.Fields {
+				names[k] = sf.Name
 			}
-			id = tf.ID
+			return fmt.Errorf("equality deletes: %w", iceberg.UnknownColumn("", f.Name, names))
 		}
-		if e.keep[id] {
+		if e.keep[tf.ID] {
 			keptFields = append(keptFields, f)
 			keptCols = append(keptCols, rec.Column(i))
 		}

@@ -30,8 +30,10 @@ type leafWriter struct {
 
 // bind points the leaf at a batch's column.
 func (lw *leafWriter) bind(rec arrow.RecordBatch, lb *leafBinding) error {
-	lw.arrays = leafArrays(lw.arrays, rec, lw.leaf, lb)
 	var err error
+	if lw.arrays, err = leafArrays(lw.arrays, rec, lw.leaf, lb); err != nil {
+		return err
+	}
 	if lw.steps, err = bindSteps(lw.steps, lw.leaf, lw.arrays); err != nil {
 		return err
 	}

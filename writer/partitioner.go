@@ -47,8 +47,10 @@ func (p *partitioner) bind(rec arrow.RecordBatch, fs *fileSchema, b *batchBindin
 	for _, s := range p.sources {
 		leaf := fs.leaves[s.leaf]
 		lb := &b.leaves[s.leaf]
-		s.arrays = leafArrays(s.arrays, rec, leaf, lb)
 		var err error
+		if s.arrays, err = leafArrays(s.arrays, rec, leaf, lb); err != nil {
+			return err
+		}
 		if s.steps, err = bindSteps(s.steps, leaf, s.arrays); err != nil {
 			return err
 		}

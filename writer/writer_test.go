@@ -65,7 +65,7 @@ func stringsArr(vals ...string) arrow.Array {
 	return b.NewArray()
 }
 
-func TestMatchColumnsByNameAndByID(t *testing.T) {
+func TestMatchColumnsByName(t *testing.T) {
 	schema := simpleSchema()
 	dir := t.TempDir()
 	opts := DefaultOptions()
@@ -77,11 +77,12 @@ func TestMatchColumnsByNameAndByID(t *testing.T) {
 	if err := w.Write(rec); err != nil {
 		t.Fatal(err)
 	}
-	// By id, with names that differ from the table's (a renamed column).
+	// By name, with field ids that say otherwise (another table's): the
+	// name wins.
 	md := func(id string) arrow.Metadata { return arrow.NewMetadata([]string{FieldIDKey}, []string{id}) }
 	rec = recordOf([]arrow.Field{
-		{Name: "ident", Type: arrow.PrimitiveTypes.Int64, Metadata: md("1")},
-		{Name: "label", Type: arrow.BinaryTypes.String, Nullable: true, Metadata: md("2")},
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Metadata: md("2")},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true, Metadata: md("1")},
 	}, int64s(3), stringsArr("c"))
 	if err := w.Write(rec); err != nil {
 		t.Fatal(err)
@@ -108,8 +109,8 @@ func TestBatchSchemaErrors(t *testing.T) {
 		{"extra column", recordOf([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "extra", Type: arrow.PrimitiveTypes.Int64}}, int64s(1), int64s(2)), "not in the table schema"},
 		{"missing required", recordOf([]arrow.Field{{Name: "name", Type: arrow.BinaryTypes.String}}, stringsArr("x")), "required column \"id\""},
 		{"wrong type", recordOf([]arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}}, stringsArr("x")), "cannot be written as Iceberg long"},
-		{"unknown id", recordOf([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Metadata: arrow.NewMetadata([]string{FieldIDKey}, []string{"99"})}}, int64s(1)), "field id 99"},
-		{"two matches", recordOf([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "x", Type: arrow.PrimitiveTypes.Int64, Metadata: arrow.NewMetadata([]string{FieldIDKey}, []string{"1"})}}, int64s(1), int64s(2)), "both match"},
+		{"renamed, with the column's id", recordOf([]arrow.Field{{Name: "ident", Type: arrow.PrimitiveTypes.Int64, Metadata: arrow.NewMetadata([]string{FieldIDKey}, []string{"1"})}}, int64s(1)), `"ident" is not in the table schema; did you mean "id"?`},
+		{"twice", recordOf([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "id", Type: arrow.PrimitiveTypes.Int64}}, int64s(1), int64s(2)), `column "id" twice`},
 		{"null in required", recordOf([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, func() arrow.Array {
 			b := array.NewInt64Builder(memory.DefaultAllocator)
 			b.Append(1)
