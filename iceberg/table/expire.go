@@ -56,6 +56,13 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 	if retainLast != nil && *retainLast < 1 {
 		return res, fmt.Errorf("expire snapshots: retain at least 1 snapshot, not %d", *retainLast)
 	}
+	// A table whose location lies outside the directory it was opened
+	// from is refused before anything is committed (deleteRoot).
+	if !opts.KeepFiles {
+		if _, err := t.deleteRoot(); err != nil {
+			return res, fmt.Errorf("expire snapshots: %w", err)
+		}
+	}
 	var expired []metadata.Snapshot
 	var expiredStats []string
 	commit, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Changes, error) {
@@ -120,7 +127,10 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 	}
 	meter := progress.From(ctx)
 	meter.Plan(int64(len(doomed)), 0, 0)
-	owned := t.ownedFiles()
+	owned, err := t.ownedFiles()
+	if err != nil {
+		return res, fmt.Errorf("expire snapshots: committed, deleting no file: %w", err)
+	}
 	for _, path := range doomed {
 		if !owned(path) {
 			res.Outside = append(res.Outside, path)

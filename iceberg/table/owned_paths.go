@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/fileio"
 )
 
@@ -15,6 +16,8 @@ import (
 // from elsewhere) must not turn a maintenance call into a delete outside
 // the table. So:
 //
+//   - the location must be where the table was opened from (deleteRoot),
+//     else nothing is deleted and the call fails;
 //   - both path and the location go through the table's location map and
 //     relocation, then are compared in their canonical spelling (s3/s3a,
 //     hdfs://nn/p and /p, file:///p and /p are one);
@@ -26,10 +29,13 @@ import (
 //
 // The location is resolved once, here, for every path the test is asked
 // about.
-func (t *Table) ownedFiles() func(path string) bool {
-	root := fileio.Canonical(t.Locations.Apply(t.Metadata.Location))
+func (t *Table) ownedFiles() (func(path string) bool, error) {
+	root, err := t.deleteRoot()
+	if err != nil {
+		return nil, err
+	}
 	if root == "" || hasDotSegment(root) {
-		return func(string) bool { return false }
+		return func(string) bool { return false }, nil
 	}
 	local := fileio.Scheme(root) == ""
 	realRoot, rootErr := "", error(nil)
@@ -55,7 +61,43 @@ func (t *Table) ownedFiles() func(path string) bool {
 			return false
 		}
 		return realDir == realRoot || strings.HasPrefix(realDir, realRoot+string(filepath.Separator))
+	}, nil
+}
+
+// deleteRoot is the directory expiry and purge may delete inside: the
+// table's recorded location as its map resolves it. When the table's
+// metadata file sits in a metadata/ directory, the directory above it is
+// where the table was opened from, and deletes stay there: a recorded
+// location that lies above it (a hostile metadata file naming a parent
+// folder, a copy made beneath its original) is refused for every table,
+// and for a table opened by path, so is any location the map does not
+// bring onto it (a copy opened with NoRelocate still names its original).
+func (t *Table) deleteRoot() (string, error) {
+	recorded := fileio.Canonical(t.Locations.Apply(t.Metadata.Location))
+	dir := tableRoot(t.MetadataLocation)
+	if recorded == "" || dir == "" || t.Metadata.Properties[PropMetadataPath] != "" {
+		return recorded, nil
 	}
+	opened := physical(t.Locations, dir)
+	mapped := physical(t.Locations, t.Metadata.Location)
+	switch {
+	case sameLocation(mapped, opened):
+		return recorded, nil
+	case underLocation(opened, mapped):
+		return "", errkind.Errorf(errkind.InvalidArgument,
+			"table at %s records its location as %s, a directory above it: refusing to delete files there (the metadata is damaged or hostile, or the table was copied beneath its original)", opened, t.Metadata.Location)
+	case t.Publisher == nil:
+		return "", errkind.Errorf(errkind.InvalidArgument,
+			"table opened at %s records its location as %s, which is not mapped onto it (opened with no relocation, or a --map sends it elsewhere): refusing to delete files outside the directory it was opened from", opened, t.Metadata.Location)
+	}
+	return recorded, nil
+}
+
+// underLocation tells whether path lies beneath location (not at it), in
+// any spelling of location.
+func underLocation(path, location string) bool {
+	_, ok := fileio.RecordedPrefix(path, location)
+	return ok && !sameLocation(path, location)
 }
 
 func samePath(a, b string) bool {

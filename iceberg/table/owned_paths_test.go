@@ -2,14 +2,18 @@ package table
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/internal/testtable"
 )
 
 // outsideFiles gives a table files its metadata may name but expiry and
@@ -62,7 +66,7 @@ func TestOwnedFiles(t *testing.T) {
 		"hdfs://nn" + loc + "/data/a.parquet":    true, // the same path in another spelling
 		"":                                       false,
 	} {
-		if got := tbl.ownedFiles()(path); got != want {
+		if got := mustOwned(t, tbl)(path); got != want {
 			t.Errorf("owned(%q) = %v, want %v", path, got, want)
 		}
 	}
@@ -71,7 +75,7 @@ func TestOwnedFiles(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), filepath.Join(loc, "escape")); err != nil {
 		t.Fatal(err)
 	}
-	if tbl.ownedFiles()(loc + "/escape/f.parquet") {
+	if mustOwned(t, tbl)(loc + "/escape/f.parquet") {
 		t.Error("a file under a symlink out of the table is owned")
 	}
 	// A table location that is itself reached through a symlink still owns
@@ -85,7 +89,7 @@ func TestOwnedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	aliased.Metadata.Location = alias
-	if !aliased.ownedFiles()(alias + "/data/a.parquet") {
+	if !mustOwned(t, aliased)(alias + "/data/a.parquet") {
 		t.Error("a table opened through a symlink does not own its data files")
 	}
 }
@@ -152,5 +156,79 @@ func checkDeletedInsideOnly(t *testing.T, inside, outside []manifest.DataFile) {
 		if !present(f.FilePath) {
 			t.Errorf("%s, outside the table, was deleted", f.FilePath)
 		}
+	}
+}
+
+func mustOwned(t *testing.T, tbl *Table) func(string) bool {
+	t.Helper()
+	owned, err := tbl.ownedFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return owned
+}
+
+// setRecordedLocation rewrites the table's current metadata file in place
+// so that it records location, as a hostile or damaged file would.
+func setRecordedLocation(t *testing.T, tbl *Table, location string) {
+	t.Helper()
+	data, err := os.ReadFile(tbl.MetadataLocation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["location"] = location
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tbl.MetadataLocation, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A metadata file whose location is the folder above the table (wh/ for
+// wh/t) made every file under wh/ the table's to delete: expiry and purge
+// removed a file of wh/other that an expired snapshot named. Both are now
+// refused, committing and deleting nothing.
+func TestExpireAndPurgeRefuseALocationAboveTheTable(t *testing.T) {
+	ctx := context.Background()
+	wh := t.TempDir()
+	dir := filepath.Join(wh, "t")
+	tbl, err := Create(ctx, nil, dir, testtable.Schema(), nil, nil, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victims := writeFiles(t, filepath.Join(wh, "other"), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 20), 10)
+	if _, err := tbl.Append(ctx, victims, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := intoTable(t, tbl, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 10), 10))
+	if _, err := tbl.Commit(ctx, fresh, pathsOf(victims), CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	setRecordedLocation(t, tbl, wh)
+	hostile, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := hostile.MetadataLocation
+	now := int64(1) << 62
+	_, err = hostile.ExpireSnapshots(ctx, &now, nil, ExpireOptions{})
+	if !errors.Is(err, errkind.InvalidArgument) || !strings.Contains(err.Error(), "a directory above it") {
+		t.Errorf("expire: %v, want an invalid-argument error naming the location above the table", err)
+	}
+	if err := hostile.Purge(ctx); !errors.Is(err, errkind.InvalidArgument) {
+		t.Errorf("purge: %v, want an invalid-argument error", err)
+	}
+	for _, f := range victims {
+		if !present(f.FilePath) {
+			t.Errorf("%s, beside the table, was deleted", f.FilePath)
+		}
+	}
+	if again, err := Open(ctx, dir, Options{}); err != nil || again.MetadataLocation != version {
+		t.Errorf("a refused expiry committed: %v %s", err, again.MetadataLocation)
 	}
 }

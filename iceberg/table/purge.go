@@ -22,6 +22,10 @@ import (
 // files under the table's location are deleted (ownedFiles): one named
 // elsewhere is left, as registered data another owner may hold.
 func (t *Table) Purge(ctx context.Context) error {
+	owned, err := t.ownedFiles()
+	if err != nil {
+		return fmt.Errorf("purge %s: %w", t.Metadata.Location, err)
+	}
 	gc, err := t.Metadata.PropertyBool(PropGCEnabled, true)
 	if err != nil {
 		gc = false // a malformed setting keeps the data, the safe side
@@ -78,7 +82,6 @@ func (t *Table) Purge(ctx context.Context) error {
 	for _, name := range versionHintNames {
 		add(fileio.JoinPath(parentDir(t.MetadataLocation), name))
 	}
-	owned := t.ownedFiles()
 	for _, p := range paths {
 		if !owned(p) {
 			continue

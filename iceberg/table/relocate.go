@@ -11,22 +11,27 @@ import (
 
 // relocate handles a table whose files were copied or moved elsewhere:
 // its metadata was found at a table root other than the location the
-// metadata records, which every path in it starts with. Unless the options
-// turn it off, and when the recorded location does not exist, the recorded
-// location (in each of its spellings, hdfs:// included) is mapped onto the
-// root the table was opened from, as DuckDB's allow_moved_paths does. The
-// returned table's IO names, for any file still missing, the recorded
-// prefix and the --map that would fix it.
+// metadata records, which every path in it starts with. That root, the
+// directory the table was opened from, is the table's root for every
+// read, write and delete: unless the options turn it off, the recorded
+// location (in each of its spellings, hdfs:// and file://relative
+// included) is mapped onto it, as DuckDB's allow_moved_paths does, and
+// whatever the map gives, writes and deletes are confined to it
+// (fileio.Confine). The returned table's IO names, for any file still
+// missing, the recorded prefix and the --map that would fix it.
+//
+// It is so whether or not the recorded location still exists: after
+// cp -r prod test, the copy's metadata names prod's files, and a copy
+// that read, appended beside or expired them would damage its original.
+// The copy reads its own copies of them instead (the same bytes: data
+// files are immutable). A commit to the copy records new files under the
+// recorded location's spelling, mapped like every other path, so every
+// path in the table stays under the one recorded prefix, and the copy can
+// itself be copied or moved again.
 //
 // The decision is made once, at open, rather than per file on the first
 // not-found: the paths a planner compares (a data file named by a manifest
-// and by a position delete file) must all go through the same map, and a
-// failed stat per file would cost a round trip on object stores. What it
-// costs is one existence check of the metadata file under the recorded
-// location: a table copied while its original is still in place keeps
-// reading the original's files, which are the ones its metadata names (the
-// spec makes them immutable), so only a recorded location that does not
-// exist is relocated.
+// and by a position delete file) must all go through the same map.
 func relocate(ctx context.Context, t *Table, location string, opts Options, locations fileio.LocationMap) (*Table, error) {
 	h := &missingHint{recorded: t.Metadata.Location, locations: locations}
 	root := tableRoot(t.MetadataLocation)
@@ -39,22 +44,16 @@ func relocate(ctx context.Context, t *Table, location string, opts Options, loca
 		// directory, or write.metadata.path puts it elsewhere.
 		t.IO = fileio.WithMissingHint(t.IO, h.forPath)
 		return t, nil
-	case physical(locations, h.recorded) == h.root:
+	case sameLocation(physical(locations, h.recorded), h.root):
 		// The table is where it says: a missing file is just missing.
 		return t, nil
 	}
 	if !opts.NoRelocate {
-		probe := fileio.JoinPath(h.recorded, "metadata", lastElem(t.MetadataLocation))
-		// An error (no FileIO for hdfs://, no access to the original bucket)
-		// counts as absent: the table was found at root, so that is where
-		// its files are.
-		if exists, err := t.IO.Exists(ctx, probe); err == nil && exists {
-			return t, nil
-		}
 		moved, changed, err := locations.Relocated(h.recorded, h.root)
 		// A map that cannot stay idempotent (the table copied beneath its
-		// own recorded location) is left out: the hint still says what to
-		// map.
+		// own recorded location, or a recorded location above the root) is
+		// left out: the hint still says what to map, and the confinement
+		// below refuses every write and delete outside the root.
 		if err == nil && changed {
 			files, err := fileio.ForLocation(location, opts.fileIOOptions(moved))
 			if err != nil {
@@ -64,8 +63,15 @@ func relocate(ctx context.Context, t *Table, location string, opts Options, loca
 			h.relocated = true
 		}
 	}
-	t.IO = fileio.WithMissingHint(t.IO, h.forPath)
+	t.IO = fileio.Confine(fileio.WithMissingHint(t.IO, h.forPath), h.root)
 	return t, nil
+}
+
+// sameLocation tells whether two locations, mapped and absolute, name
+// one directory in any of their spellings (s3 and s3a, /p and hdfs://nn/p).
+func sameLocation(a, b string) bool {
+	prefix, ok := fileio.RecordedPrefix(a, b)
+	return ok && prefix == strings.TrimRight(fileio.Canonical(a), "/")
 }
 
 // tableRoot is the directory holding the metadata/ directory a metadata

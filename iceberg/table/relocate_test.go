@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/internal/fixtures"
 	"github.com/floedb/floe/internal/testtable"
@@ -111,10 +114,10 @@ func TestNoRelocateKeepsRecordedPathsAndSuggestsTheMap(t *testing.T) {
 	}
 }
 
-// A copied table whose original is still in place reads the original's
-// files, which its metadata names; once the original is gone it reads its
-// own. Opening the original through a file: URI is no move.
-func TestRelocationOnlyWhenTheRecordedLocationIsGone(t *testing.T) {
+// A copied table reads its own files, whether or not its original is
+// still in place (cp -r prod test: the copy never reads, writes or deletes
+// prod's files). Opening the original through a file: URI is no move.
+func TestACopyReadsItsOwnFiles(t *testing.T) {
 	ctx := context.Background()
 	base := t.TempDir()
 	orig, copied := filepath.Join(base, "orig"), filepath.Join(base, "copy")
@@ -146,10 +149,10 @@ func TestRelocationOnlyWhenTheRecordedLocationIsGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tbl.Locations.Len() != 0 {
-		t.Errorf("relocated although the original exists: %v", tbl.Locations.Prefixes())
+	if tbl.Locations.Len() == 0 {
+		t.Errorf("a copy whose original exists was not relocated")
 	}
-	under(tbl, orig)
+	under(tbl, copied)
 
 	if err := os.RemoveAll(orig); err != nil {
 		t.Fatal(err)
@@ -173,4 +176,57 @@ func TestRelocationOnlyWhenTheRecordedLocationIsGone(t *testing.T) {
 	if want := "mapped to " + copied + ", which does not hold it; pass --map " + orig + "=" + elsewhere; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v lacks %q", err, want)
 	}
+}
+
+// A copy opened with NoRelocate reads its original's files, as asked, but
+// never writes or deletes there: a commit (its manifests would go under
+// the recorded location) and an expiry are refused, and the original
+// gains, loses and changes no file.
+func TestACopyWithoutRelocationNeverWritesItsOriginal(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	orig, copied := filepath.Join(base, "orig"), filepath.Join(base, "copy")
+	if _, err := testtable.Build(orig, testtable.Options{Rows: testtable.RandomRows(1, 10), RowsPerFile: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(copied, os.DirFS(orig)); err != nil {
+		t.Fatal(err)
+	}
+	before := strings.Join(filesBelow(t, orig), "\n")
+	tbl, err := Open(ctx, copied, Options{NoRelocate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 10), 10)
+	if _, err := tbl.Append(ctx, extra, CommitOptions{}); !errors.Is(err, errkind.InvalidArgument) {
+		t.Errorf("append: %v, want a refusal", err)
+	}
+	now := int64(1) << 62
+	if _, err := tbl.ExpireSnapshots(ctx, &now, nil, ExpireOptions{}); !errors.Is(err, errkind.InvalidArgument) {
+		t.Errorf("expire: %v, want a refusal", err)
+	}
+	if after := strings.Join(filesBelow(t, orig), "\n"); after != before {
+		t.Errorf("the original changed:\n%s\nwas\n%s", after, before)
+	}
+}
+
+// filesBelow lists the files below dir with their sizes and times.
+func filesBelow(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("%s %d %d", p, info.Size(), info.ModTime().UnixNano()))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
