@@ -45,13 +45,9 @@ type localFile struct {
 
 func (f *localFile) Size() int64 { return f.size }
 
-// ReadFile reads a whole local file.
-func (Local) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	p, err := checkedLocalPath(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	return os.ReadFile(p)
+// ReadFile reads a whole local file of at most MaxReadFile bytes.
+func (l Local) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	return l.ReadFileLimited(ctx, path, MaxReadFile)
 }
 
 // Stat describes a local file; it follows symbolic links.

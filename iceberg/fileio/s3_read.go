@@ -125,16 +125,14 @@ func checkRangeResponse(out *s3.GetObjectOutput, off int64, n int) error {
 	return nil
 }
 
-// ReadFile reads a whole object with one GET.
+// ReadFile reads a whole object of at most MaxReadFile bytes with one GET.
 func (s *S3) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	obj, err := parseS3Location(path, false)
-	if err != nil {
-		return nil, err
-	}
-	return s.readObject(ctx, path, obj)
+	return s.ReadFileLimited(ctx, path, MaxReadFile)
 }
 
-func (s *S3) readObject(ctx context.Context, location string, obj s3Object) ([]byte, error) {
+// readObject reads a whole object, refusing one longer than limit: by its
+// Content-Length before reading the body, or once the body passes limit.
+func (s *S3) readObject(ctx context.Context, location string, obj s3Object, limit int64) ([]byte, error) {
 	var data []byte
 	err := s.do(ctx, location, func(ctx context.Context) error {
 		out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &obj.bucket, Key: &obj.key})
@@ -145,9 +143,13 @@ func (s *S3) readObject(ctx context.Context, location string, obj s3Object) ([]b
 		if out.ContentLength == nil || *out.ContentLength < 0 {
 			// No announced length: a chunked body's framing still reveals a
 			// cut, which surfaces here as io.ErrUnexpectedEOF.
-			data, err = io.ReadAll(out.Body)
-			s.bytesRead.Add(int64(len(data)))
+			counted := &countingReader{r: out.Body}
+			data, err = readUpTo(counted, location, -1, limit)
+			s.bytesRead.Add(counted.n)
 			return err
+		}
+		if *out.ContentLength > limit {
+			return &TooLargeError{Path: location, Limit: limit}
 		}
 		data = make([]byte, *out.ContentLength)
 		return s.readBody(out.Body, data)

@@ -47,7 +47,7 @@ func (s *S3) WriteFileIfAbsent(ctx context.Context, path string, data []byte) er
 		if !mayHaveLanded {
 			return finalError{ErrExists}
 		}
-		got, rerr := s.readObject(ctx, path, obj)
+		got, rerr := s.readObject(ctx, path, obj, MaxReadFile)
 		if rerr != nil {
 			return finalError{fmt.Errorf("the object exists, and reading it back to learn whether an earlier "+
 				"try of this write created it failed, so the outcome is unknown: %w", rerr)}

@@ -176,7 +176,7 @@ func (base *Table) publish(ctx context.Context, changes *metadata.Changes) (*Tab
 		// Whether the file was published is unknown (a timeout after the
 		// write reached the store): it is ours exactly when it holds our
 		// bytes.
-		got, rerr := base.IO.ReadFile(context.WithoutCancel(ctx), path)
+		got, rerr := fileio.ReadFileLimited(context.WithoutCancel(ctx), base.IO, path, MaxMetadataBytes)
 		switch {
 		case rerr == nil && bytes.Equal(got, data):
 			// published after all
@@ -218,7 +218,7 @@ func (t *Table) afterCommit(ctx context.Context, base *Table) {
 	// A writer that published a later version may have written its hint
 	// already; do not move the hint back.
 	hintAhead := false
-	if data, err := t.IO.ReadFile(ctx, hintPath); err == nil {
+	if data, err := fileio.ReadFileLimited(ctx, t.IO, hintPath, MaxVersionHintBytes); err == nil {
 		h, err := parseVersionHint(data)
 		hintAhead = err == nil && h.file == "" && h.version > version
 	}

@@ -107,7 +107,7 @@ func readVersionHint(ctx context.Context, files fileio.FileIO, dir string) (vers
 	problem := "no version hint"
 	for _, name := range versionHintNames {
 		path := fileio.JoinPath(dir, name)
-		data, err := files.ReadFile(ctx, path)
+		data, err := fileio.ReadFileLimited(ctx, files, path, MaxVersionHintBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

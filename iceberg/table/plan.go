@@ -95,7 +95,7 @@ func (t *Table) manifestsOf(ctx context.Context, snap *metadata.Snapshot) ([]man
 		}
 		return out, nil
 	}
-	data, err := t.IO.ReadFile(ctx, snap.ManifestList)
+	data, err := fileio.ReadFileLimited(ctx, t.IO, snap.ManifestList, MaxManifestListBytes)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %d: read manifest list: %w", snap.SnapshotID, err)
 	}
@@ -137,7 +137,7 @@ func (t *Table) readManifest(ctx context.Context, mf manifest.ManifestFile) ([]m
 	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", mf.Path, err)
 	}
-	data, err := t.IO.ReadFile(ctx, mf.Path)
+	data, err := fileio.ReadFileLimited(ctx, t.IO, mf.Path, MaxManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}

@@ -103,7 +103,7 @@ func Open(ctx context.Context, location string, opts Options) (*Table, error) {
 }
 
 func load(ctx context.Context, files fileio.FileIO, locations fileio.LocationMap, metadataPath string) (*Table, error) {
-	data, err := files.ReadFile(ctx, metadataPath)
+	data, err := fileio.ReadFileLimited(ctx, files, metadataPath, MaxMetadataBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read table metadata %s: %w", metadataPath, err)
 	}
