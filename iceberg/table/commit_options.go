@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/floedb/floe/errkind"
-	"github.com/floedb/floe/iceberg/metadata"
 )
 
 // CommitOptions are what a caller attaches to one commit.
@@ -99,18 +98,4 @@ func (o *CommitOptions) branch() string {
 		return "main"
 	}
 	return o.Branch
-}
-
-// SnapshotWithToken finds the snapshot whose summary records a commit
-// token: the commit a retried step already made.
-func SnapshotWithToken(md *metadata.Metadata, token string) (int64, bool) {
-	if token == "" {
-		return 0, false
-	}
-	for i := range md.Snapshots {
-		if md.Snapshots[i].Summary[SummaryToken] == token {
-			return md.Snapshots[i].SnapshotID, true
-		}
-	}
-	return 0, false
 }

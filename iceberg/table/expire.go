@@ -93,6 +93,15 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainL
 				expired = append(expired, s)
 			}
 		}
+		// The tokens of the expired snapshots stay recognised (the same
+		// commit, so a retry always finds the snapshot or its token).
+		if keep, err := retainExpiredTokens(md, expired); err != nil {
+			return nil, err
+		} else if keep != nil {
+			if err := changes.Apply(keep); err != nil {
+				return nil, err
+			}
+		}
 		for _, f := range md.Statistics {
 			if plan.expire[f.SnapshotID] {
 				expiredStats = append(expiredStats, f.StatisticsPath)

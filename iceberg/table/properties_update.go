@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/metadata"
 )
 
@@ -35,6 +36,8 @@ func (t *Table) SetProperties(ctx context.Context, set map[string]string, remove
 			return fmt.Errorf("set properties: empty key")
 		case reservedProperties[k]:
 			return fmt.Errorf("set properties: %q is reserved: it describes the metadata and is not a table property", k)
+		case k == PropExpiredTokens:
+			return errkind.Errorf(errkind.InvalidArgument, "set properties: %q is written by expiry (the tokens of expired snapshots); set %s to bound it", k, PropTokenRetentionCount)
 		}
 	}
 	res, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Changes, error) {

@@ -134,7 +134,9 @@ func (p *snapshotProducer) deleteUnused(ctx context.Context, keep map[string]boo
 // build is the buildFunc of one attempt.
 func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) (*metadata.Changes, error) {
 	md := base.Metadata
-	if id, ok := SnapshotWithToken(md, p.u.opts.Token); ok {
+	if id, ok, err := SnapshotWithToken(md, p.u.opts.Token); err != nil {
+		return nil, err
+	} else if ok {
 		p.existingID = id
 		return nil, nil
 	}

@@ -218,7 +218,7 @@ func TestS3CommitBrokenAtEveryRequestLeavesAConsistentTable(t *testing.T) {
 		if n := len(md.Snapshots); n != before+1 {
 			t.Fatalf("%s: %d snapshots after the retry, want %d", what, n, before+1)
 		}
-		if _, ok := table.SnapshotWithToken(md, token); !ok {
+		if _, ok, err := table.SnapshotWithToken(md, token); err != nil || !ok {
 			t.Fatalf("%s: no snapshot carries the token", what)
 		}
 		rows = after

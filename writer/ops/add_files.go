@@ -26,8 +26,8 @@ import (
 // The files are never deleted, whatever happens. A token already
 // committed makes the call a no-op, as for every commit.
 func AddFiles(ctx context.Context, t *table.Table, paths []string, opts table.CommitOptions) (Result, error) {
-	if res, ok := tokenFound(t, opts.Token); ok {
-		return res, nil
+	if res, ok, err := tokenFound(t, opts.Token); err != nil || ok {
+		return res, err
 	}
 	if len(paths) == 0 {
 		return Result{}, errkind.Errorf(errkind.InvalidArgument, "add files: no files given")

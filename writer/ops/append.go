@@ -60,8 +60,8 @@ func CommitFiles(ctx context.Context, t *table.Table, added []manifest.DataFile,
 // writeAndCommit writes data as t's data files unless opts' token is
 // already committed, then commits them with run.
 func writeAndCommit(ctx context.Context, t *table.Table, data array.RecordReader, opts table.CommitOptions, run func([]manifest.DataFile) (table.CommitResult, error)) (Result, error) {
-	if res, ok := tokenFound(t, opts.Token); ok {
-		return res, nil // a retried step whose commit already happened
+	if res, ok, err := tokenFound(t, opts.Token); err != nil || ok {
+		return res, err // a retried step whose commit already happened
 	}
 	w := &written{io: t.IO}
 	files, err := write(ctx, t, data, w)

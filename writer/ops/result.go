@@ -28,10 +28,13 @@ type Result struct {
 }
 
 // tokenFound is the result of a call whose token an earlier attempt
-// committed, or ok false.
-func tokenFound(t *table.Table, token string) (Result, bool) {
-	id, ok := table.SnapshotWithToken(t.Metadata, token)
-	return Result{SnapshotID: id, TokenFound: true}, ok
+// committed (its snapshot perhaps expired since), or ok false.
+func tokenFound(t *table.Table, token string) (Result, bool, error) {
+	id, ok, err := table.SnapshotWithToken(t.Metadata, token)
+	if err != nil || !ok {
+		return Result{}, false, err
+	}
+	return Result{SnapshotID: id, TokenFound: true}, true, nil
 }
 
 // written are the files an operation wrote, deleted again when they do not

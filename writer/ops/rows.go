@@ -86,7 +86,9 @@ func changeRows(ctx context.Context, tbl *table.Table, what string, filter expr.
 	if filter == nil {
 		return Result{}, fmt.Errorf("%s: no filter (use expr.AlwaysTrue{} to select every row)", what)
 	}
-	if res, ok := tokenFound(tbl, opts.Commit.Token); ok {
+	if res, ok, err := tokenFound(tbl, opts.Commit.Token); err != nil {
+		return Result{}, fmt.Errorf("%s: %w", what, err)
+	} else if ok {
 		return res, nil
 	}
 	c, err := newRowChange(ctx, tbl, opts)
