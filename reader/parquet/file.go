@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/floedb/floe/errkind"
 )
@@ -140,14 +141,26 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 }
 
 // checkRowGroups rejects metadata whose chunks cannot belong to the schema
-// or lie outside the file, so that decoding can trust them.
+// or lie outside the file, so that decoding can trust them, and row counts
+// that disagree: a row group is read for exactly its num_rows rows, so a
+// num_rows lost or rewritten in the footer would drop rows silently (a
+// row group read as 0 rows). The row groups' num_rows must sum to the
+// file's, and a column that repeats nothing holds one value, null or not,
+// per row: its chunk's num_values is the row group's num_rows (a repeated
+// one holds at least that many). A num_values of 0 is taken as not
+// recorded, as the chunk reader takes it.
 func (f *File) checkRowGroups() error {
 	dataEnd := f.size - int64(f.FooterSize) - 8
+	var rows int64
 	for i := range f.RowGroups {
 		rg := &f.RowGroups[i]
 		if rg.NumRows < 0 {
 			return fmt.Errorf("parquet: row group %d has %d rows", i, rg.NumRows)
 		}
+		if rows > math.MaxInt64-rg.NumRows {
+			return fmt.Errorf("parquet: the row groups' num_rows overflow a 64-bit count at row group %d", i)
+		}
+		rows += rg.NumRows
 		if len(rg.Columns) != len(f.Leaves) {
 			return fmt.Errorf("parquet: row group %d has %d column chunks for %d leaf columns", i, len(rg.Columns), len(f.Leaves))
 		}
@@ -157,6 +170,10 @@ func (f *File) checkRowGroups() error {
 			if c.Physical != NoPhysicalType && c.Physical != leaf.Physical {
 				return fmt.Errorf("parquet: row group %d column %s is %s in the chunk but %s in the schema", i, leaf.DottedPath(), c.Physical, leaf.Physical)
 			}
+			if c.Physical != NoPhysicalType && c.NumValues > 0 &&
+				(leaf.RepLevel == 0 && c.NumValues != rg.NumRows || c.NumValues < rg.NumRows) {
+				return fmt.Errorf("parquet: row group %d has %d rows (num_rows) but column %s holds %d values", i, rg.NumRows, leaf.DottedPath(), c.NumValues)
+			}
 			if c.FilePath != "" {
 				continue // reported when read
 			}
@@ -165,6 +182,9 @@ func (f *File) checkRowGroups() error {
 				return fmt.Errorf("parquet: row group %d column %s spans [%d,+%d) outside the data area of %d bytes", i, leaf.DottedPath(), start, c.TotalCompressedSize, dataEnd)
 			}
 		}
+	}
+	if rows != f.NumRows {
+		return fmt.Errorf("parquet: the row groups' num_rows sum to %d but the file's num_rows is %d", rows, f.NumRows)
 	}
 	return nil
 }
