@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"sync"
 	"time"
 
@@ -24,7 +23,7 @@ type catalogHandle struct {
 	mu   sync.Mutex
 	refs int
 	// timeout bounds each call on the catalog and on tables loaded from
-	// it (the "timeout-ms" property).
+	// it (the "timeout-ms" property, catalog.PropTimeout).
 	timeout time.Duration
 }
 
@@ -32,10 +31,6 @@ type catalogHandle struct {
 func (h *catalogHandle) call() (context.Context, context.CancelFunc) {
 	return callContext(context.Background(), h.timeout)
 }
-
-// propTimeout is floe's catalog property for a deadline on every call:
-// milliseconds, 0 for none. It is not passed on to the catalog.
-const propTimeout = "timeout-ms"
 
 // retain counts one more holder; releaseRef closes the catalog when the
 // last one lets go.
@@ -125,16 +120,13 @@ func capiCatalogOpen(uri, propsJSON *C.char, out *C.uintptr_t) (rc C.int) {
 		return fail(fn, invalidArgument("the catalog URI is empty (give it, or the \"uri\" property)"), statusInvalidArgument)
 	}
 	h := &catalogHandle{refs: 1}
-	if v, ok := props[propTimeout]; ok {
-		ms, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fail(fn, invalidArgument("catalog property %s %q: give milliseconds", propTimeout, v), statusInvalidArgument)
-		}
-		if h.timeout, err = timeoutOption("catalog properties", ms); err != nil {
-			return fail(fn, err, statusInvalidArgument)
-		}
-		delete(props, propTimeout)
+	// The catalog bounds its own opening and connections by timeout-ms
+	// too, so it is passed on.
+	timeout, _, err := catalog.Timeout(props)
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
 	}
+	h.timeout = timeout
 	ctx, cancel := h.call()
 	defer cancel()
 	cat, err := open.Catalog(ctx, where, props, table.Options{})
@@ -193,7 +185,7 @@ func capiCatalogCreateTable(h C.uintptr_t, name, schemaJSON, optionsJSON *C.char
 	}
 	ctx, cancel := ch.call()
 	defer cancel()
-	t, err := ch.cat.CreateTable(ctx, id, schema, catalog.CreateOptions{Spec: spec, SortOrder: order, Properties: opts.Properties, FormatVersion: opts.FormatVersion})
+	t, err := ch.cat.CreateTable(ctx, id, schema, catalog.CreateOptions{Spec: spec, SortOrder: order, Properties: opts.Properties, FormatVersion: opts.FormatVersion, Location: opts.Location})
 	if opts.Ensure && errors.Is(err, catalog.ErrTableExists) {
 		if t, err = ch.cat.LoadTable(ctx, id); err == nil {
 			err = t.UpdateSchemaByName(ctx, schema)

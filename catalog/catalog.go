@@ -15,12 +15,33 @@ package catalog
 
 import (
 	"context"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
 )
+
+// PropTimeout is floe's catalog property for a deadline in milliseconds
+// (0: none): every catalog bounds opening by it (connecting to its
+// database or server), and the C ABI every call on the catalog too.
+const PropTimeout = "timeout-ms"
+
+// Timeout reads PropTimeout from props; set is false when they do not
+// give it.
+func Timeout(props map[string]string) (d time.Duration, set bool, err error) {
+	v, set := props[PropTimeout]
+	if !set {
+		return 0, false, nil
+	}
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ms < 0 {
+		return 0, true, errkind.Errorf(errkind.InvalidArgument, "catalog property %s %q: give milliseconds, or 0 for none", PropTimeout, v)
+	}
+	return time.Duration(ms) * time.Millisecond, true, nil
+}
 
 // Identifier names a table: its namespace (one or more levels) and name.
 type Identifier struct {

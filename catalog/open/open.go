@@ -21,10 +21,35 @@ import (
 const EnvCatalog = "FLOE_CATALOG"
 
 // Catalog opens the catalog at uri with its properties; tableOpts give
-// the tables' FileIO (location map, S3 settings).
+// the tables' FileIO (location map, S3 settings). A SQLite database that
+// does not exist is created: this is the open of a command that writes.
+// The timeout-ms property (catalog.PropTimeout) bounds opening, whatever
+// the kind.
 func Catalog(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (catalog.Catalog, error) {
+	return openCatalog(ctx, uri, props, tableOpts, true)
+}
+
+// Existing opens the catalog at uri as Catalog does, for reading: a
+// SQLite database that does not exist is not found, and no file is made.
+func Existing(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (catalog.Catalog, error) {
+	return openCatalog(ctx, uri, props, tableOpts, false)
+}
+
+func openCatalog(ctx context.Context, uri string, props map[string]string, tableOpts table.Options, create bool) (catalog.Catalog, error) {
+	timeout, _, err := catalog.Timeout(props)
+	if err != nil {
+		return nil, err
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	switch {
 	case strings.HasPrefix(uri, "sqlite:"), strings.HasPrefix(uri, "postgresql://"), strings.HasPrefix(uri, "postgres://"):
+		if !create {
+			return sqlcatalog.OpenExisting(ctx, uri, props, tableOpts)
+		}
 		return sqlcatalog.Open(ctx, uri, props, tableOpts)
 	case strings.HasPrefix(uri, "http://"), strings.HasPrefix(uri, "https://"):
 		return rest.Open(ctx, uri, props, tableOpts)
@@ -39,6 +64,7 @@ func Catalog(ctx context.Context, uri string, props map[string]string, tableOpts
 		}
 		return warehouse.Open(ctx, uri, props, tableOpts)
 	}
+	// The scheme alone: what follows it may hold a password.
 	return nil, errkind.Errorf(errkind.InvalidArgument, "catalog URI with scheme %q: %s", scheme, uriForms)
 }
 

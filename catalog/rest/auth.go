@@ -18,6 +18,7 @@ import (
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/internal/redact"
 )
 
 // authenticator puts a request's credentials on it.
@@ -105,7 +106,7 @@ func (o *oauth2) refresh(ctx context.Context) error {
 	if answer.AccessToken == "" {
 		return errkind.Errorf(errkind.Unauthorized, "%s: the OAuth2 token endpoint answered without an access_token", o.c.name)
 	}
-	o.c.secrets.add(answer.AccessToken)
+	o.c.secrets.Add(answer.AccessToken)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.token = answer.AccessToken
@@ -127,15 +128,15 @@ type sigv4 struct {
 	service string
 }
 
-func newSigV4(ctx context.Context, props map[string]string, sec *secrets) (*sigv4, error) {
+func newSigV4(ctx context.Context, props map[string]string, sec *redact.Secrets) (*sigv4, error) {
 	s := &sigv4{signer: v4.NewSigner(), region: props[PropSigningRegion], service: props[PropSigningName]}
 	if s.service == "" {
 		s.service = "execute-api"
 	}
 	if id, key := firstOf(props, PropSigV4AccessKeyID, fileio.PropS3AccessKeyID), firstOf(props, PropSigV4SecretAccessKey, fileio.PropS3SecretAccessKey); id != "" && key != "" {
-		sec.add(key)
+		sec.Add(key)
 		token := firstOf(props, PropSigV4SessionToken, fileio.PropS3SessionToken)
-		sec.add(token)
+		sec.Add(token)
 		s.creds = credentials.NewStaticCredentialsProvider(id, key, token)
 	} else {
 		cfg, err := awsconfig.LoadDefaultConfig(ctx)

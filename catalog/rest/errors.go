@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/floedb/floe/errkind"
 )
@@ -80,49 +79,15 @@ func (c *client) responseError(req request, status int, body []byte) error {
 		case json.Unmarshal(model.Error, &code) == nil:
 			e.Type, e.Message = code, model.Description
 		}
-	} else if text := strings.TrimSpace(string(body)); text != "" {
+	} else if text := c.secrets.String(strings.TrimSpace(string(body))); text != "" {
+		// Redacted before it is cut short: a cut secret would show its
+		// first part.
 		if len(text) > 200 {
 			text = text[:200] + "…"
 		}
 		e.Message = text
 	}
-	e.Message = c.secrets.redact(e.Message)
-	e.Type = c.secrets.redact(e.Type)
+	e.Message = c.secrets.String(e.Message)
+	e.Type = c.secrets.String(e.Type)
 	return e
-}
-
-// secrets are the credentials a catalog holds (given, and the tokens it
-// obtained), kept out of every message.
-type secrets struct {
-	mu     sync.Mutex
-	values []string
-	seen   map[string]bool
-}
-
-func (s *secrets) add(v string) {
-	if s == nil || len(v) < 4 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.seen[v] {
-		return
-	}
-	if s.seen == nil {
-		s.seen = map[string]bool{}
-	}
-	s.seen[v] = true
-	s.values = append(s.values, v)
-}
-
-func (s *secrets) redact(msg string) string {
-	if s == nil {
-		return msg
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, v := range s.values {
-		msg = strings.ReplaceAll(msg, v, "xxxxx")
-	}
-	return msg
 }

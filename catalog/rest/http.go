@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/internal/redact"
 )
 
 // client sends the catalog's requests: it adds the auth and configured
@@ -28,7 +29,7 @@ type client struct {
 	auth    authenticator
 	headers http.Header
 	// secrets are the values no message may show.
-	secrets *secrets
+	secrets *redact.Secrets
 	// retry shapes the backoff of 429/503 answers and connection
 	// failures: attempts in all, full jitter in [0, min(max, base·2^n)).
 	attempts        int
@@ -178,7 +179,7 @@ const maxAnswer = 1 << 30
 // transportError says what failed on the wire, without the URL's query
 // (which never holds secrets here, but a proxy's could).
 func (c *client) transportError(req request, err error) error {
-	msg := fmt.Errorf("%s: %s %s: %s (%w)", c.name, req.method, req.path, c.secrets.redact(stripURL(err).Error()), errTransport)
+	msg := fmt.Errorf("%s: %s %s: %s (%w)", c.name, req.method, req.path, c.secrets.String(stripURL(err).Error()), errTransport)
 	for _, ctxErr := range []error{context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, ctxErr) {
 			msg = fmt.Errorf("%w (%w)", msg, ctxErr)

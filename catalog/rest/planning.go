@@ -212,7 +212,7 @@ func (p *planner) statusError(a planAnswer) error {
 	case "failed":
 		msg := "no reason given"
 		if a.Error != nil {
-			msg = p.cat.c.secrets.redact(a.Error.Type + ": " + a.Error.Message)
+			msg = p.cat.c.secrets.String(a.Error.Type + ": " + a.Error.Message)
 		}
 		return errkind.Errorf(errkind.IO, "%s: planning a scan of %s failed on the server: %s", p.cat.c.name, p.id, msg)
 	case "cancelled":

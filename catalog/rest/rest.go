@@ -35,8 +35,8 @@ import (
 
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/errkind"
-	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/redact"
 )
 
 // The catalog properties the client reads: Iceberg's own names, as
@@ -103,7 +103,7 @@ func Open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 	}
 	u, err := url.Parse(uri)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errkind.Errorf(errkind.InvalidArgument, "REST catalog URI %q: use http(s)://host[:port][/path]", uri)
+		return nil, errkind.Errorf(errkind.InvalidArgument, "REST catalog URI %s: use http(s)://host[:port][/path]", redact.URI(uri))
 	}
 	if u.User != nil {
 		return nil, errkind.Errorf(errkind.InvalidArgument, "REST catalog URI %s://%s: give credentials as the %q or %q property, not in the URI", u.Scheme, u.Host, PropCredential, PropToken)
@@ -112,14 +112,11 @@ func Open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 	if name == "" {
 		name = "default"
 	}
-	sec := &secrets{}
-	for k, v := range props {
-		if isSecret(k) {
-			sec.add(v)
-		}
-	}
+	sec := &redact.Secrets{}
+	sec.AddURI(uri)
+	sec.AddProperties(props)
 	_, credSecret := splitCredential(props[PropCredential])
-	sec.add(credSecret)
+	sec.Add(credSecret)
 	c := &client{
 		name:     "REST catalog " + name + " (" + u.Scheme + "://" + u.Host + ")",
 		base:     strings.TrimRight(uri, "/"),
@@ -219,16 +216,6 @@ func setHeaders(h http.Header, props map[string]string) {
 	}
 }
 
-// isSecret tells the properties whose values no message may show.
-func isSecret(key string) bool {
-	switch key {
-	case PropToken, PropSigV4SecretAccessKey, PropSigV4SessionToken, fileio.PropS3SecretAccessKey, fileio.PropS3SessionToken:
-		return true
-	}
-	lower := strings.ToLower(key)
-	return strings.HasPrefix(lower, "header.authorization") || strings.Contains(lower, "secret") || strings.Contains(lower, "password")
-}
-
 func (c *client) configureAuth(ctx context.Context, props map[string]string) error {
 	switch {
 	case props[PropSigV4] == "true":
@@ -275,11 +262,7 @@ func (cat *Catalog) configure(ctx context.Context, props map[string]string) erro
 	maps.Copy(merged, props)
 	maps.Copy(merged, answer.Overrides)
 	cat.props = merged
-	for k, v := range merged {
-		if isSecret(k) {
-			cat.c.secrets.add(v)
-		}
-	}
+	cat.c.secrets.AddProperties(merged)
 	if answer.Endpoints != nil {
 		cat.endpoints = map[string]bool{}
 		for _, e := range answer.Endpoints {

@@ -17,11 +17,7 @@ func (cat *Catalog) attachIO(t *table.Table, config map[string]string, creds []s
 		sets = append(sets, c.Config)
 	}
 	for _, set := range sets[1:] {
-		for k, v := range set {
-			if isSecret(k) {
-				cat.c.secrets.add(v)
-			}
-		}
+		cat.c.secrets.AddProperties(set)
 	}
 	opts := cat.tableOpts
 	opts.S3 = fileio.WithProperties(cat.tableOpts.S3, sets...)

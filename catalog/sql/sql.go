@@ -18,7 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,8 +31,10 @@ import (
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/commitstep"
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
-	_ "modernc.org/sqlite"             // the "sqlite" driver
+	"github.com/floedb/floe/internal/redact"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // the "sqlite" driver
 )
 
 // Properties a SQL catalog takes besides its URI.
@@ -60,12 +62,30 @@ type Catalog struct {
 
 var _ catalog.Catalog = (*Catalog)(nil)
 
-// Open opens the catalog at uri, creating its tables when missing:
-// sqlite:///abs/path/catalog.db or sqlite:relative.db (SQLite), or
-// postgresql://user:password@host:port/db (PostgreSQL). FileIO for table
-// locations comes from tableOpts (location map, S3 settings) and the s3.*
-// properties. Errors never show the URI's password.
+// defaultConnectTimeout bounds connecting to PostgreSQL when neither the
+// catalog's timeout-ms nor the URI's connect_timeout does: a server that
+// accepts and never answers must not hang a command for minutes.
+var defaultConnectTimeout = 15 * time.Second
+
+// Open opens the catalog at uri, creating its database and tables when
+// missing: sqlite:///abs/path/catalog.db or sqlite:relative.db (SQLite),
+// or postgresql://user:password@host:port/db (PostgreSQL). FileIO for
+// table locations comes from tableOpts (location map, S3 settings) and the
+// s3.* properties. The timeout-ms property (catalog.PropTimeout) bounds
+// opening and every connection to PostgreSQL (default 15 s unless the URI
+// gives connect_timeout). Errors never show the URI's password.
 func Open(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (*Catalog, error) {
+	return open(ctx, uri, props, tableOpts, true)
+}
+
+// OpenExisting opens the catalog at uri for reading: a SQLite database
+// that does not exist is not found (errkind.NotFound) rather than created,
+// so a mistyped path leaves no file behind. It is Open otherwise.
+func OpenExisting(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (*Catalog, error) {
+	return open(ctx, uri, props, tableOpts, false)
+}
+
+func open(ctx context.Context, uri string, props map[string]string, tableOpts table.Options, create bool) (*Catalog, error) {
 	// The catalog's s3.* properties (Iceberg's names) configure its
 	// tables' files, over what the caller's options say.
 	tableOpts.S3 = fileio.WithProperties(tableOpts.S3, props)
@@ -73,28 +93,58 @@ func Open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 	if c.name == "" {
 		c.name = "default"
 	}
+	secrets := &redact.Secrets{}
+	secrets.AddURI(uri)
+	secrets.AddProperties(props)
+	timeout, timeoutSet, err := catalog.Timeout(props)
+	if err != nil {
+		return nil, err
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	var where string
 	switch {
 	case strings.HasPrefix(uri, "postgresql://"), strings.HasPrefix(uri, "postgres://"):
-		where = redact(uri)
+		where = redact.URI(uri)
 		if c.warehouse == "" {
 			return nil, errkind.Errorf(errkind.InvalidArgument, "SQL catalog %s: a PostgreSQL catalog needs the %q property: where new tables go", where, PropWarehouse)
 		}
-		conn, err := dbsql.Open("pgx", uri)
+		cfg, err := pgx.ParseConfig(uri)
 		if err != nil {
-			return nil, errkind.Wrap(errkind.InvalidArgument, fmt.Errorf("SQL catalog %s: %s", where, redactErr(err, uri)))
+			return nil, errkind.Wrap(errkind.InvalidArgument, fmt.Errorf("SQL catalog %s: %w", where, secrets.Error(err)))
 		}
-		c.db = &db{DB: conn, dollar: true}
+		// Every connection the pool opens is bounded, not just the first.
+		switch {
+		case timeoutSet && timeout > 0:
+			cfg.ConnectTimeout = timeout
+		case !timeoutSet && cfg.ConnectTimeout == 0:
+			cfg.ConnectTimeout = defaultConnectTimeout
+		}
+		c.db = &db{DB: stdlib.OpenDB(*cfg), dollar: true}
 	default:
 		path, ok := sqlitePath(uri)
 		if !ok {
-			return nil, errkind.Errorf(errkind.InvalidArgument, "SQL catalog URI %q: use sqlite:///abs/path.db, sqlite:relative.db or postgresql://user:password@host:port/db", redact(uri))
+			return nil, errkind.Errorf(errkind.InvalidArgument, "SQL catalog URI %q: use sqlite:///abs/path.db, sqlite:relative.db or postgresql://user:password@host:port/db", redact.URI(uri))
+		}
+		if path, query, hasQuery := strings.Cut(path, "?"); hasQuery {
+			// Other drivers read settings (_auth_pass=…) from here; this
+			// one would take them for part of the file name. Their keys
+			// are named, their values never shown.
+			return nil, errkind.Errorf(errkind.InvalidArgument, "SQL catalog sqlite:%s: URI parameters are not supported (%s); give the database's path only", path, queryKeys(query))
 		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			return nil, errkind.Wrap(errkind.InvalidArgument, err)
 		}
 		where = abs
+		if !create {
+			if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+				return nil, errkind.Errorf(errkind.NotFound, "SQL catalog %s does not exist (a command that writes creates it)", abs)
+			}
+		}
 		// WAL lets readers go on while a writer commits; the busy timeout
 		// makes concurrent writers (other processes too) wait their turn.
 		conn, err := dbsql.Open("sqlite", "file:"+abs+"?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
@@ -106,8 +156,8 @@ func Open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 			c.warehouse = filepath.ToSlash(filepath.Dir(abs))
 		}
 	}
-	err := c.init(ctx)
-	if err != nil && c.db.dollar {
+	err = c.init(ctx)
+	if err != nil && c.db.dollar && ctx.Err() == nil {
 		// PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe against
 		// another session creating the same table at once: the loser
 		// fails, and finds the tables there when it tries again.
@@ -116,34 +166,19 @@ func Open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 	}
 	if err != nil {
 		c.db.Close()
-		return nil, fmt.Errorf("open SQL catalog %s: %s", where, redactErr(err, uri))
+		return nil, fmt.Errorf("open SQL catalog %s: %w", where, secrets.Error(err))
 	}
 	return c, nil
 }
 
-// redactErr is err's message without uri's secrets: wherever it quotes
-// the URI, the redacted form (redact); and the password, from the parsed
-// URI and from the text between "//" and the last "@" of its authority
-// (for a URI that does not parse), wherever else it appears.
-func redactErr(err error, uri string) error {
-	msg := strings.ReplaceAll(err.Error(), uri, redact(uri))
-	secrets := []string{userinfo(uri)}
-	if u, perr := url.Parse(uri); perr == nil {
-		if u.User != nil {
-			pw, _ := u.User.Password()
-			secrets = append(secrets, pw)
-		}
-		secrets = append(secrets, u.Query()["password"]...)
+// queryKeys lists a URI query's parameter names, never their values.
+func queryKeys(query string) string {
+	var keys []string
+	for _, pair := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' || r == '?' }) {
+		k, _, _ := strings.Cut(pair, "=")
+		keys = append(keys, k)
 	}
-	for _, secret := range secrets {
-		if secret != "" {
-			msg = strings.ReplaceAll(msg, secret, "xxxxx")
-		}
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return errkind.Wrap(errkind.Of(err), errors.New(msg))
+	return strings.Join(keys, ", ")
 }
 
 // sqlitePath reads the file path of a sqlite: URI.
@@ -159,50 +194,6 @@ func sqlitePath(uri string) (string, bool) {
 		return "", false // a host, which SQLite has none of
 	}
 	return rest, true
-}
-
-// userinfo is what a URI's text holds between "//" and the last "@" of
-// its authority, read without parsing; "" for none. A malformed password
-// may hold "/", "?" or "#", so the last "@" anywhere is taken.
-func userinfo(uri string) string {
-	_, rest, ok := strings.Cut(uri, "//")
-	if !ok {
-		return ""
-	}
-	at := strings.LastIndex(rest, "@")
-	if at <= 0 {
-		return ""
-	}
-	return rest[:at]
-}
-
-// redact is how a catalog URI is shown: scheme, user name, host and path;
-// never a password, a query (which may carry password=...) or a fragment
-// (where a malformed userinfo can land). One that does not parse shows its
-// scheme only: where its password ends cannot be known.
-func redact(uri string) string {
-	u, err := url.Parse(uri)
-	// An "@" the parser did not take for the end of the userinfo (it put
-	// it in a path or fragment) leaves the password's extent unknown too.
-	if err != nil || userinfo(uri) != "" && (u.User == nil || u.User.String() != userinfo(uri)) {
-		if scheme, _, ok := strings.Cut(uri, "://"); ok && !strings.ContainsAny(scheme, "@:/") {
-			return scheme + "://(unparseable URI)"
-		}
-		return "(unparseable URI)"
-	}
-	shown := url.URL{Scheme: u.Scheme, Opaque: u.Opaque, Host: u.Host, Path: u.Path}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			shown.User = url.UserPassword(u.User.Username(), "xxxxx")
-		} else {
-			shown.User = url.User(u.User.Username())
-		}
-	}
-	out := shown.String()
-	if u.RawQuery != "" || u.Fragment != "" {
-		out += "?…"
-	}
-	return out
 }
 
 func (c *Catalog) init(ctx context.Context) error {
