@@ -32,6 +32,9 @@ func capiTableCreate(location, schemaJSON, optionsJSON *C.char, out *C.uintptr_t
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
+	if opts.Location != "" {
+		return fail(fn, invalidArgument("create options: location is for a catalog table; a path table is created at the location argument"), statusInvalidArgument)
+	}
 	where, err := resolveLocation(C.GoString(location), opts.Warehouse)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)

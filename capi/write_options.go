@@ -27,6 +27,10 @@ type createOptions struct {
 	// Ensure opens an existing table instead of failing, bringing its
 	// schema up to the given one by name (table.EnsureTable).
 	Ensure bool `json:"ensure"`
+	// Location is where a catalog puts a new table instead of its default
+	// under the warehouse (floe_catalog_create_table only: a path table's
+	// location is the call's own argument).
+	Location string `json:"location"`
 }
 
 // partitionBy is one partition field named by its source column.

@@ -404,6 +404,10 @@ floe_status floe_catalog_exists(floe_catalog* catalog, const char* name, int is_
  *                     bring its schema up to schema_json by column name
  *                     (missing columns added, required ones made optional;
  *                     a type change or new required column is refused).
+ *   "location":       floe_catalog_create_table only: where the catalog puts
+ *                     the new table instead of its default place (a
+ *                     filesystem warehouse refuses any other place); here
+ *                     it is refused, the location being the argument.
  *
  * A table already at location is FLOE_CONFLICT (unless "ensure"). On
  * success *out is a new handle to free with floe_table_free; on failure

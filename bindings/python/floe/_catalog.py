@@ -24,7 +24,7 @@ from ._calls import _check, _json_arg, _take_string
 from ._errors import FloeError, Status
 from ._lib import library
 from ._table import Table, _Handle
-from ._write import _create_options
+from ._write import _create_options, _schema_json
 
 
 def _name(identifier):
@@ -61,14 +61,17 @@ class Catalog(_Handle):
     def load_table(self, identifier):
         return self._table(library().floe_catalog_load_table, identifier)
 
-    def create_table(self, identifier, schema, partition_spec=None, sort_order=None, properties=None,
+    def create_table(self, identifier, schema, location=None, partition_spec=None, sort_order=None, properties=None,
                      partition_by=None, format_version=None):
         """Creates the table (its namespace must exist) under the catalog's
-        warehouse. schema, partition_spec, partition_by, sort_order and
-        properties are as for Table.create."""
+        warehouse, or at location (pyiceberg's argument; a filesystem
+        warehouse keeps a table only at its own place). schema,
+        partition_spec, partition_by, sort_order and properties are as for
+        Table.create."""
         opts = _create_options(partition_by=partition_by, partition_spec=partition_spec, sort_order=sort_order,
-                               properties=properties, format_version=format_version)
-        schema_json = schema if isinstance(schema, str) else json.dumps(schema)
+                               properties=properties, format_version=format_version,
+                               location=None if location is None else str(location))
+        schema_json = _schema_json(schema)
         return self._table(library().floe_catalog_create_table, identifier,
                            schema_json.encode("utf-8"), _json_arg(opts))
 

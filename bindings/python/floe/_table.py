@@ -1,6 +1,7 @@
 """Tables, scans and tasks over libfloe's C API."""
 
 import ctypes
+import datetime
 import json
 import threading
 
@@ -128,7 +129,8 @@ class Table(_Handle, TableWrites, TableInfo):
              **io_options):
         """Plans a scan. Names follow pyiceberg: selected_fields are dotted
         column names (None or ("*",) for every column); as_of_timestamp is
-        in milliseconds since the epoch; snapshot_id, as_of_timestamp and
+        a datetime (one without a zone is UTC) or milliseconds since the
+        epoch; snapshot_id, as_of_timestamp and
         ref are exclusive. row_filter is pyiceberg's text form ("a < 10 and b = 'x'") or a dict in
         the Iceberg REST JSON expression form. split_size is the bytes of
         data per task of plan_tasks() (larger files are cut into byte
@@ -149,7 +151,7 @@ class Table(_Handle, TableWrites, TableInfo):
             opts["filter"] = row_filter
         if selected_fields is not None and tuple(selected_fields) != ("*",):
             opts["columns"] = list(selected_fields)
-        for key, value in (("snapshot_id", snapshot_id), ("as_of_timestamp", as_of_timestamp), ("ref", ref),
+        for key, value in (("snapshot_id", snapshot_id), ("as_of_timestamp", _epoch_ms(as_of_timestamp)), ("ref", ref),
                            ("limit", limit), ("batch_size", batch_size), ("threads", threads),
                            ("split_size", split_size), ("ordered", ordered)):
             if value is not None:
@@ -164,6 +166,24 @@ class Table(_Handle, TableWrites, TableInfo):
     def __repr__(self):
         state = "closed" if self._closed else self.metadata.get("location", "")
         return f"<floe.Table {state}>"
+
+
+def _epoch_ms(when):
+    """as_of_timestamp as milliseconds since the epoch: a datetime (naive
+    is UTC, as Iceberg's timestamps without zone are; pandas' Timestamp
+    too) or a number already in milliseconds."""
+    if when is None or isinstance(when, bool):
+        return when
+    if isinstance(when, datetime.datetime):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        delta = when - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+        # Whole milliseconds, rounded down (a snapshot committed at t is
+        # visible as of t, not as of a microsecond before it).
+        return delta // datetime.timedelta(milliseconds=1)
+    if isinstance(when, datetime.date):
+        raise TypeError("as_of_timestamp takes a datetime or milliseconds since the epoch, not a date")
+    return when
 
 
 class _Readable:

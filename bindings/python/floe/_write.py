@@ -5,17 +5,20 @@ RecordBatchReader, a polars DataFrame, a floe Scan...), any object with
 ``__arrow_c_array__`` (a pyarrow RecordBatch), or, with no Arrow library at
 all, a list of dicts (one per row, keys are column names) encoded as JSON:
 dates, times and timestamps go as ISO strings, Decimal as text, bytes as
-base64."""
+base64. A pandas DataFrame needs no pyarrow either: _pandas_input turns
+its columns into Arrow C data (missing values as nulls)."""
 
 import base64
 import ctypes
 import datetime
 import decimal
 import json
+import re
 import uuid
 
 from ._calls import _check, _dumps, _json_arg, _take_bytes, _take_string
 from ._lib import ArrowArrayStream, library
+from ._metadata import Schema, StructType
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
@@ -44,6 +47,10 @@ def _filter_arg(row_filter):
 
 
 def _json_value(v):
+    if hasattr(v, "item") and type(v).__module__ == "numpy":
+        return v.item()  # a numpy scalar inside a nested value
+    if type(v).__name__ in ("NAType", "NaTType"):
+        return None  # pandas' missing values
     if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
         return v.isoformat()
     if isinstance(v, decimal.Decimal):
@@ -77,15 +84,36 @@ class _StreamArg:
                                          _capsule_pointer(array_capsule, b"arrow_array"),
                                          ctypes.addressof(stream)))
             self.address = ctypes.addressof(stream)
-        elif isinstance(data, (list, tuple)) and all(isinstance(r, dict) for r in data):
-            text = "\n".join(json.dumps(r, default=_json_value) for r in data).encode("utf-8")
+        elif _is_pandas_frame(data):
+            from . import _pandas_input
+
+            schema_ptr, array_ptr, rows = _pandas_input.frame_batch(data, table.schema(), self._keep)
+            if rows is not None:
+                self._json_rows(table, rows)
+                return
             stream = ArrowArrayStream()
             self._keep.append(stream)
-            _check(lib.floe_json_rows_stream(table._handle, text, len(text), ctypes.addressof(stream)))
+            _check(lib.floe_array_stream(schema_ptr, array_ptr, ctypes.addressof(stream)))
             self.address = ctypes.addressof(stream)
+        elif isinstance(data, (list, tuple)) and all(isinstance(r, dict) for r in data):
+            self._json_rows(table, data)
         else:
-            raise TypeError("data must have __arrow_c_stream__ or __arrow_c_array__, or be a list of dicts, "
-                            f"not {type(data).__name__}")
+            raise TypeError("data must have __arrow_c_stream__ or __arrow_c_array__, or be a pandas DataFrame "
+                            f"or a list of dicts, not {type(data).__name__}")
+
+    def _json_rows(self, table, rows):
+        text = "\n".join(json.dumps(r, default=_json_value) for r in rows).encode("utf-8")
+        stream = ArrowArrayStream()
+        self._keep.append(stream)
+        _check(library().floe_json_rows_stream(table._handle, text, len(text), ctypes.addressof(stream)))
+        self.address = ctypes.addressof(stream)
+
+
+def _is_pandas_frame(data):
+    """A pandas DataFrame, known without importing pandas. It is taken
+    before __arrow_c_stream__ (pandas 2.2 has one, through pyarrow), so a
+    frame is written the same way with or without pyarrow."""
+    return type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pandas.")
 
 
 class TableWrites:
@@ -105,17 +133,21 @@ class TableWrites:
 
         schema is an Iceberg schema: a dict (or JSON text) in the table
         metadata form ``{"type": "struct", "fields": [{"id": 1, "name": "a",
-        "required": False, "type": "long"}]}``; ids all 0 get fresh ids.
-        partition_by lists partition fields as column names or (column,
-        transform) pairs, transform in Iceberg form ("day", "bucket[16]",
-        "truncate[4]"); partition_spec is a spec dict instead. With ensure,
+        "required": False, "type": "long"}]}``, or a Schema as
+        Table.schema() returns it (pyiceberg's Schema too); ids all 0 get
+        fresh ids. partition_by lists partition fields, each a column name
+        (identity), "day(ts)", "bucket(16, id)", "ts:day", a (column,
+        transform) pair, or a dict {"column", "transform", "name"};
+        transforms are Iceberg's (identity, year, month, day, hour,
+        bucket[N], truncate[W], void). partition_spec is a spec dict
+        instead. With ensure,
         an existing table is opened and its schema brought up to schema by
         name. An existing table otherwise raises FloeError (CONFLICT). s3
         is a dict of S3 settings, as Table.open takes."""
         opts = _create_options(partition_by=partition_by, partition_spec=partition_spec, sort_order=sort_order,
                                properties=properties, format_version=format_version, warehouse=warehouse, s3=s3,
                                ensure=ensure)
-        schema_json = schema if isinstance(schema, str) else json.dumps(schema)
+        schema_json = _schema_json(schema)
         handle = ctypes.c_void_p()
         _check(library().floe_table_create(str(location).encode("utf-8"), schema_json.encode("utf-8"),
                                            _json_arg(opts), ctypes.byref(handle)))
@@ -247,24 +279,68 @@ class TableWrites:
         return json.loads(_take_string(out))
 
 
+def _schema_json(schema):
+    """A create call's schema as JSON text: text as it is, a dict, floe's
+    Schema (or StructType) as the JSON it was read from, pyiceberg's Schema
+    through its own JSON form."""
+    if isinstance(schema, str):
+        return schema
+    if isinstance(schema, (Schema, StructType)):
+        return json.dumps(dict(schema._json, type="struct"))
+    if isinstance(schema, dict):
+        return json.dumps(schema)
+    if hasattr(schema, "model_dump_json"):  # pyiceberg.schema.Schema (pydantic)
+        return schema.model_dump_json(by_alias=True)
+    raise TypeError(f"schema must be a dict, JSON text or a Schema, not {type(schema).__name__}")
+
+
+# The transforms partition_by names (Iceberg's spelling; N a width).
+_TRANSFORM = r"(?:identity|year|month|day|hour|void|bucket\[\d+\]|truncate\[\d+\])"
+# "day(ts)", "bucket(16, id)", "bucket[16](id)": pyiceberg's and Spark's call form.
+_CALL_FORM = re.compile(r"^\s*(identity|year|month|day|hour|void|bucket|truncate)(?:\[(\d+)\])?\s*\(\s*"
+                        r"(?:(\d+)\s*,\s*)?([^(),]+?)\s*\)\s*$")
+# "ts:day", "id:bucket[16]": the column, a colon, an Iceberg transform.
+_COLON_FORM = re.compile(r"^(.+):\s*(" + _TRANSFORM + r")\s*$")
+
+
+def _partition_field(p):
+    """One partition_by entry as {"column", "transform"[, "name"]}."""
+    if isinstance(p, dict):
+        return dict(p)
+    if isinstance(p, (tuple, list)):
+        if len(p) != 2:
+            raise ValueError(f"partition_by entry {p!r}: a pair is (column, transform)")
+        return {"column": str(p[0]), "transform": str(p[1])}
+    if not isinstance(p, str):
+        raise TypeError(f"partition_by entry {p!r}: give a column name, \"day(ts)\", \"ts:day\" or (column, transform)")
+    m = _CALL_FORM.match(p)
+    if m:
+        name, bracket, width, column = m.groups()
+        if name in ("bucket", "truncate"):
+            if (bracket is None) == (width is None):
+                raise ValueError(f"partition_by {p!r}: {name} takes one width, as {name}(16, col)")
+            name = f"{name}[{bracket or width}]"
+        elif bracket is not None or width is not None:
+            raise ValueError(f"partition_by {p!r}: {name} takes no width")
+        return {"column": column, "transform": name}
+    m = _COLON_FORM.match(p)
+    if m:
+        return {"column": m.group(1), "transform": m.group(2)}
+    return {"column": p}
+
+
 def _create_options(partition_by=None, partition_spec=None, sort_order=None, properties=None, format_version=None,
-                    warehouse=None, s3=None, ensure=False):
+                    warehouse=None, s3=None, ensure=False, location=None):
     """The create options JSON object of floe_table_create and
     floe_catalog_create_table."""
     opts = {}
     if partition_by:
-        fields = []
-        for p in partition_by:
-            if isinstance(p, str):
-                fields.append({"column": p})
-            elif isinstance(p, dict):
-                fields.append(dict(p))
-            else:
-                column, transform = p
-                fields.append({"column": column, "transform": transform})
-        opts["partition_by"] = fields
+        if isinstance(partition_by, (str, dict)):
+            partition_by = [partition_by]
+        opts["partition_by"] = [_partition_field(p) for p in partition_by]
     for key, value in (("partition_spec", partition_spec), ("sort_order", sort_order),
-                       ("format_version", format_version), ("warehouse", warehouse), ("s3", s3)):
+                       ("format_version", format_version), ("warehouse", warehouse), ("s3", s3),
+                       ("location", location)):
         if value is not None:
             opts[key] = value
     if properties:

@@ -5,6 +5,15 @@ projection included); write_table has each worker write its partitions'
 data files and the client commit them all in one snapshot, with a token so
 a resubmitted job commits once.
 
+Both take the table as a Table (opened by path or loaded from a catalog), a
+catalog and an identifier (``write_table(ddf, cat, identifier="db.t")``
+or the pair ``(cat, "db.t")``), or a path. The commit goes through
+whatever owns the table: the Table handle the client holds, so a catalog's
+table is committed through its catalog and the catalog's history keeps
+the rows. Workers only write data files: they open the metadata file the
+client's table was read from (with open_options, e.g. ``s3``), never
+commit.
+
 The same code runs on a multi-machine cluster when every worker reaches the
 table's storage (S3, or a shared file system) and has floe installed. Dask's
 worker processes must not be forked from a process that loaded libfloe (the
@@ -15,9 +24,11 @@ worker processes, spawn, is safe; do not set
 
 import json
 
+from ._catalog import Catalog
 from ._table import Table
 
 _TOKEN_KEY = "floe.commit-token"  # iceberg/table.SummaryToken
+_EXPIRED_TOKENS_KEY = "floe.expired-tokens"  # iceberg/table.PropExpiredTokens
 
 
 def _dtype(iceberg_type):
@@ -62,19 +73,38 @@ def _read_task(task, meta):
     return df.astype(meta.dtypes.to_dict())
 
 
-def read_table(table_or_location, columns=None, row_filter=None, snapshot_id=None, split_size=None,
-               location_map=None, **open_options):
+def _table(table, identifier, open_options):
+    """(Table, whether this call opened it) of write_table's and
+    read_table's table argument."""
+    if isinstance(table, tuple) and len(table) == 2 and isinstance(table[0], Catalog):
+        if identifier is not None:
+            raise TypeError("give the identifier once: (catalog, identifier) or identifier=")
+        table, identifier = table
+    if isinstance(table, Catalog):
+        if identifier is None:
+            raise TypeError("a catalog needs identifier= naming the table")
+        return table.load_table(identifier), True
+    if identifier is not None:
+        raise TypeError("identifier= names a table of a catalog; pass the catalog as the table argument")
+    if isinstance(table, Table):
+        return table, False
+    return Table.open(str(table), **open_options), True
+
+
+def read_table(table, columns=None, row_filter=None, snapshot_id=None, split_size=None,
+               location_map=None, identifier=None, **open_options):
     """A dask.dataframe of the table's rows: one partition per planned task
     (``split_size`` bytes of data each, the table's read.split.target-size
     by default). columns and row_filter are applied by floe on the workers;
-    snapshot_id pins the snapshot. A location opens the table (with
-    location_map and open_options as Table.open takes them)."""
+    snapshot_id pins the snapshot. table is a Table, a Catalog with
+    identifier (or a (catalog, identifier) pair), or a location, which
+    opens the table (with location_map and open_options as Table.open takes
+    them)."""
     import dask.dataframe as dd
 
-    if isinstance(table_or_location, Table):
-        table, own = table_or_location, False
-    else:
-        table, own = Table.open(table_or_location, location_map=location_map, **open_options), True
+    if location_map:
+        open_options = dict(open_options, location_map=location_map)
+    table, own = _table(table, identifier, open_options)
     try:
         meta = _meta(table, columns)
         scan = table.scan(row_filter=row_filter, selected_fields=columns, snapshot_id=snapshot_id,
@@ -91,31 +121,16 @@ def read_table(table_or_location, columns=None, row_filter=None, snapshot_id=Non
     return dd.from_map(_read_task, tasks, meta=meta, args=(meta,), enforce_metadata=False)
 
 
-def _records(df):
-    """A pandas partition as JSON-ready rows: numpy scalars as Python
-    values, missing values (None, NaN, pandas.NA, NaT) as None."""
-    import pandas as pd
-
-    rows = []
-    for rec in df.to_dict("records"):
-        row = {}
-        for k, v in rec.items():
-            if not isinstance(v, (list, tuple, dict)) and pd.isna(v):
-                v = None
-            elif hasattr(v, "item"):
-                v = v.item()
-            row[k] = v
-        rows.append(row)
-    return rows
-
-
-def _write_partition(df, location, open_options):
+def _write_partition(df, metadata_location, open_options):
     """On a worker: the partition's rows as data files of the table, not
-    committed; their entries come back to the client."""
+    committed; their entries come back to the client. The worker opens
+    the metadata file the client holds (a catalog's table too: it only
+    writes files, the client commits through the catalog), and the frame
+    goes to floe column by column (floe._pandas_input)."""
     if len(df) == 0:
         return b""
-    with Table.open(location, **open_options) as t:
-        return t.write_files(_records(df))
+    with Table.open(metadata_location, **open_options) as t:
+        return t.write_files(df)
 
 
 def _merge_files(blobs):
@@ -134,16 +149,31 @@ def _merge_files(blobs):
 
 
 def _token_snapshot(table, token):
+    """The snapshot that committed token, before any file is written. The
+    commit itself decides (floe finds the token again, also among the
+    tokens of expired snapshots it keeps in floe.expired-tokens); this only
+    spares a resubmitted job writing files it will not commit."""
     for s in table.snapshots():
         if s.summary.get(_TOKEN_KEY) == token:
             return s.snapshot_id
+    try:
+        kept = json.loads(table.properties.get(_EXPIRED_TOKENS_KEY) or "[]")
+    except ValueError:
+        return None  # the commit reports a damaged property
+    for entry in kept if isinstance(kept, list) else []:
+        if isinstance(entry, dict) and entry.get("token") == token:
+            return entry.get("snapshot-id")
     return None
 
 
-def write_table(ddf, location, token=None, mode="append", properties=None, run_id=None, **open_options):
-    """Writes the dask.dataframe's rows to the table at location in one
-    snapshot and returns its id. Each worker writes its partitions' data
-    files; the client commits them all:
+def write_table(ddf, table, token=None, mode="append", properties=None, run_id=None, identifier=None,
+                **open_options):
+    """Writes the dask.dataframe's rows to the table in one snapshot and
+    returns its id. table is a Table (opened by path or loaded from a
+    catalog), a Catalog with identifier (or a (catalog, identifier)
+    pair), or a path table's location. Each worker writes its partitions'
+    data files; the client commits them all through the table's owner
+    (its catalog, or the path for a path table):
 
     - mode="append" adds them;
     - mode="replace_partitions" also drops the files other writers left
@@ -155,18 +185,24 @@ def write_table(ddf, location, token=None, mode="append", properties=None, run_i
     With token, a job whose token the table already holds writes and
     commits nothing and returns that snapshot: a retried job commits once.
     Files written for a commit that then fails are in no snapshot (orphan
-    removal finds them)."""
+    removal finds them). open_options (location_map, s3, ...) open a path
+    table and, on the workers, the metadata file they write against; a
+    Table's own open options are used when none are given."""
     if mode not in ("append", "replace_partitions"):
         raise ValueError(f"write_table mode {mode!r}: use 'append' or 'replace_partitions'")
     import dask
 
-    location = str(location)
-    with Table.open(location, **open_options) as t:
+    t, own = _table(table, identifier, open_options)
+    try:
+        if not own and t._reload is not None:
+            t.refresh()  # a token another process committed since the handle was read
         if token is not None:
             found = _token_snapshot(t, token)
             if found is not None:
                 return found
-        writes = [dask.delayed(_write_partition)(part, location, open_options) for part in ddf.to_delayed()]
+        worker_options = open_options or _worker_options(t._options)
+        where = t.metadata_location
+        writes = [dask.delayed(_write_partition)(part, where, worker_options) for part in ddf.to_delayed()]
         files = _merge_files(dask.compute(*writes))
         # The commit refreshes the table and retries on its own when other
         # writers committed meanwhile (and finds the token if one did); a
@@ -178,6 +214,16 @@ def write_table(ddf, location, token=None, mode="append", properties=None, run_i
         if files is None:
             return t.append([], token=token, properties=properties)
         return t.append_files(files, token=token, properties=properties)
+    finally:
+        if own:
+            t.close()
+
+
+def _worker_options(table_options):
+    """What a worker opening the metadata file needs of the options the
+    client's table was opened with (not its warehouse: the worker opens a
+    file, not a name)."""
+    return {k: v for k, v in table_options.items() if k in ("location_map", "s3", "properties", "relocate")}
 
 
 __all__ = ["read_table", "write_table"]

@@ -152,6 +152,60 @@ class DaskTest(unittest.TestCase):
             with floe.Table.open(loc) as t:
                 self.assertEqual(t.scan().to_pylist(), [{"id": 2, "kind": "a", "x": 9.0}])
 
+    def test_catalog_table_commits_through_its_catalog(self):
+        # A SQL catalog's table written by Dask: the snapshot lands in the
+        # catalog's history (no metadata file committed by path beside
+        # the catalog's), a later catalog commit keeps the Dask rows, and
+        # a resubmitted job with the same token commits nothing.
+        with tempfile.TemporaryDirectory() as d:
+            cat = floe.load_catalog("c", uri="sqlite:///" + os.path.join(d, "c.db"), warehouse=os.path.join(d, "wh"))
+            self.addCleanup(cat.close)
+            cat.create_namespace("db")
+            cat.create_table("db.a", SCHEMA).close()
+            rows = [{"id": i, "kind": "ab"[i % 2], "x": float(i)} for i in range(200)]
+            ddf = dd.from_pandas(pd.DataFrame(rows), npartitions=3)
+            with cat.load_table("db.a") as t:
+                sid = fdask.write_table(ddf, t, token="cat-job-1")
+            with cat.load_table("db.a") as t:
+                self.assertEqual(t.current_snapshot_id, sid)
+                metadata_dir = os.path.dirname(t.metadata_location.replace("file://", ""))
+            # Every metadata file is the catalog's own (<NNNNN>-<uuid>):
+            # none was committed around it by path.
+            self.assertTrue(all(n[0].isdigit() and "-" in n for n in os.listdir(metadata_dir)
+                                if n.endswith(".metadata.json")), os.listdir(metadata_dir))
+            # A later commit through the catalog keeps them.
+            with cat.load_table("db.a") as t:
+                t.append([{"id": 1000, "kind": "c", "x": None}])
+            with cat.load_table("db.a") as t:
+                got = sorted(t.scan().to_pylist(), key=lambda r: r["id"])
+                self.assertEqual(len(t.snapshots()), 2)
+            self.assertEqual(got, rows + [{"id": 1000, "kind": "c", "x": None}])
+            # The same job again, by (catalog, identifier): nothing new.
+            self.assertEqual(fdask.write_table(ddf, (cat, "db.a"), token="cat-job-1"), sid)
+            self.assertEqual(fdask.write_table(ddf, cat, identifier="db.a", token="cat-job-1"), sid)
+            with cat.load_table("db.a") as t:
+                self.assertEqual(len(t.snapshots()), 2)
+            # read_table takes the catalog's table too.
+            back = fdask.read_table(cat, identifier="db.a", split_size=1).compute()
+            self.assertEqual(sorted(back["id"].tolist()), [r["id"] for r in got])
+            back = fdask.read_table((cat, "db.a"), columns=["id"]).compute()
+            self.assertEqual(len(back), 201)
+
+    def test_token_survives_expiry_through_dask(self):
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            floe.Table.create(loc, SCHEMA).close()
+            ddf = dd.from_pandas(pd.DataFrame([{"id": 1, "kind": "a", "x": 1.0}]), npartitions=1)
+            sid = fdask.write_table(ddf, loc, token="expire-job")
+            with floe.Table.open(loc) as t:
+                t.append([{"id": 2, "kind": "b", "x": 2.0}])
+                t.append([{"id": 3, "kind": "b", "x": 3.0}])
+                t.expire_snapshots(older_than_ms=2 ** 62, retain_last=1)
+                self.assertIsNone(t.snapshot_by_id(sid))
+            self.assertEqual(fdask.write_table(ddf, loc, token="expire-job"), sid)
+            with floe.Table.open(loc) as t:
+                self.assertEqual(sorted(r["id"] for r in t.scan().to_pylist()), [1, 2, 3])
+
     def test_unknown_mode_is_refused(self):
         ddf = dd.from_pandas(pd.DataFrame([{"id": 1, "kind": "a", "x": 1.0}]), npartitions=1)
         with self.assertRaises(ValueError):
