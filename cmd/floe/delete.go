@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
@@ -57,20 +56,6 @@ func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
 		fmt.Fprintf(out, "snapshot %d: no row matched; nothing deleted\n", id)
 		return nil
 	}
-	if snap := t.Metadata.SnapshotByID(id); snap != nil {
-		fmt.Fprintf(out, "snapshot %d: deleted %d rows\n", id, deletedRows(snap.Summary))
-	}
+	fmt.Fprintf(out, "snapshot %d: deleted %d rows\n", id, res.DeletedRows)
 	return nil
-}
-
-// deletedRows is how many rows a delete snapshot took out of the table:
-// rows of the files it removed less those its rewrites kept, plus the
-// positions its new delete files (or deletion vectors) add over those they
-// replace.
-func deletedRows(summary map[string]string) int64 {
-	n := func(key string) int64 {
-		v, _ := strconv.ParseInt(summary[key], 10, 64)
-		return v
-	}
-	return n("deleted-records") - n("added-records") + n("added-position-deletes") - n("removed-position-deletes")
 }

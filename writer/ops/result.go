@@ -25,6 +25,11 @@ type Result struct {
 	// Files are the files (data and delete) this call's snapshot added;
 	// none unless Committed.
 	Files []manifest.DataFile
+	// DeletedRows are the rows DeleteRows or OverwriteRows took out of the
+	// table when Committed: rows that were live (deletes already in the
+	// table applied) and that the filter selected, exactly, whatever mode
+	// deleted them. Rows added are not subtracted.
+	DeletedRows int64
 }
 
 // tokenFound is the result of a call whose token an earlier attempt

@@ -11,6 +11,7 @@ import (
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/reader/scan"
 	"github.com/floedb/floe/writer"
 )
 
@@ -107,6 +108,9 @@ func changeRows(ctx context.Context, tbl *table.Table, what string, filter expr.
 	}
 	c.plan = plan
 	changes, err := c.run()
+	if err == nil {
+		err = c.countWhole()
+	}
 	if err != nil {
 		c.w.remove(ctx)
 		return Result{}, fmt.Errorf("%s: %w", what, err)
@@ -121,6 +125,9 @@ func changeRows(ctx context.Context, tbl *table.Table, what string, filter expr.
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if res.Committed {
+		res.DeletedRows = c.deleted
 	}
 	return res, nil
 }
@@ -139,6 +146,10 @@ type rowChange struct {
 	dataLoc      string
 	// w are the files the change wrote, removed unless committed.
 	w *written
+	// tasks are the filtered scan's tasks by data file (filteredTasks).
+	tasks map[string][]*scan.Task
+	// deleted counts the live rows the change deletes (Result.DeletedRows).
+	deleted int64
 }
 
 func newRowChange(ctx context.Context, tbl *table.Table, opts RowOptions) (*rowChange, error) {

@@ -24,6 +24,8 @@ type fileOutcome struct {
 	// previous (the file's live vector) holds them.
 	positions *roaring64.Bitmap
 	previous  *manifest.DataFile
+	// deleted counts the rows the filter selected among those live.
+	deleted int64
 }
 
 // run reads the plan's partly selected files and returns the changes:
@@ -74,6 +76,7 @@ func (c *rowChange) run() (table.RowChanges, error) {
 	for i := range outcomes {
 		o := &outcomes[i]
 		dt := &partial[i]
+		c.deleted += o.deleted
 		switch {
 		case o.remove:
 			changes.RemovedDataFiles = append(changes.RemovedDataFiles, dt.File.FilePath)
@@ -114,8 +117,11 @@ type pendingDeletes struct {
 // filteredTasks plans a reader scan of the plan's snapshot with the
 // filter, reading only _pos, and returns its tasks by data file path as
 // written: one per file, or several when the scan splits a large file
-// into byte ranges.
+// into byte ranges. The scan is planned once per change.
 func (c *rowChange) filteredTasks() (map[string][]*scan.Task, error) {
+	if c.tasks != nil {
+		return c.tasks, nil
+	}
 	id := c.plan.SnapshotID()
 	sc, err := scan.New(c.ctx, c.tbl, scan.Options{Columns: []string{"_pos"}, SnapshotID: &id, Filter: c.plan.Filter})
 	if err != nil {
@@ -125,7 +131,37 @@ func (c *rowChange) filteredTasks() (map[string][]*scan.Task, error) {
 	for _, t := range sc.Tasks() {
 		tasks[t.WrittenPath] = append(tasks[t.WrittenPath], t)
 	}
+	c.tasks = tasks
 	return tasks, nil
+}
+
+// countWhole adds to c.deleted the live rows of the files the filter
+// selects whole: a file's record count less what deletes already took. A
+// deletion vector's count is its cardinality; other deletes (position
+// files, perhaps shared by other files or naming a row twice, and equality
+// deletes) are applied by reading the file's positions.
+func (c *rowChange) countWhole() error {
+	for i := range c.plan.Whole {
+		dt := &c.plan.Whole[i]
+		live := max(dt.File.RecordCount, 0)
+		switch {
+		case len(dt.Deletes) == 0:
+		case len(dt.Deletes) == 1 && dt.Deletes[0].IsDeletionVector():
+			live -= min(max(dt.Deletes[0].File.RecordCount, 0), live)
+		default:
+			tasks, err := c.filteredTasks()
+			if err != nil {
+				return err
+			}
+			alive, err := c.livePositions(tasks[dt.File.FilePath])
+			if err != nil {
+				return fmt.Errorf("%s: %w", dt.File.FilePath, err)
+			}
+			live = int64(alive.GetCardinality())
+		}
+		c.deleted += live
+	}
+	return nil
 }
 
 // processFile finds the rows of one partly selected file that the filter
@@ -138,6 +174,16 @@ func (c *rowChange) processFile(dt *table.DataFileTask, tasks []*scan.Task) (fil
 	if matched.IsEmpty() {
 		return fileOutcome{}, nil
 	}
+	out, err := c.fileOutcome(dt, tasks, matched)
+	// The scan returned live rows only: those are the rows deleted, however
+	// the outcome records them.
+	out.deleted = int64(matched.GetCardinality())
+	return out, err
+}
+
+// fileOutcome decides what becomes of a file of which the filter selects
+// the rows at the positions matched.
+func (c *rowChange) fileOutcome(dt *table.DataFileTask, tasks []*scan.Task, matched *roaring64.Bitmap) (fileOutcome, error) {
 	records := uint64(max(dt.File.RecordCount, 0))
 	if c.mode == CopyOnWrite {
 		if matched.GetCardinality() >= records && len(dt.Deletes) == 0 {
