@@ -178,7 +178,29 @@ func openDataFile(ctx context.Context, files fileio.FileIO, t *Task, fetch parqu
 		handle.Close()
 		return nil, nil, nil, fmt.Errorf("data file %s: %w", t.Path, err)
 	}
+	if err := checkRecordCount(t, f); err != nil {
+		f.Close()
+		handle.Close()
+		return nil, nil, nil, err
+	}
 	return handle, metered, f, nil
+}
+
+// checkRecordCount holds the file's footer to the manifest's record_count.
+// The footer's row groups are checked against each other when it is parsed,
+// but a footer that agrees with itself can still have lost rows (a row
+// group left out), and reading it would return fewer rows without a word.
+// The whole footer is compared, also for a task that reads a byte-range
+// split of the file, so the check does not depend on how far a read goes
+// (a limit stops early) or on filters and deletes. A task built by hand
+// may leave record_count 0, which is taken as unknown: manifests list no
+// empty data files.
+func checkRecordCount(t *Task, f *parquet.File) error {
+	if t.RecordCount > 0 && f.NumRows != t.RecordCount {
+		return errkind.Errorf(errkind.Corrupt, "data file %s: its footer holds %d rows but the manifest's record_count is %d",
+			t.Path, f.NumRows, t.RecordCount)
+	}
+	return nil
 }
 
 // plan resolves the output columns and the equality-delete keys against
