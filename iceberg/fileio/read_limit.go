@@ -202,3 +202,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// ReadFileLimited passes through, as every read of a confined FileIO does.
+func (c *confined) ReadFileLimited(ctx context.Context, path string, limit int64) ([]byte, error) {
+	return ReadFileLimited(ctx, c.inner, path, limit)
+}

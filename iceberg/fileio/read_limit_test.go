@@ -87,11 +87,12 @@ func TestReadFileLimitedOnEveryPath(t *testing.T) {
 		"local":         Local{},
 		"remapped":      NewRemapping(router, m),
 		"hinting":       WithMissingHint(NewRemapping(router, m), func(string) string { return "" }),
+		"confined":      Confine(NewRemapping(router, m), dir),
 		"without limit": plainFiles{Local{}},
 	}
 	for name, files := range stores {
 		path := small
-		if name == "remapped" || name == "hinting" {
+		if name == "remapped" || name == "hinting" || name == "confined" {
 			path = "hdfs://nn/wh/small"
 		}
 		if data, err := ReadFileLimited(ctx, files, path, 10); err != nil || string(data) != "0123456789" {
@@ -103,8 +104,8 @@ func TestReadFileLimitedOnEveryPath(t *testing.T) {
 			t.Errorf("%s: a file a byte over the cap: %v", name, err)
 		}
 	}
-	if len(rec.limits) != 4 || rec.limits[0] != 10 || rec.limits[3] != 9 {
-		t.Errorf("limits that reached the store under the wrappers: %v, want 10, 9, 10, 9", rec.limits)
+	if len(rec.limits) != 6 || rec.limits[0] != 10 || rec.limits[5] != 9 {
+		t.Errorf("limits that reached the store under the wrappers: %v, want 10, 9 three times", rec.limits)
 	}
 
 	pipe := filepath.Join(dir, "pipe")
