@@ -1,26 +1,48 @@
 #!/usr/bin/env bash
-# pip install bindings/python into a new virtual environment (offline:
-# --no-build-isolation, setuptools from the system), then, from outside the
-# repository and without FLOE_LIBRARY, import floe and read a fixture
+# Runs README.md's Python install command exactly as the README gives it,
+# from the repository root, as a new user on Debian would: HOME a fresh
+# directory, Debian's python3 first on PATH, and no network (a network
+# namespace of its own when unshare can make one). Then, from outside the
+# repository and without FLOE_LIBRARY, imports floe and reads a fixture
 # table: the package must find the libfloe.so it ships.
+#
+# The command needs Debian's python3-venv, python3-setuptools and
+# python3-wheel (.ci/run installs them): --system-site-packages is what
+# lets pip's offline build (--no-build-isolation) find the system's wheel
+# package for bdist_wheel; a plain venv has setuptools but no wheel and
+# fails with "invalid command 'bdist_wheel'".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
+
+readme_command='python3 -m venv --system-site-packages ~/.venvs/floe && ~/.venvs/floe/bin/pip install --no-build-isolation bindings/python'
+if ! grep -qF -- "$readme_command" "$root/README.md"; then
+  echo "README.md does not give the Python install command this test runs:" >&2
+  echo "  $readme_command" >&2
+  exit 1
+fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Debian's python3 with python3-venv, -setuptools and -wheel (.ci/run
-# installs them): building a wheel offline takes setuptools and wheel from
-# the system, and pyenv's Python here has no wheel package.
-python=${FLOE_PACKAGE_PYTHON:-/usr/bin/python3}
-[ -x "$python" ] || python=python3
-"$python" -m venv --system-site-packages "$tmp/venv"
-# The user's path: setup.py builds libfloe.so with go (no
-# FLOE_PREBUILT_LIBRARY). pip builds in the source tree: what an earlier
-# build left there must not stand in for this one.
+mkdir "$tmp/home"
+# pip builds in the source tree: what an earlier build left there must not
+# stand in for this one.
 rm -rf "$root/bindings/python/build" "$root/bindings/python/floe.egg-info"
-env -u FLOE_PREBUILT_LIBRARY "$tmp/venv/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index \
-  "$root/bindings/python" >"$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log"; exit 1; }
+# Go's module and build caches stay where they are (the build is offline
+# and must not download); nothing else of this environment leaks in: no
+# FLOE_PREBUILT_LIBRARY (setup.py builds libfloe.so with go), no pip
+# settings (PIP_FIND_LINKS and the like).
+go=$(command -v go || echo /usr/local/go/bin/go)
+offline=()
+if unshare -n true 2>/dev/null; then
+  offline=(unshare -n)
+fi
+(cd "$root" && "${offline[@]}" env -i HOME="$tmp/home" PATH="/usr/bin:/bin:$(dirname "$go")" \
+  GOMODCACHE="$("$go" env GOMODCACHE)" GOCACHE="$("$go" env GOCACHE)" GOPROXY=off GOFLAGS="$("$go" env GOFLAGS)" \
+  bash -c "$readme_command") >"$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log"; exit 1; }
+rm -rf "$root/bindings/python/build" "$root/bindings/python/floe.egg-info"
+
 cd "$tmp"
-env -u FLOE_LIBRARY FIXTURE="$root/testdata/fixtures/duckdb_lineitem_iceberg" "$tmp/venv/bin/python" - <<'PY'
+env -u FLOE_LIBRARY FIXTURE="$root/testdata/fixtures/duckdb_lineitem_iceberg" "$tmp/home/.venvs/floe/bin/python" - <<'PY'
 import os
 import floe
 from floe import _lib
