@@ -81,6 +81,9 @@ func (t *Table) commitMetadata(ctx context.Context, build buildFunc) (commitResu
 		if _, err := metadataVersion(t.MetadataLocation); err != nil {
 			return commitResult{}, err
 		}
+		if err := checkPathCommit(t.MetadataLocation); err != nil {
+			return commitResult{}, err
+		}
 	}
 	retry, err := retryPolicyOf(t.Metadata)
 	if err != nil {

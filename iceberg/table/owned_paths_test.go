@@ -228,7 +228,11 @@ func TestExpireAndPurgeRefuseALocationAboveTheTable(t *testing.T) {
 			t.Errorf("%s, beside the table, was deleted", f.FilePath)
 		}
 	}
-	if again, err := Open(ctx, dir, Options{}); err != nil || again.MetadataLocation != version {
-		t.Errorf("a refused expiry committed: %v %s", err, again.MetadataLocation)
+	again, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.MetadataLocation != version {
+		t.Errorf("a refused expiry committed %s", again.MetadataLocation)
 	}
 }
