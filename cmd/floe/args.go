@@ -22,6 +22,10 @@ type args struct {
 	// opened is the catalog the command opened, for its later steps (a
 	// REST catalog costs a configuration request and a token to open).
 	opened catalog.Catalog
+	// creates is set for a command that may make things in its catalog (a
+	// table, a namespace): only such a command creates a missing SQLite
+	// database; any other finds it not found, leaving no file behind.
+	creates bool
 }
 
 // parseArgs splits raw arguments; valueFlags take a value (as the next
@@ -38,6 +42,9 @@ func parseArgs(raw []string, valueFlags, boolFlags []string) (*args, error) {
 	for _, f := range boolFlags {
 		isBool[f] = true
 	}
+	// The commands that may create a table's namespace (create, append)
+	// are those that may create the catalog itself.
+	a.creates = isBool["create-namespace"]
 	for i := 0; i < len(raw); i++ {
 		arg := raw[i]
 		if arg == "--" {
@@ -182,7 +189,11 @@ func (a *args) catalog(ctx context.Context, opts table.Options) (catalog.Catalog
 	if err != nil {
 		return nil, err
 	}
-	cat, err := open.Catalog(ctx, uri, props, opts)
+	openCatalog := open.Existing
+	if a.creates {
+		openCatalog = open.Catalog
+	}
+	cat, err := openCatalog(ctx, uri, props, opts)
 	if err == nil {
 		a.opened = cat
 	}

@@ -22,6 +22,8 @@ func runCatalog(ctx context.Context, raw []string, out, _ io.Writer) error {
 	if len(a.positional) == 0 {
 		return errors.New(catalogUsage)
 	}
+	// Only the operations that add to a catalog may create its database.
+	a.creates = a.positional[0] == "create-namespace" || a.positional[0] == "register"
 	opts, err := a.tableOptions()
 	if err != nil {
 		return err

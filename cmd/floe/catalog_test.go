@@ -13,14 +13,14 @@ import (
 )
 
 // A table in a SQLite catalog, from the command line: append creates it
-// (and its namespace), commits go through the catalog, a token is found
+// (and its namespace, asked to), commits go through the catalog, a token is found
 // again, and the catalog commands list, rename, register and drop.
 func TestCatalogCommands(t *testing.T) {
 	dir := t.TempDir()
 	cat := "sqlite:" + filepath.Join(dir, "cat.db")
 	rows := filepath.Join(dir, "rows.jsonl")
 	writeTestFile(t, rows, `{"id": 1, "who": "a"}`+"\n"+`{"id": 2, "who": "b"}`+"\n")
-	mustRun(t, "append", "db.events", rows, "--catalog", cat, "--catalog-prop", "warehouse="+filepath.Join(dir, "wh"))
+	mustRun(t, "append", "db.events", rows, "--catalog", cat, "--catalog-prop", "warehouse="+filepath.Join(dir, "wh"), "--create-namespace")
 	if out := mustRun(t, "append", "db.events", rows, "--catalog", cat, "--token", "t1"); !strings.Contains(out, "2 rows in 1 files") {
 		t.Fatalf("second append: %s", out)
 	}
@@ -96,7 +96,7 @@ func concurrentAppends(t *testing.T, dir, name, cat string, props ...string) {
 	writeTestFile(t, schema, `{"type": "struct", "schema-id": 0, "fields": [
 		{"id": 1, "name": "id", "type": "long", "required": false},
 		{"id": 2, "name": "who", "type": "string", "required": false}]}`)
-	mustRun(t, append([]string{"create", name, "--schema", schema, "--property", "commit.retry.num-retries=100"}, catalogArgs...)...)
+	mustRun(t, append([]string{"create", name, "--schema", schema, "--property", "commit.retry.num-retries=100", "--create-namespace"}, catalogArgs...)...)
 	seed := filepath.Join(dir, "seed.jsonl")
 	writeTestFile(t, seed, `{"id": -1, "who": "seed"}`+"\n")
 	mustRun(t, append([]string{"append", name, seed}, catalogArgs...)...)
@@ -139,14 +139,14 @@ func concurrentAppends(t *testing.T, dir, name, cat string, props ...string) {
 }
 
 // A directory is a filesystem warehouse catalog: append creates the
-// namespace and the table where FLOE_WAREHOUSE would, the catalog
+// namespace (asked to) and the table where FLOE_WAREHOUSE would, the catalog
 // commands list them, and drop-table --purge removes the files.
 func TestCatalogWarehouseDirectory(t *testing.T) {
 	dir := t.TempDir()
 	wh := filepath.Join(dir, "wh")
 	rows := filepath.Join(dir, "rows.jsonl")
 	writeTestFile(t, rows, `{"id": 1, "who": "a"}`+"\n")
-	mustRun(t, "append", "db.events", rows, "--catalog", wh)
+	mustRun(t, "append", "db.events", rows, "--catalog", wh, "--create-namespace")
 	mustRun(t, "append", "db.events", rows, "--catalog", "file://"+filepath.ToSlash(wh))
 	if out := mustRun(t, "scan", "db.events", "--warehouse", wh); strings.Count(out, `"id":1`) != 2 {
 		t.Errorf("the table is not where a warehouse keeps it: %s", out)

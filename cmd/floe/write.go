@@ -28,7 +28,7 @@ const (
 )
 
 func runCreate(ctx context.Context, raw []string, out, _ io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "schema", "partition", "property", "format-version"}, nil)
+	a, err := parseArgs(raw, []string{"warehouse", "schema", "partition", "property", "format-version"}, []string{"create-namespace"})
 	if err != nil {
 		return err
 	}
@@ -78,13 +78,13 @@ func createTable(ctx context.Context, a *args, schema *iceberg.Schema, props map
 		return nil, err
 	}
 	if cat != nil {
-		// In a catalog, as in a warehouse, a table's namespace is made for
-		// it when missing.
+		// A catalog's namespace is made only when asked for: a mistyped
+		// one must not quietly hold the new table.
 		id, err := catalog.ParseIdentifier(a.positional[0])
 		if err != nil {
 			return nil, err
 		}
-		if err := cat.CreateNamespace(ctx, id.Namespace, nil); err != nil && !errors.Is(err, catalog.ErrNamespaceExists) {
+		if err := ensureNamespace(ctx, cat, id.Namespace, a.bools["create-namespace"]); err != nil {
 			return nil, err
 		}
 		return cat.CreateTable(ctx, id, schema, catalog.CreateOptions{Spec: spec, Properties: props, FormatVersion: version})
@@ -207,7 +207,7 @@ func numberType(t iceberg.Type, next *int) iceberg.Type {
 }
 
 func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "partition", "map"}, []string{"no-relocate"})
+	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "partition", "map"}, []string{"no-relocate", "create-namespace"})
 	if err != nil {
 		return err
 	}
