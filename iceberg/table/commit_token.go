@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sort"
 
@@ -76,7 +77,11 @@ func expiredTokens(md *metadata.Metadata) ([]expiredToken, error) {
 		SnapshotID  *int64  `json:"snapshot-id"`
 		TimestampMs *int64  `json:"timestamp-ms"`
 	}
-	if err := dec.Decode(&out); err != nil {
+	err := dec.Decode(&out)
+	if err == nil && dec.More() {
+		err = errors.New("data after the list")
+	}
+	if err != nil {
 		return nil, errkind.Errorf(errkind.Corrupt, "table property %s is not a JSON list of tokens: %v", PropExpiredTokens, err)
 	}
 	tokens := make([]expiredToken, 0, len(out))

@@ -123,7 +123,7 @@ func TestExpiredTokensPropertyIsGuarded(t *testing.T) {
 	if !errors.Is(err, errkind.InvalidArgument) {
 		t.Fatalf("setting %s: %v, want an invalid-argument error", PropExpiredTokens, err)
 	}
-	for _, bad := range []string{`{`, `[{"token":"x"}]`, `[{"token":"","snapshot-id":1,"timestamp-ms":1}]`} {
+	for _, bad := range []string{`{`, `[{"token":"x"}]`, `[{"token":"","snapshot-id":1,"timestamp-ms":1}]`, `[] []`, `[null]`, `{"x":1}`} {
 		md := *tbl.Metadata
 		md.Properties = map[string]string{PropExpiredTokens: bad}
 		_, _, err := SnapshotWithToken(&md, "x")
