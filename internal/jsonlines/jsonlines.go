@@ -1,33 +1,8 @@
-// Package jsonlines checks JSON-lines input (one JSON object a line) before
-// Arrow's JSON reader sees it: that reader takes a bare value or a split
-// object without complaint, so the C API and the CLI check first and word
-// the error for their callers.
+// Package jsonlines reads JSON-lines input (one JSON object a line) as
+// Arrow record batches of a table's schema, streaming (Reader): keys bind
+// to columns by name at every depth, an unknown key is refused naming the
+// closest column, and a value that does not fit is refused naming its line
+// and column. It is the one JSON-rows conversion: the C API's
+// floe_json_rows_stream (and so Python's lists of dicts) and the CLI's
+// append of .jsonl files both read through it, each prefixing its errors.
 package jsonlines
-
-import (
-	"bytes"
-	"encoding/json"
-)
-
-// FirstBad is the 1-based number of the first non-blank line of data that
-// is not one JSON object, 0 when every line is one.
-func FirstBad(data []byte) int {
-	line := 0
-	for len(data) > 0 {
-		line++
-		text := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			text, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		text = bytes.TrimSpace(text)
-		if len(text) == 0 {
-			continue
-		}
-		if text[0] != '{' || !json.Valid(text) {
-			return line
-		}
-	}
-	return 0
-}
