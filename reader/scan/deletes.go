@@ -205,11 +205,14 @@ func (t *Task) equalityFields(ids []int) ([]iceberg.NestedField, error) {
 
 // readFile reads every batch of a delete file's columns, calling fn with
 // each (the batch is released after fn returns).
-func readFile(ctx context.Context, files fileio.FileIO, path, format string, size int64, fields []iceberg.NestedField, fn func(arrow.RecordBatch) error) error {
-	if !strings.EqualFold(format, "parquet") {
-		return errkind.Errorf(errkind.Unsupported, "delete file format %q is not supported (only Parquet and Puffin deletion vectors)", format)
+func readFile(ctx context.Context, files fileio.FileIO, d *TaskDelete, fields []iceberg.NestedField, fn func(arrow.RecordBatch) error) error {
+	if !strings.EqualFold(d.FileFormat, "parquet") {
+		return errkind.Errorf(errkind.Unsupported, "delete file format %q is not supported (only Parquet and Puffin deletion vectors)", d.FileFormat)
 	}
-	sub := &Task{Version: taskFormatVersion, Path: path, FileFormat: format, FileSize: size, Fields: fields, BatchSize: parquet.DefaultBatchSize}
+	// The record count goes with it: a delete file whose footer lost rows
+	// would bring deleted rows back (checkRecordCount).
+	sub := &Task{Version: taskFormatVersion, Path: d.Path, FileFormat: d.FileFormat, FileSize: d.FileSize, RecordCount: d.RecordCount,
+		Fields: fields, BatchSize: parquet.DefaultBatchSize}
 	schema, err := arrowschema.ArrowSchema(fields)
 	if err != nil {
 		return err
@@ -231,7 +234,7 @@ func readFile(ctx context.Context, files fileio.FileIO, path, format string, siz
 // positions per data file, keyed by the data file's remapped path.
 func readPositionDeletes(ctx context.Context, files fileio.FileIO, d *TaskDelete, locations fileio.LocationMap) (map[string]*roaring64.Bitmap, error) {
 	out := map[string]*roaring64.Bitmap{}
-	err := readFile(ctx, files, d.Path, d.FileFormat, d.FileSize, positionDeleteFields, func(rec arrow.RecordBatch) error {
+	err := readFile(ctx, files, d, positionDeleteFields, func(rec arrow.RecordBatch) error {
 		paths, ok1 := rec.Column(0).(*array.String)
 		pos, ok2 := rec.Column(1).(*array.Int64)
 		if !ok1 || !ok2 {
@@ -267,7 +270,7 @@ func readPositionDeletes(ctx context.Context, files fileio.FileIO, d *TaskDelete
 // names a single data file: the paths, a large column, are not decoded.
 func readPositionsOnly(ctx context.Context, files fileio.FileIO, d *TaskDelete) (*roaring64.Bitmap, error) {
 	bm := roaring64.New()
-	err := readFile(ctx, files, d.Path, d.FileFormat, d.FileSize, positionDeleteFields[1:], func(rec arrow.RecordBatch) error {
+	err := readFile(ctx, files, d, positionDeleteFields[1:], func(rec arrow.RecordBatch) error {
 		pos, ok := rec.Column(0).(*array.Int64)
 		if !ok {
 			return fmt.Errorf("pos read as %s", rec.Column(0).DataType())
@@ -308,7 +311,7 @@ func readEqualityDeletes(ctx context.Context, files fileio.FileIO, d *TaskDelete
 		readFields[i] = f
 	}
 	var hashBuf []uint64
-	err := readFile(ctx, files, d.Path, d.FileFormat, d.FileSize, readFields, func(rec arrow.RecordBatch) error {
+	err := readFile(ctx, files, d, readFields, func(rec arrow.RecordBatch) error {
 		keys, err := kernels.NewKeys(rec.Columns())
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/footertest"
 	"github.com/floedb/floe/internal/rowstest"
@@ -133,5 +134,51 @@ func TestDamagedFooterIsNeverFewerRows(t *testing.T) {
 		if n, err := s.Count(ctx); err != nil || n != 2000 {
 			t.Errorf("%s: count from metadata %d, %v; want 2000", c.name, n, err)
 		}
+	}
+}
+
+// TestDamagedDeleteFileFooterIsAnError: a position delete file whose footer
+// lost its row group (and agrees with itself about it) read as no deletes,
+// so deleted rows came back without a word; its footer is held to its
+// record_count as a data file's is.
+func TestDamagedDeleteFileFooterIsAnError(t *testing.T) {
+	ctx := context.Background()
+	tbl := rowstest.NewTable(t, 2, nil, nil)
+	rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), testtable.RandomRows(4, 500))
+	_, err := ops.Append(ctx, tbl, rr, table.CommitOptions{})
+	rr.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := tbl.Metadata.CurrentSchema().Fields[0].Name
+	if _, err := ops.DeleteRows(ctx, tbl, rowstest.Pred(t, expr.OpLt, id, int64(100)), ops.RowOptions{Mode: ops.MergeOnRead}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := scanCount(tbl, scan.Options{})
+	if err != nil || want >= 500 {
+		t.Fatalf("after the delete: %d rows, %v", want, err)
+	}
+	plan := rowstest.LiveFiles(t, tbl)
+	if len(plan.Tasks) != 1 || len(plan.Tasks[0].Deletes) != 1 {
+		t.Fatalf("want one data file with one position delete file, got %d tasks", len(plan.Tasks))
+	}
+	path := strings.TrimPrefix(plan.Tasks[0].Deletes[0].File.FilePath, "file://")
+	original, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged, err := footertest.Rewrite(original, func(md *format.FileMetaData) { md.RowGroups, md.NumRows = nil, 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, err := scanCount(tbl, scan.Options{})
+	if err == nil {
+		t.Fatalf("%d rows (%d before the damage) and no error", n, want)
+	}
+	if errkind.Of(err) != errkind.Corrupt || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "its footer holds 0 rows but the manifest's record_count is") {
+		t.Errorf("%v, want a corrupt error naming %s", err, path)
 	}
 }
