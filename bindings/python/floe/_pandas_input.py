@@ -133,10 +133,17 @@ def _objects(name, series, target):
     if missing.all():
         if target is not None:
             return False
-        return _strings(name, pd.Series([], dtype=object), missing)
-    present = series[~missing]
+        return _strings(name, np.empty(0, dtype=object), missing)
+    present = series[~missing].to_numpy(dtype=object)
+    # The common cases first, by the values' exact types (map runs in C);
+    # infer_dtype for the rest.
+    types = set(map(type, present))
+    if types == {str}:
+        return _strings(name, present, missing)
+    if types == {bytes}:
+        return _binary(name, present, missing, target)
     kind = pd.api.types.infer_dtype(present, skipna=False)
-    if kind == "string":
+    if kind == "string":  # str subclasses (numpy.str_)
         return _strings(name, present, missing)
     if kind == "bytes":
         return _binary(name, present, missing, target)
@@ -159,16 +166,21 @@ def _offsets(lengths, missing):
 
 
 def _strings(name, present, missing):
-    encoded = present.astype(object).str.encode("utf-8")
-    data = b"".join(encoded.tolist())
-    offsets, large = _offsets(encoded.str.len().to_numpy(dtype=np.int64), missing)
+    """str values: one join and one encode for the whole column; byte
+    lengths are the character lengths when the text is ASCII, else each
+    value's encoded length."""
+    text = "".join(present)
+    data = text.encode("utf-8")
+    lengths = np.fromiter(map(len, present), np.int64, count=len(present))
+    if len(data) != len(text):
+        lengths = np.fromiter(map(len, map(str.encode, present)), np.int64, count=len(present))
+    offsets, large = _offsets(lengths, missing)
     return _Column(name, "U" if large else "u", len(missing), _valid(missing), [offsets, data])
 
 
 def _binary(name, present, missing, target):
-    values = present.tolist()
-    lengths = present.str.len().to_numpy(dtype=np.int64)
-    data = b"".join(values)
+    lengths = np.fromiter(map(len, present), np.int64, count=len(present))
+    data = b"".join(present)
     width = _fixed_width(target)
     if width is not None and (lengths == width).all():
         # Nulls take width bytes of zeros in a fixed-size column.
