@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/floedb/floe/iceberg/fileio"
@@ -109,7 +110,49 @@ func checkJSON(data []byte, what string) ([]byte, error) {
 	if !json.Valid(data) {
 		return nil, invalidArgument("%s are not valid JSON: %s", what, jsonSyntaxError(data))
 	}
+	if s, ok := stringWithNUL(data); ok {
+		return nil, invalidArgument("%s: %q holds a NUL character, which no name, path or property may", what, s)
+	}
 	return data, nil
+}
+
+// stringWithNUL finds a string (key or value) of valid JSON data that
+// holds a NUL: a C string cannot carry one, so a name or path with a NUL
+// means something other than it says on one side of the C ABI or the
+// other ("important\x00junk" naming "important"). Only data spelling
+// "\u0000" somewhere is decoded to look.
+func stringWithNUL(data []byte) (string, bool) {
+	if !bytes.Contains(data, []byte(`\u0000`)) {
+		return "", false
+	}
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return "", false
+	}
+	var walk func(v any) (string, bool)
+	walk = func(v any) (string, bool) {
+		switch v := v.(type) {
+		case string:
+			return v, strings.ContainsRune(v, 0)
+		case []any:
+			for _, e := range v {
+				if s, ok := walk(e); ok {
+					return s, true
+				}
+			}
+		case map[string]any:
+			for k, e := range v {
+				if strings.ContainsRune(k, 0) {
+					return k, true
+				}
+				if s, ok := walk(e); ok {
+					return s, true
+				}
+			}
+		}
+		return "", false
+	}
+	return walk(v)
 }
 
 // jsonSyntaxError says where JSON stops being valid.

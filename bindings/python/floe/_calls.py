@@ -4,7 +4,7 @@ import ctypes
 import decimal
 import json
 
-from ._errors import FloeError
+from ._errors import FloeError, Status
 from ._lib import library
 
 
@@ -12,6 +12,15 @@ def _check(rc):
     if rc != 0:
         msg = library().floe_last_error()
         raise FloeError(rc, msg.decode("utf-8", "replace") if msg else "")
+
+
+def _c_str(text, what):
+    """text as the UTF-8 C string a floe call takes. A C string ends at its
+    first NUL, so a name or path holding one would reach floe cut short
+    (("prod", "important\x00junk") naming prod.important): refused."""
+    if "\x00" in text:
+        raise FloeError(Status.INVALID_ARGUMENT, f"{what} {text!r} holds a NUL character")
+    return text.encode("utf-8")
 
 
 def _json_arg(value):

@@ -20,7 +20,7 @@ for a commit whose answer never came (retry it with the same token).
 import ctypes
 import json
 
-from ._calls import _check, _json_arg, _take_string
+from ._calls import _c_str, _check, _json_arg, _take_string
 from ._errors import FloeError, Status
 from ._lib import library
 from ._table import Table, _Handle
@@ -28,10 +28,11 @@ from ._write import _create_options, _schema_json
 
 
 def _name(identifier):
-    """"ns.t" or ("ns", "t") as floe's dotted name."""
-    if isinstance(identifier, str):
-        return identifier
-    return ".".join(identifier)
+    """"ns.t" or ("ns", "t") as floe's dotted name, refused when it holds a
+    NUL (_c_str): every name reaches floe as a C string."""
+    name = identifier if isinstance(identifier, str) else ".".join(identifier)
+    _c_str(name, "name")
+    return name
 
 
 def _tuple(identifier):
@@ -85,7 +86,7 @@ class Catalog(_Handle):
 
     def register_table(self, identifier, metadata_location):
         return self._table(library().floe_catalog_register_table, identifier,
-                           str(metadata_location).encode("utf-8"))
+                           _c_str(str(metadata_location), "metadata location"))
 
     def table_exists(self, identifier):
         out = ctypes.c_int()
@@ -187,7 +188,7 @@ def load_catalog(name=None, **properties):
         raise FloeError(Status.INVALID_ARGUMENT, f"a {kind} catalog's uri starts with {' or '.join(prefixes)}, not {uri.split(':')[0]!r}")
     props["name"] = name or "default"
     handle = ctypes.c_void_p()
-    _check(library().floe_catalog_open(uri.encode("utf-8"), _json_arg(props), ctypes.byref(handle)))
+    _check(library().floe_catalog_open(_c_str(uri, "catalog uri"), _json_arg(props), ctypes.byref(handle)))
     return Catalog(handle.value, props["name"])
 
 

@@ -7,7 +7,7 @@ import threading
 
 from . import _arrow
 from ._errors import FloeError, Status
-from ._calls import _check, _dumps, _json_arg, _take_string
+from ._calls import _c_str, _check, _dumps, _json_arg, _take_string
 from ._lib import ArrowArray, ArrowArrayStream, ArrowSchema, library
 from ._table_info import TableInfo
 from ._write import TableWrites
@@ -81,7 +81,7 @@ class Table(_Handle, TableWrites, TableInfo):
         if not relocate:
             opts["relocate"] = False
         handle = ctypes.c_void_p()
-        _check(library().floe_table_open(str(location).encode("utf-8"), _json_arg(opts), ctypes.byref(handle)))
+        _check(library().floe_table_open(_c_str(str(location), "table location"), _json_arg(opts), ctypes.byref(handle)))
         location = str(location)
         return cls(handle.value, opts, reload=lambda: Table.open(location, **opts))
 
@@ -588,7 +588,7 @@ class HostIO(_Handle, _Readable):
 
     def fill(self, path, offset, data):
         data = bytes(data)
-        _check(library().floe_task_fill(self._handle, str(path).encode("utf-8"), int(offset), data, len(data)))
+        _check(library().floe_task_fill(self._handle, _c_str(str(path), "path"), int(offset), data, len(data)))
 
     def _open_stream(self, address):
         _check(library().floe_task_io_stream(self._handle, address))

@@ -16,7 +16,7 @@ import json
 import re
 import uuid
 
-from ._calls import _check, _dumps, _json_arg, _take_bytes, _take_string
+from ._calls import _c_str, _check, _dumps, _json_arg, _take_bytes, _take_string
 from ._lib import ArrowArrayStream, library
 from ._metadata import Schema, StructType
 
@@ -43,7 +43,7 @@ def _commit_options(token, properties, run_id=None, branch=None, delete_mode=Non
 def _filter_arg(row_filter):
     if isinstance(row_filter, dict):
         return _dumps(row_filter).encode("utf-8")
-    return str(row_filter).encode("utf-8")
+    return _c_str(str(row_filter), "row filter")
 
 
 def _json_value(v):
@@ -149,7 +149,7 @@ class TableWrites:
                                ensure=ensure)
         schema_json = _schema_json(schema)
         handle = ctypes.c_void_p()
-        _check(library().floe_table_create(str(location).encode("utf-8"), schema_json.encode("utf-8"),
+        _check(library().floe_table_create(_c_str(str(location), "table location"), schema_json.encode("utf-8"),
                                            _json_arg(opts), ctypes.byref(handle)))
         open_opts = {k: v for k, v in (("warehouse", warehouse), ("s3", s3)) if v}
         location = str(location)
