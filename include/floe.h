@@ -291,8 +291,12 @@ floe_status floe_table_free(floe_table* table);
  * "s3.path-style-access" for the tables' files (a REST server's table
  * config and vended credentials refine them); "timeout-ms": a deadline on
  * this call and every later call on the catalog and the tables loaded
- * from it (FLOE_TIMEOUT past it). Errors never show a password, secret
- * or token; refused credentials are FLOE_UNAUTHORIZED.
+ * from it (FLOE_TIMEOUT past it), and on every connection to PostgreSQL
+ * (default 15 s). Errors never show a password, secret, token or header
+ * value (every "header.NAME" value counts as secret); refused credentials
+ * are FLOE_UNAUTHORIZED. A "sqlite:" URI takes no "?" parameters. Names,
+ * URIs and paths are C strings: a caller holding one with a NUL must
+ * refuse it (a NUL in any JSON argument's string is FLOE_INVALID_ARGUMENT).
  *
  * A catalog stays open while its handle or any table loaded from it is
  * alive: free them in any order. Lists come back as JSON in a new string
