@@ -76,7 +76,7 @@ class _Column:
 _INT_FORMATS = {np.dtype("int8"): "c", np.dtype("uint8"): "C", np.dtype("int16"): "s", np.dtype("uint16"): "S",
                 np.dtype("int32"): "i", np.dtype("uint32"): "I", np.dtype("int64"): "l", np.dtype("uint64"): "L"}
 _INT_TARGETS = {"int": np.dtype("int32"), "long": np.dtype("int64")}
-_FIXED_TARGETS = ("uuid", "fixed")
+_UNKNOWN = object()  # the type of a column the table does not have
 
 
 def frame_batch(df, schema, keep):
@@ -91,7 +91,7 @@ def frame_batch(df, schema, keep):
     types = {f.name: f.field_type for f in schema.fields}
     columns = []
     for name, (_, series) in zip(names, df.items()):
-        col = _column(name, series, types.get(name))
+        col = _column(name, series, types.get(name, _UNKNOWN))
         if col is None:
             return None, None, _rows(df, names)
         if col is not False:
@@ -99,11 +99,15 @@ def frame_batch(df, schema, keep):
     return _export(columns, len(df), keep)
 
 
-def _column(name, series, target):
+def _column(name, series, field_type):
     """The _Column of one pandas column; False to leave it out (all
     missing, and the table has it: a null either way); None when only the
-    JSON path can carry it."""
-    target = target if isinstance(target, str) else None
+    JSON path can carry it. field_type is the table column's type
+    (_UNKNOWN when the table has no such column)."""
+    known = field_type is not _UNKNOWN
+    target = field_type if isinstance(field_type, str) else None
+    if known and len(series) and series.isna().all():
+        return False  # nulls, whatever dtype pandas gave the column
     dtype = series.dtype
     n = len(series)
     if isinstance(dtype, pd.CategoricalDtype):
@@ -124,14 +128,15 @@ def _column(name, series, target):
         valid = ~np.isnan(values) if dtype.kind == "f" else None
         return _numeric(name, values, valid, target)
     if dtype.kind == "O" or isinstance(dtype, pd.StringDtype):
-        return _objects(name, series, target)
+        return _objects(name, series, field_type, known)
     return None
 
 
-def _objects(name, series, target):
+def _objects(name, series, field_type, known):
+    target = field_type if isinstance(field_type, str) else None
     missing = series.isna().to_numpy()
     if missing.all():
-        if target is not None:
+        if known:
             return False
         return _strings(name, np.empty(0, dtype=object), missing)
     present = series[~missing].to_numpy(dtype=object)
@@ -149,7 +154,7 @@ def _objects(name, series, target):
         return _binary(name, present, missing, target)
     if kind in ("integer", "floating", "mixed-integer-float", "boolean"):
         typed = series.astype("boolean" if kind == "boolean" else "Float64" if kind != "integer" else "Int64")
-        return _column(name, typed, target)
+        return _column(name, typed, field_type)
     return None
 
 

@@ -115,6 +115,22 @@ class PandasAppendTest(unittest.TestCase):
             self.table.append(df)
         self.assertEqual([(r["id"], r["name"], r["score"]) for r in self.rows()], [(1, "y", None), (2, "x", None)])
 
+    def test_all_missing_columns_of_any_dtype_are_nulls(self):
+        nested = {"type": "struct", "fields": [
+            {"id": 1, "name": "id", "required": False, "type": "long"},
+            {"id": 2, "name": "tags", "required": False,
+             "type": {"type": "list", "element-id": 3, "element": "string", "element-required": False}},
+            {"id": 4, "name": "s", "required": False, "type": "string"},
+        ]}
+        with floe.Table.create(os.path.join(self._dir.name, "nulls"), nested) as t, without_pyarrow():
+            t.append(pd.DataFrame({"id": [1, 2], "tags": [None, None], "s": [np.nan, np.nan]}))
+            self.assertEqual(sorted(t.scan().to_pylist(), key=lambda r: r["id"]),
+                             [{"id": 1, "tags": None, "s": None}, {"id": 2, "tags": None, "s": None}])
+            # A column the table lacks is refused even when it holds only nulls.
+            with self.assertRaises(FloeError) as cm:
+                t.append(pd.DataFrame({"id": [3], "tagz": [None]}))
+            self.assertIn("tagz", str(cm.exception))
+
     def test_nested_python_values_take_the_json_path(self):
         nested = {"type": "struct", "fields": [
             {"id": 1, "name": "id", "required": False, "type": "long"},
