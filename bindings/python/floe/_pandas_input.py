@@ -93,7 +93,7 @@ def frame_batch(df, schema, keep):
     for name, (_, series) in zip(names, df.items()):
         col = _column(name, series, types.get(name, _UNKNOWN))
         if col is None:
-            return None, None, _rows(df, names)
+            return None, None, _rows(df, names, types)
         if col is not False:
             columns.append(col)
     return _export(columns, len(df), keep)
@@ -340,12 +340,22 @@ def _export(columns, n, keep):
     return ctypes.addressof(schema), ctypes.addressof(array), None
 
 
-def _rows(df, names):
+def _rows(df, names, types):
     """The frame as row dicts for the JSON path: missing values None,
     numpy scalars as Python values (tolist converts them column by
-    column), Timestamps as datetimes."""
+    column), Timestamps as datetimes; as the Arrow path does, whole floats
+    as ints for an int or long column and midnights as dates for a date
+    column."""
     cols = []
-    for _, series in df.items():
+    for name, (_, series) in zip(names, df.items()):
+        target = types.get(name)
+        if series.dtype.kind == "f" and target in _INT_TARGETS:
+            present = series.dropna().to_numpy()
+            if np.all(np.isfinite(present)) and np.all(present == np.trunc(present)):
+                series = series.astype("Int64")
+        elif series.dtype.kind == "M" and target == "date" and not isinstance(series.dtype, pd.DatetimeTZDtype):
+            if (series.dropna() == series.dropna().dt.normalize()).all():
+                series = series.dt.date
         missing = series.isna().to_numpy()
         values = series.astype(object).to_numpy()
         values[missing] = None

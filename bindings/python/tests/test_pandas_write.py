@@ -139,12 +139,17 @@ class PandasAppendTest(unittest.TestCase):
             {"id": 4, "name": "p", "required": False, "type": {"type": "struct", "fields": [
                 {"id": 5, "name": "x", "required": False, "type": "double"}]}},
         ]}
+        nested["fields"].append({"id": 6, "name": "d", "required": False, "type": "date"})
+        nested["fields"].append({"id": 7, "name": "n", "required": False, "type": "long"})
         with floe.Table.create(os.path.join(self._dir.name, "nested"), nested) as t, without_pyarrow():
-            t.append(pd.DataFrame({"id": np.array([1, 2]), "tags": [["a", None], None],
-                                   "p": [{"x": np.float64(1.5)}, {"x": None}]}))
+            # id and n are float64 (a gap), d datetime64: converted as the
+            # Arrow path converts them.
+            t.append(pd.DataFrame({"id": [1.0, 2.0], "tags": [["a", None], None],
+                                   "p": [{"x": np.float64(1.5)}, {"x": None}],
+                                   "d": pd.to_datetime(["2024-01-31", None]), "n": [np.nan, 7.0]}))
             self.assertEqual(sorted(t.scan().to_pylist(), key=lambda r: r["id"]),
-                             [{"id": 1, "tags": ["a", None], "p": {"x": 1.5}},
-                              {"id": 2, "tags": None, "p": {"x": None}}])
+                             [{"id": 1, "tags": ["a", None], "p": {"x": 1.5}, "d": datetime.date(2024, 1, 31), "n": None},
+                              {"id": 2, "tags": None, "p": {"x": None}, "d": None, "n": 7}])
 
     def test_refused_frames_commit_nothing_and_leave_no_file(self):
         before = files_under(self.path)
