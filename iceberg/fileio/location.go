@@ -116,6 +116,24 @@ func fileURIPath(uri string) (string, error) {
 	return "/" + path, nil
 }
 
+// fileURIRelative is the relative path a writer meant by file://p/x
+// where p is not a host a local file can name (not empty, not
+// localhost): p/x. DuckDB, GlareDB and BigQuery write such locations.
+func fileURIRelative(uri string) (string, bool) {
+	if Scheme(uri) != "file" {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(uri[len("file:"):], "//")
+	if !ok {
+		return "", false
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	if host == "" || strings.EqualFold(host, "localhost") {
+		return "", false
+	}
+	return rest, true
+}
+
 func unsupportedScheme(location string) error {
 	return fmt.Errorf("fileio: no FileIO for %s: %w %q; if the table was copied from another system, "+
 		"map the prefix to a local directory with location_map / --map", location, ErrUnsupportedScheme, Scheme(location))

@@ -240,9 +240,17 @@ func wildcardSource(src string) (scheme, path string, ok bool) {
 	return scheme, rest, true
 }
 
+// normalizeSource is a source in the spelling paths are matched in. A
+// file: URI naming a local path becomes that path; one whose "host" is
+// the first element of a relative path (file://wh/default.db/t, as
+// DuckDB, GlareDB and BigQuery write) is matched as written, which is
+// how such a table spells every path in it.
 func normalizeSource(from string) (string, error) {
 	src := trimTrailingSlashes(stripDotSlash(from))
 	if Scheme(src) == "file" {
+		if _, ok := fileURIRelative(src); ok {
+			return src, nil
+		}
 		p, err := fileURIPath(src)
 		if err != nil {
 			return "", err

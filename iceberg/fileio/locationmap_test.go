@@ -154,14 +154,25 @@ func TestLocationMapLocalSpellingsAreOnePath(t *testing.T) {
 			t.Errorf("file:///x/f and /x/f remap to %q and %q", a, b)
 		}
 	}
-	// Other hosts are not local paths: refused in a map, left alone otherwise.
-	for _, bad := range []map[string]string{{"file://nn/old": "/new"}, {"/old": "file://nn/new"}} {
-		if _, err := NewLocationMap(bad); err == nil || !strings.Contains(err.Error(), `host "nn"`) {
-			t.Errorf("%v: err = %v, want one naming host nn", bad, err)
-		}
+	// Other hosts are not local paths: refused as a target, left alone
+	// otherwise.
+	if _, err := NewLocationMap(map[string]string{"/old": "file://nn/new"}); err == nil || !strings.Contains(err.Error(), `host "nn"`) {
+		t.Errorf("target file://nn/new: err = %v, want one naming host nn", err)
 	}
 	if got := plain.Apply("file://nn/old/a"); got != "file://nn/old/a" {
 		t.Errorf("Apply(file://nn/old/a) = %q", got)
+	}
+	// As a source, file://nn/old is what DuckDB, GlareDB and BigQuery
+	// write for the relative path nn/old: it matches as written, and only
+	// that spelling.
+	rel, err := NewLocationMap(map[string]string{"file://nn/old/": "/new"})
+	if err != nil {
+		t.Fatalf("source file://nn/old: %v", err)
+	}
+	for in, want := range map[string]string{"file://nn/old/a": "/new/a", "file://nn/old": "/new", "file://nn/older/a": "file://nn/older/a", "/old/a": "/old/a"} {
+		if got := rel.Apply(in); got != want {
+			t.Errorf("Apply(%s) = %q, want %q", in, got, want)
+		}
 	}
 }
 

@@ -13,15 +13,20 @@ import (
 // file as /wh/t/f and hdfs://namenode:port/wh/t/f (Impala's position delete
 // files do, INDEX.md quirk 0), so a plain absolute path and an hdfs:// URI
 // stand for the path under any HDFS authority; s3:// and s3a:// name the
-// same object. Other locations have their own spelling only.
+// same object; a relative path p/x and file://p/x (DuckDB's, GlareDB's
+// and BigQuery's spelling of it) are one. Other locations have their own
+// spelling only.
 func spellings(location string) []string {
 	c := trimTrailingSlashes(Canonical(stripDotSlash(location)))
+	if rel, ok := fileURIRelative(c); ok {
+		return []string{c, rel}
+	}
 	switch scheme := Scheme(c); scheme {
 	case "":
 		if strings.HasPrefix(c, "/") {
 			return []string{c, "hdfs://*" + c}
 		}
-		return []string{c}
+		return []string{c, "file://" + c}
 	case "hdfs":
 		if p := afterAuthority(c); p != c && p != "" {
 			return []string{p, "hdfs://*" + p}

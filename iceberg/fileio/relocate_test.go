@@ -38,6 +38,23 @@ func TestRelocated(t *testing.T) {
 	if err != nil || m.Apply("lineitem_iceberg/data/f") != "/fix/li/data/f" {
 		t.Errorf("relative relocation: %v %v", m.Prefixes(), err)
 	}
+	// file://wh/t is DuckDB's, GlareDB's and BigQuery's spelling of the
+	// relative path wh/t: either spelling relocates both.
+	for _, recorded := range []string{"file://wh/default.db/cities", "wh/default.db/cities", "./wh/default.db/cities/"} {
+		m, _, err = LocationMap{}.Relocated(recorded, "/fix/c")
+		if err != nil {
+			t.Errorf("%s: %v", recorded, err)
+			continue
+		}
+		for _, in := range []string{"file://wh/default.db/cities/data/f", "wh/default.db/cities/data/f", "./wh/default.db/cities/data/f"} {
+			if got := m.Apply(in); got != "/fix/c/data/f" {
+				t.Errorf("relocated %s: Apply(%s) = %q", recorded, in, got)
+			}
+		}
+		if got := m.Apply("file://wh/default.db/citiesx/f"); got != "file://wh/default.db/citiesx/f" {
+			t.Errorf("relocated %s: Apply of a sibling = %q", recorded, got)
+		}
+	}
 	// A copy beneath its own recorded location cannot be mapped idempotently.
 	if _, _, err := (LocationMap{}).Relocated("/wh/t", "/wh/t/copy"); err == nil {
 		t.Error("relocation beneath the recorded location was accepted")
@@ -51,6 +68,8 @@ func TestRecordedPrefix(t *testing.T) {
 		{"hdfs://nn:8020/wh/t/data/f", "/wh/t", "hdfs://nn:8020/wh/t"},
 		{"/wh/t/data/f", "hdfs://nn:8020/wh/t", "/wh/t"},
 		{"lineitem_iceberg/data/f", "./lineitem_iceberg", "lineitem_iceberg"},
+		{"file://wh/t/data/f", "wh/t", "file://wh/t"},
+		{"wh/t/data/f", "file://wh/t", "wh/t"},
 		{"/wh/tt/data/f", "/wh/t", ""},
 		{"s3://b/wh/t/f", "/wh/t", ""},
 	} {
