@@ -23,7 +23,7 @@ import (
 
 const (
 	createUsage = "usage: floe create TABLE --schema SCHEMA.json [--partition COLUMN[:TRANSFORM]]… [--property K=V]… [--format-version N]"
-	appendUsage = "usage: floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]… [--partition COLUMN[:TRANSFORM]]…"
+	appendUsage = "usage: floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]… [--partition COLUMN[:TRANSFORM]]… [--evolve]"
 	expireUsage = "usage: floe expire TABLE [--older-than 5d|36h|MS] [--retain-last N] [--keep-files]"
 )
 
@@ -207,7 +207,7 @@ func numberType(t iceberg.Type, next *int) iceberg.Type {
 }
 
 func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "partition", "map"}, []string{"no-relocate", "create-namespace"})
+	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "partition", "map"}, []string{"no-relocate", "create-namespace", "evolve"})
 	if err != nil {
 		return err
 	}
@@ -226,6 +226,17 @@ func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	t, created, err := openOrCreate(ctx, a, in)
 	if err != nil {
 		return err
+	}
+	if a.bools["evolve"] && !created {
+		// Columns bind by name, and one the table lacks is refused unless
+		// asked for: --evolve adds them first (by name, at any depth).
+		wanted, err := in.evolveSchema(t.Metadata.CurrentSchema())
+		if err != nil {
+			return err
+		}
+		if err := t.UpdateSchemaByName(ctx, wanted); err != nil {
+			return err
+		}
 	}
 	token, _ := a.last("token")
 	var rowsRead atomic.Int64

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -26,6 +25,10 @@ import (
 type input interface {
 	// schema is the Iceberg schema a new table for this input gets.
 	schema() (*iceberg.Schema, error)
+	// evolveSchema is the schema append --evolve brings the table's
+	// (current) up to by name: the input's columns with no field ids (ids
+	// in an input belong to whatever wrote it).
+	evolveSchema(current *iceberg.Schema) (*iceberg.Schema, error)
 	// batches reads the rows for a table of schema tableSchema.
 	batches(ctx context.Context, tableSchema *iceberg.Schema) (array.RecordReader, error)
 	// rows is how many rows the input holds, for the progress line.
@@ -40,11 +43,10 @@ func openInput(path string) (input, error) {
 	case strings.HasSuffix(path, ".parquet"):
 		return openParquetInput(path)
 	case strings.HasSuffix(path, ".jsonl"), strings.HasSuffix(path, ".ndjson"), strings.HasSuffix(path, ".json"):
-		data, err := os.ReadFile(path)
-		if err != nil {
+		if _, err := os.Stat(path); err != nil {
 			return nil, err
 		}
-		return &jsonlInput{path: path, data: data}, nil
+		return jsonlFile(path), nil
 	}
 	return nil, fmt.Errorf("%s: append reads .parquet and .jsonl files", path)
 }
@@ -84,6 +86,16 @@ func (p *parquetInput) schema() (*iceberg.Schema, error) {
 		return nil, fmt.Errorf("%s: %w", p.path, err)
 	}
 	return arrowschema.IcebergSchema(as)
+}
+
+// evolveSchema is the file's schema without field ids: its types are
+// real, so a column it holds wider than the table's promotes the table's.
+func (p *parquetInput) evolveSchema(*iceberg.Schema) (*iceberg.Schema, error) {
+	s, err := p.schema()
+	if err != nil {
+		return nil, err
+	}
+	return withoutFieldIDsSchema(s), nil
 }
 
 func (p *parquetInput) batches(ctx context.Context, _ *iceberg.Schema) (array.RecordReader, error) {
@@ -127,44 +139,58 @@ func (b *bareReader) Release() {
 	b.RecordReader.Release()
 }
 
-// jsonlInput is a file of JSON objects, one per line.
+// jsonlInput is a file of JSON objects, one per line, read as a stream:
+// each pass (schema inference, row count, the rows) opens it afresh and
+// holds a line and a batch at a time, never the whole file.
 type jsonlInput struct {
 	path string
-	data []byte
+	open func() (io.ReadCloser, error)
+	// opened are the readers batches handed out, closed by close.
+	opened []io.Closer
+}
+
+func jsonlFile(path string) *jsonlInput {
+	return &jsonlInput{path: path, open: func() (io.ReadCloser, error) { return os.Open(path) }}
+}
+
+// jsonlBytes is JSON lines held in memory, named name in errors.
+func jsonlBytes(name string, data []byte) *jsonlInput {
+	return &jsonlInput{path: name, open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
 }
 
 // schema infers columns from every row: integers are long, other numbers
 // double, objects structs, arrays lists; a key only ever null is a string.
-// Columns come in the order they first appear.
+// Columns, at every depth, come in the order they first appear.
 func (j *jsonlInput) schema() (*iceberg.Schema, error) {
-	if err := checkJSONLines(j.data, j.path); err != nil {
+	f, err := j.open()
+	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	root := &jsonShape{}
-	sc := bufio.NewScanner(bytes.NewReader(j.data))
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
+	rd := bufio.NewReaderSize(f, 1<<20)
+	for line := 1; ; line++ {
+		text, err := rd.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s: %w", j.path, err)
 		}
-		dec := json.NewDecoder(bytes.NewReader(text))
-		dec.UseNumber()
-		var row any
-		if err := dec.Decode(&row); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", j.path, line, err)
+		if text = bytes.TrimSpace(text); len(text) > 0 {
+			if text[0] != '{' || !json.Valid(text) {
+				return nil, fmt.Errorf("%s: line %d is not one JSON object", j.path, line)
+			}
+			dec := json.NewDecoder(bytes.NewReader(text))
+			dec.UseNumber()
+			row, derr := decodeOrdered(dec)
+			if derr != nil {
+				return nil, fmt.Errorf("%s: line %d: %w", j.path, line, derr)
+			}
+			if err := root.add(row, "", j.path, line); err != nil {
+				return nil, err
+			}
 		}
-		if _, ok := row.(map[string]any); !ok {
-			return nil, fmt.Errorf("%s:%d: a row must be a JSON object", j.path, line)
+		if err == io.EOF {
+			break
 		}
-		if err := root.add(row, "", j.path, line); err != nil {
-			return nil, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", j.path, err)
 	}
 	if len(root.fields) == 0 {
 		return nil, fmt.Errorf("%s: no rows to take a schema from", j.path)
@@ -173,12 +199,24 @@ func (j *jsonlInput) schema() (*iceberg.Schema, error) {
 	return iceberg.NewSchema(0, st.Fields), nil
 }
 
-func (j *jsonlInput) batches(_ context.Context, tableSchema *iceberg.Schema) (array.RecordReader, error) {
-	// arrow-go's JSON reader panics on some malformed input: it gets only
-	// lines that are one JSON object each.
-	if err := checkJSONLines(j.data, j.path); err != nil {
+// evolveSchema is the inferred schema with the table's types for the
+// columns the table has: inferred types are guesses (every integer a
+// long), and a table's int column must take JSON integers, not be
+// promoted by them; the new columns take the inferred types.
+func (j *jsonlInput) evolveSchema(current *iceberg.Schema) (*iceberg.Schema, error) {
+	s, err := j.schema()
+	if err != nil {
 		return nil, err
 	}
+	s = withoutFieldIDsSchema(s)
+	fields := adoptTypes(s.Fields, current.Fields)
+	return iceberg.NewSchema(0, fields), nil
+}
+
+// batches reads the rows as batches of the table's schema, bound by name
+// (jsonlines.Reader: a key the table lacks, or a value that does not fit
+// its column, is refused naming the line and the column).
+func (j *jsonlInput) batches(_ context.Context, tableSchema *iceberg.Schema) (array.RecordReader, error) {
 	as, err := arrowschema.ArrowSchema(tableSchema.Fields)
 	if err != nil {
 		return nil, err
@@ -188,20 +226,17 @@ func (j *jsonlInput) batches(_ context.Context, tableSchema *iceberg.Schema) (ar
 	if err != nil {
 		return nil, err
 	}
+	f, err := j.open()
+	if err != nil {
+		return nil, err
+	}
+	j.opened = append(j.opened, f)
 	if len(geo) > 0 {
-		jr := array.NewJSONReader(bytes.NewReader(j.data), withGeoStrings(as, geo), array.WithChunk(inputBatchRows))
+		jr := jsonlines.NewReader(f, withGeoStrings(as, geo), inputBatchRows, nil)
 		return &errPrefixReader{RecordReader: newGeoInputReader(jr, as, geo), prefix: j.path}, nil
 	}
-	jr := array.NewJSONReader(bytes.NewReader(j.data), as, array.WithChunk(inputBatchRows))
+	jr := jsonlines.NewReader(f, as, inputBatchRows, nil)
 	return &errPrefixReader{RecordReader: jr, prefix: j.path}, nil
-}
-
-// checkJSONLines makes sure every non-blank line is one JSON object.
-func checkJSONLines(data []byte, path string) error {
-	if line := jsonlines.FirstBad(data); line > 0 {
-		return fmt.Errorf("%s:%d: not one JSON object", path, line)
-	}
-	return nil
 }
 
 func bareFields(fs []arrow.Field) []arrow.Field {
@@ -212,24 +247,41 @@ func bareFields(fs []arrow.Field) []arrow.Field {
 	return out
 }
 
-// rows counts the lines that are not blank: one row each.
+// rows counts the lines that are not blank: one row each (0 when the file
+// cannot be read; batches will say why).
 func (j *jsonlInput) rows() int64 {
+	f, err := j.open()
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
 	var n int64
-	for rest := j.data; len(rest) > 0; {
-		line := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = nil
+	rd := bufio.NewReaderSize(f, 1<<20)
+	blank := true
+	for {
+		chunk, err := rd.ReadSlice('\n')
+		if len(bytes.TrimSpace(chunk)) > 0 {
+			blank = false
 		}
-		if len(bytes.TrimSpace(line)) > 0 {
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if !blank {
 			n++
 		}
+		blank = true
+		if err != nil {
+			return n
+		}
 	}
-	return n
 }
 
-func (j *jsonlInput) close() {}
+func (j *jsonlInput) close() {
+	for _, c := range j.opened {
+		c.Close()
+	}
+	j.opened = nil
+}
 
 // errPrefixReader names the input file in read errors.
 type errPrefixReader struct {
@@ -267,24 +319,19 @@ func (s *jsonShape) add(v any, path, file string, line int) error {
 		}
 	case string:
 		kind = "string"
-	case map[string]any:
+	case jsonObject:
 		kind = "struct"
 		if s.fields == nil {
 			s.fields = map[string]*jsonShape{}
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys) // Go maps have no order; first-seen order within a row is lost
-		for _, k := range keys {
-			f, ok := s.fields[k]
+		for _, m := range x {
+			f, ok := s.fields[m.key]
 			if !ok {
 				f = &jsonShape{}
-				s.fields[k] = f
-				s.order = append(s.order, k)
+				s.fields[m.key] = f
+				s.order = append(s.order, m.key)
 			}
-			if err := f.add(x[k], joinPath(path, k), file, line); err != nil {
+			if err := f.add(m.val, joinPath(path, m.key), file, line); err != nil {
 				return err
 			}
 		}
@@ -308,6 +355,53 @@ func (s *jsonShape) add(v any, path, file string, line int) error {
 		return fmt.Errorf("%s:%d: %s is a %s here but a %s in an earlier row", file, line, path, kind, s.kind)
 	}
 	return nil
+}
+
+// jsonObject is a JSON object with its keys in the order written (a Go
+// map would lose it, and a new table's columns follow it).
+type jsonObject []jsonMember
+
+type jsonMember struct {
+	key string
+	val any
+}
+
+// decodeOrdered reads one JSON value: objects as jsonObject, arrays as
+// []any, numbers as json.Number (dec must UseNumber).
+func decodeOrdered(dec *json.Decoder) (any, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case json.Delim('{'):
+		obj := jsonObject{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			obj = append(obj, jsonMember{k.(string), v})
+		}
+		_, err = dec.Token()
+		return obj, err
+	case json.Delim('['):
+		arr := []any{}
+		for dec.More() {
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		_, err = dec.Token()
+		return arr, err
+	}
+	return t, nil
 }
 
 func joinPath(path, k string) string {

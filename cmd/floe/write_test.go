@@ -286,7 +286,7 @@ func FuzzJSONLSchema(f *testing.F) {
 	}
 	f.Add([]byte(`{"a": [1, 2.5], "b": {"c": null}}` + "\n" + `{"a": [], "b": {"c": "x"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := &jsonlInput{path: "fuzz.jsonl", data: data}
+		in := jsonlBytes("fuzz.jsonl", data)
 		schema, err := in.schema()
 		if err != nil {
 			return
