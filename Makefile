@@ -80,17 +80,21 @@ test-c:
 test-python: lib
 	env -u FLOE_REQUIRE_DASK FLOE_LIBRARY=$(CURDIR)/$(LIB) python3 -m unittest discover -s bindings/python/tests
 
-# The Python package as a user installs it: pip install into a new venv,
-# import floe from elsewhere with no FLOE_LIBRARY, read a fixture table.
+# The Python package as a user installs it: README.md's install command run
+# exactly as written (fresh HOME, Debian's python3, no network), then floe
+# imported from elsewhere with no FLOE_LIBRARY reads a fixture table.
 test-python-package: lib
 	bash bindings/python/tests/installed_package.sh
 
 # floe.dask on a distributed.LocalCluster of 2 worker processes, with
 # Debian's python3 and python3-distributed (.ci/run installs them); the
-# pyiceberg-named API there too, where pandas is (to_pandas without pyarrow).
+# pyiceberg-named API there too, where pandas is (to_pandas without pyarrow),
+# and writes of pandas frames without pyarrow (and the write property test).
 test-dask: lib
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_dask.py
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_pyiceberg_api.py
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_pandas_write.py
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_write_property.py
 
 # bindings/rust: floe-sys and floe against build/libfloe.so, offline (no
 # dependencies outside std).
