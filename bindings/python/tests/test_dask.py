@@ -191,6 +191,29 @@ class DaskTest(unittest.TestCase):
             back = fdask.read_table((cat, "db.a"), columns=["id"]).compute()
             self.assertEqual(len(back), 201)
 
+    def test_a_catalog_tables_location_is_not_committed_around_the_catalog(self):
+        # The case: write_table(ddf, cat.load_table("db.a").location())
+        # committed v2.metadata.json by path beside the catalog's file. A
+        # path is still a path table's handle, so floe refuses the commit
+        # (a catalog owns the table) and the catalog's history stays whole.
+        with tempfile.TemporaryDirectory() as d:
+            cat = floe.load_catalog("c", uri="sqlite:///" + os.path.join(d, "c.db"), warehouse=os.path.join(d, "wh"))
+            self.addCleanup(cat.close)
+            cat.create_namespace("db")
+            with cat.create_table("db.a", SCHEMA) as t:
+                t.append([{"id": 1, "kind": "a", "x": 1.0}])
+                location = t.location()
+            ddf = dd.from_pandas(pd.DataFrame([{"id": 2, "kind": "b", "x": 2.0}]), npartitions=1)
+            with self.assertRaises(floe.FloeError) as caught:
+                fdask.write_table(ddf, location.replace("file://", ""))
+            self.assertIn("catalog", str(caught.exception))
+            metadata_dir = os.path.join(location.replace("file://", ""), "metadata")
+            self.assertEqual([n for n in os.listdir(metadata_dir) if n.startswith("v")], [])
+            with cat.load_table("db.a") as t:
+                t.append([{"id": 3, "kind": "c", "x": 3.0}])
+            with cat.load_table("db.a") as t:
+                self.assertEqual(sorted(r["id"] for r in t.scan().to_pylist()), [1, 3])
+
     def test_token_survives_expiry_through_dask(self):
         with tempfile.TemporaryDirectory() as d:
             loc = os.path.join(d, "t")
