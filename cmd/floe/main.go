@@ -70,7 +70,7 @@ func run(argv []string, out, errOut io.Writer) (status int) {
 		return 0
 	}
 	if err := cmd(context.Background(), argv[1:], out, errOut); err != nil {
-		fmt.Fprintf(errOut, "floe %s: %v\n", argv[0], err)
+		fmt.Fprintf(errOut, "floe %s: %v\n", argv[0], argumentSecrets(argv[1:]).Error(err))
 		return 1
 	}
 	return 0
