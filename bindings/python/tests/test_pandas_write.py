@@ -109,6 +109,13 @@ class PandasAppendTest(unittest.TestCase):
         self.assertEqual(sorted(got, key=lambda r: (r[0] is None, r[0] or 0)),
                          [(1, 5, 0.5), (2, None, None), (None, 6, 2.0)])
 
+    def test_numpy_scalars_and_pandas_missing_values_in_dicts(self):
+        with without_pyarrow():
+            self.table.append([{"id": np.int64(7), "n": np.int32(3), "flag": np.bool_(True), "name": pd.NA,
+                                "score": np.float32(0.25), "ts": pd.NaT}])
+        self.assertEqual([(r["id"], r["n"], r["flag"], r["name"], r["score"], r["ts"]) for r in self.rows()],
+                         [(7, 3, True, None, 0.25, None)])
+
     def test_a_frame_in_any_column_order_with_columns_left_out(self):
         df = pd.DataFrame({"name": ["x", "y"], "id": [2, 1]})
         with without_pyarrow():
