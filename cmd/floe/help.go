@@ -32,13 +32,14 @@ var commandHelp = []struct{ name, text string }{
              --create-namespace: in a catalog, create the table's namespace
              when it does not exist (else that is an error)`},
 	{"append", `floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]…
-             [--partition COLUMN[:TRANSFORM]]… [--create-namespace]
+             [--partition COLUMN[:TRANSFORM]]… [--evolve] [--create-namespace]
              writes the rows as data files and commits them; a table that
              does not exist is created with the file's schema (and the
              --partition fields); in a catalog its namespace must exist
-             unless --create-namespace is given. --token makes the commit
-             idempotent: a retry with the same token commits nothing.
-             --property adds a snapshot summary entry`},
+             unless --create-namespace is given. Columns bind by name; one
+             the table lacks is refused unless --evolve adds it first.
+             --token makes the commit idempotent: a retry with the same
+             token commits nothing. --property adds a snapshot summary entry`},
 	{"add-files", `floe add-files TABLE FILE.parquet… [--token T] [--property K=V]…
              registers existing Parquet files as data files, without
              rewriting them: metrics from their footers, columns by field
