@@ -10,7 +10,7 @@ require (
 	github.com/klauspost/compress v1.20.4
 	github.com/parquet-go/bitpack v1.0.0
 	github.com/parquet-go/parquet-go v0.32.0
-	github.com/pierrec/lz4/v4 v4.1.29
+	github.com/pierrec/lz4/v4 v4.1.34
 	github.com/twmb/avro v1.9.1
 )
 
