@@ -17,8 +17,8 @@ import (
 type tableOptions struct {
 	LocationMap map[string]string `json:"location_map"`
 	// Relocate, true unless set false, reads a table found away from the
-	// location its metadata records from where it was found, when that
-	// location does not exist (table.Options.NoRelocate).
+	// location its metadata records from where it was found
+	// (table.Options.NoRelocate).
 	Relocate  *bool  `json:"relocate"`
 	Warehouse string `json:"warehouse"`
 	// S3 configures s3:// and s3a:// locations: {"endpoint", "region",

@@ -18,9 +18,10 @@ type Options struct {
 	// (hdfs://…, /test-warehouse/…) onto where the files are now.
 	LocationMap map[string]string
 	// NoRelocate turns off the mapping Open adds for a table found away
-	// from the location its metadata records, when that location does not
-	// exist (see relocate): paths are then read as recorded, through
-	// LocationMap only.
+	// from the location its metadata records (see relocate): paths are
+	// then read as recorded, through LocationMap only. Writes and deletes
+	// still stay inside the directory the table was opened from, so such
+	// a table can be read but not committed to or expired.
 	NoRelocate bool
 	// Warehouse is the root under which dataset names ("ns.table") live;
 	// empty means the FLOE_WAREHOUSE environment variable. It may be an

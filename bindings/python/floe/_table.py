@@ -68,9 +68,9 @@ class Table(_Handle, TableWrites, TableInfo):
 
         location_map maps location prefixes written in the table's metadata
         (``hdfs://nn/warehouse/t``) onto where the files are now. A table
-        found away from the location its metadata records is read from
-        where it was found when that location does not exist;
-        ``relocate=False`` reads the recorded paths as they are. Other
+        found away from the location its metadata records (a copy, a
+        move) is read from where it was found, and writes and deletes stay
+        there; ``relocate=False`` reads the recorded paths as they are. Other
         keyword options go to floe as they are: ``warehouse`` (for dataset
         names) and ``s3`` (a dict of S3 settings: endpoint, region,
         access_key_id, secret_access_key, session_token, anonymous,
