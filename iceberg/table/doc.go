@@ -11,4 +11,7 @@
 // version it commits (or, when a commit finds its token already committed,
 // to the version it refreshed to), so it must not be read by other
 // goroutines while it commits; concurrent writers each hold their own.
+// A commit's token is looked for in the snapshots' summaries, then among
+// the tokens of expired snapshots that expiry keeps in a table property
+// (commit_token.go), so a retry is recognised after its snapshot is gone.
 package table

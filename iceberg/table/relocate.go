@@ -44,8 +44,10 @@ func relocate(ctx context.Context, t *Table, location string, opts Options, loca
 		// directory, or write.metadata.path puts it elsewhere.
 		t.IO = fileio.WithMissingHint(t.IO, h.forPath)
 		return t, nil
-	case sameLocation(physical(locations, h.recorded), h.root):
-		// The table is where it says: a missing file is just missing.
+	case physical(locations, h.recorded) == h.root:
+		// The table is where it says: a missing file is just missing. The
+		// comparison is of one spelling: a recorded hdfs://nn/wh/t found
+		// at /wh/t is still relocated, so that its paths are read locally.
 		return t, nil
 	}
 	if !opts.NoRelocate {
