@@ -292,7 +292,8 @@ floe_status floe_table_free(floe_table* table);
  * config and vended credentials refine them); "timeout-ms": a deadline on
  * this call and every later call on the catalog and the tables loaded
  * from it (FLOE_TIMEOUT past it), and on every connection to PostgreSQL
- * (default 15 s). Errors never show a password, secret, token or header
+ * (without it, opening is bounded by 60 s and each PostgreSQL connection
+ * by 15 s). Errors never show a password, secret, token or header
  * value (every "header.NAME" value counts as secret); refused credentials
  * are FLOE_UNAUTHORIZED. A "sqlite:" URI takes no "?" parameters. Names,
  * URIs and paths are C strings: a caller holding one with a NUL must

@@ -8,6 +8,7 @@ package open
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/catalog/rest"
@@ -20,11 +21,17 @@ import (
 // EnvCatalog names the catalog commands use when given none.
 const EnvCatalog = "FLOE_CATALOG"
 
+// DefaultOpenTimeout bounds opening a catalog when its timeout-ms
+// property does not: a server that accepts a connection and never
+// answers must fail the open, not hang it (a REST server's GET would
+// otherwise be retried past each request's own timeout for minutes).
+var DefaultOpenTimeout = 60 * time.Second
+
 // Catalog opens the catalog at uri with its properties; tableOpts give
 // the tables' FileIO (location map, S3 settings). A SQLite database that
 // does not exist is created: this is the open of a command that writes.
 // The timeout-ms property (catalog.PropTimeout) bounds opening, whatever
-// the kind.
+// the kind (DefaultOpenTimeout when it is not given).
 func Catalog(ctx context.Context, uri string, props map[string]string, tableOpts table.Options) (catalog.Catalog, error) {
 	return openCatalog(ctx, uri, props, tableOpts, true)
 }
@@ -36,9 +43,12 @@ func Existing(ctx context.Context, uri string, props map[string]string, tableOpt
 }
 
 func openCatalog(ctx context.Context, uri string, props map[string]string, tableOpts table.Options, create bool) (catalog.Catalog, error) {
-	timeout, _, err := catalog.Timeout(props)
+	timeout, set, err := catalog.Timeout(props)
 	if err != nil {
 		return nil, err
+	}
+	if !set {
+		timeout = DefaultOpenTimeout
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -48,13 +58,13 @@ func openCatalog(ctx context.Context, uri string, props map[string]string, table
 	switch {
 	case strings.HasPrefix(uri, "sqlite:"), strings.HasPrefix(uri, "postgresql://"), strings.HasPrefix(uri, "postgres://"):
 		if !create {
-			return sqlcatalog.OpenExisting(ctx, uri, props, tableOpts)
+			return opened(sqlcatalog.OpenExisting(ctx, uri, props, tableOpts))
 		}
-		return sqlcatalog.Open(ctx, uri, props, tableOpts)
+		return opened(sqlcatalog.Open(ctx, uri, props, tableOpts))
 	case strings.HasPrefix(uri, "http://"), strings.HasPrefix(uri, "https://"):
-		return rest.Open(ctx, uri, props, tableOpts)
+		return opened(rest.Open(ctx, uri, props, tableOpts))
 	case strings.HasPrefix(uri, "file://"), strings.HasPrefix(uri, "s3://"), strings.HasPrefix(uri, "s3a://"):
-		return warehouse.Open(ctx, uri, props, tableOpts)
+		return opened(warehouse.Open(ctx, uri, props, tableOpts))
 	}
 	scheme, _, found := strings.Cut(uri, ":")
 	if !found || isWindowsDrive(scheme) {
@@ -62,10 +72,19 @@ func openCatalog(ctx context.Context, uri string, props map[string]string, table
 		if uri == "" {
 			return nil, errkind.Errorf(errkind.InvalidArgument, "empty catalog URI: %s", uriForms)
 		}
-		return warehouse.Open(ctx, uri, props, tableOpts)
+		return opened(warehouse.Open(ctx, uri, props, tableOpts))
 	}
 	// The scheme alone: what follows it may hold a password.
 	return nil, errkind.Errorf(errkind.InvalidArgument, "catalog URI with scheme %q: %s", scheme, uriForms)
+}
+
+// opened is an implementation's result as a Catalog: nil, not a nil
+// pointer in a non-nil interface, when opening failed.
+func opened[C catalog.Catalog](c C, err error) (catalog.Catalog, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 const uriForms = "use sqlite:///abs/path.db, sqlite:relative.db, postgresql://user:password@host:port/db, http(s)://host[:port][/path] (REST), " +

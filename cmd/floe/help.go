@@ -73,8 +73,9 @@ Every command takes:
                         database is created only by a command that writes
   --catalog-prop K=V    a catalog property (repeatable): name, warehouse,
                         credential, token, s3.endpoint, s3.access-key-id,
-                        timeout-ms (bounds connecting; default 15 s for
-                        PostgreSQL), …
+                        timeout-ms (bounds opening the catalog, default
+                        60 s, and each PostgreSQL connection, default
+                        15 s), …
   --map PREFIX=TARGET   read locations starting with PREFIX from TARGET
                         instead (repeatable; for tables copied elsewhere).
                         /p, file:/p and file:///p are one path
