@@ -87,7 +87,10 @@ func bindSchema(fs *fileSchema, as *arrow.Schema) (*batchBinding, error) {
 			}
 			lb.childIndex[k] = idx
 			if idx < 0 {
-				if !n.optional() {
+				// A required field is missing only when its parent is
+				// there: under a missing optional column (a map's key, a
+				// list's required element) nothing is written.
+				if !n.optional() && (k == 0 || arrowType != nil) {
 					return nil, errkind.Errorf(errkind.InvalidArgument, "required column %q is missing from the input", pathName(leaf.path[:k+1]))
 				}
 				arrowType = nil

@@ -189,3 +189,23 @@ func dec2(v int64) iceberg.Decimal {
 	n := decimal128.FromI64(v)
 	return iceberg.Decimal{Hi: n.HighBits(), Lo: n.LowBits(), Scale: 2}
 }
+
+// An optional map or list column the input leaves out is written as
+// nulls, though its key (or a required element) is required: a required
+// field is missing only when its parent is there.
+func TestBindMissingOptionalMapColumn(t *testing.T) {
+	schema := iceberg.NewSchema(0, []iceberg.NestedField{
+		{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
+		{ID: 2, Name: "attrs", Type: &iceberg.MapType{KeyID: 3, Key: iceberg.StringType{}, ValueID: 4, Value: iceberg.LongType{}}},
+		{ID: 5, Name: "tags", Type: &iceberg.ListType{ElementID: 6, Element: iceberg.StringType{}, ElementRequired: true}},
+	})
+	w := newWriter(t, t.TempDir(), schema, nil, DefaultOptions())
+	if err := w.Write(recordOf([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, int64s(1))); err != nil {
+		t.Fatal(err)
+	}
+	files, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareRows(t, "missing map and list", schema, [][]any{{int64(1), nil, nil}}, readFloe(t, files[0].FilePath, schema))
+}
