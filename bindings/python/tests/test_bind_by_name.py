@@ -57,6 +57,25 @@ class BindByNameTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, Status.INVALID_ARGUMENT)
         self.assertIn('line 3, column "id": "three" is not a long', str(cm.exception))
 
+    def test_scan_of_another_table_binds_by_name_not_field_id(self):
+        # src's "user" has field id 2, which is n's "action": appending the
+        # scan wrote users into action. Names decide; user is refused.
+        src = floe.Table.create(os.path.join(self.dir, "src"), {"type": "struct", "schema-id": 0, "fields": [
+            {"id": 1, "name": "id", "required": False, "type": "long"},
+            {"id": 2, "name": "user", "required": False, "type": "string"}]})
+        src.append([{"id": 1, "user": "alice"}])
+        n = floe.Table.create(self.location, {"type": "struct", "schema-id": 0, "fields": [
+            {"id": 1, "name": "id", "required": False, "type": "long"},
+            {"id": 2, "name": "action", "required": False, "type": "string"}]})
+        with self.assertRaises(FloeError) as cm:
+            n.append(src.scan(selected_fields=("id", "user")))
+        self.assertEqual(cm.exception.code, Status.INVALID_ARGUMENT)
+        self.assertIn('"user"', str(cm.exception))
+        self.assertEqual(n.scan().to_pylist(), [])
+        # Same names, ids from another table: bound by name.
+        n.append(src.scan(selected_fields=("id",)))
+        self.assertEqual(n.scan().to_pylist(), [{"id": 1, "action": None}])
+
 
 if __name__ == "__main__":
     unittest.main()
