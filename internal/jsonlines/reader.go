@@ -205,48 +205,132 @@ func elements(text []byte) []json.RawMessage {
 
 // checkKeys refuses a key of the object text that fields lack, looking
 // into the objects its struct values, list elements and map entries hold.
-// prefix is the dotted name of the object's column and a dot.
+// prefix is the dotted name of the object's column and a dot. text must
+// be valid JSON (addRow checks): the scan below skips values without
+// decoding them, the check running on every row.
 func checkKeys(text []byte, fields []arrow.Field, prefix string) error {
-	for _, m := range members(text) {
-		i := fieldIndex(fields, m.key)
-		if i < 0 {
-			names := make([]string, len(fields))
-			for k, f := range fields {
-				names[k] = f.Name
-			}
-			return iceberg.UnknownColumn(prefix, m.key, names)
-		}
-		if err := checkValueKeys(m.raw, fields[i].Type, prefix+m.key); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := scanObject(text, 0, fields, prefix)
+	return err
 }
 
-func checkValueKeys(raw []byte, t arrow.DataType, name string) error {
-	if len(raw) == 0 {
-		return nil
+// scanObject checks the keys of the object starting at text[i] ('{') and
+// returns the position after it.
+func scanObject(text []byte, i int, fields []arrow.Field, prefix string) (int, error) {
+	i = skipSpace(text, i+1)
+	for i < len(text) && text[i] != '}' {
+		end := skipString(text, i)
+		key, err := keyText(text[i:end])
+		if err != nil {
+			return 0, err
+		}
+		i = skipSpace(text, end)
+		i = skipSpace(text, i+1) // the colon
+		k := fieldIndex(fields, key)
+		if k < 0 {
+			names := make([]string, len(fields))
+			for n, f := range fields {
+				names[n] = f.Name
+			}
+			return 0, iceberg.UnknownColumn(prefix, key, names)
+		}
+		if i, err = scanValue(text, i, fields[k].Type, prefix+key); err != nil {
+			return 0, err
+		}
+		i = skipSpace(text, i)
+		if i < len(text) && text[i] == ',' {
+			i = skipSpace(text, i+1)
+		}
 	}
+	return i + 1, nil
+}
+
+// scanValue checks the keys inside the value at text[i] of type t and
+// returns the position after it.
+func scanValue(text []byte, i int, t arrow.DataType, name string) (int, error) {
 	switch t := t.(type) {
 	case *arrow.StructType:
-		if raw[0] == '{' {
-			return checkKeys(raw, t.Fields(), name+".")
+		if text[i] == '{' {
+			return scanObject(text, i, t.Fields(), name+".")
 		}
 	case arrow.ListLikeType: // lists and maps (a list of key/value entries)
-		if raw[0] != '[' {
-			return nil
-		}
-		elem := t.Elem()
-		if !nested(elem) {
-			return nil
-		}
-		for _, e := range elements(raw) {
-			if err := checkValueKeys(e, elem, name); err != nil {
-				return err
+		if text[i] == '[' && nested(t.Elem()) {
+			i = skipSpace(text, i+1)
+			for i < len(text) && text[i] != ']' {
+				var err error
+				if i, err = scanValue(text, i, t.Elem(), name); err != nil {
+					return 0, err
+				}
+				i = skipSpace(text, i)
+				if i < len(text) && text[i] == ',' {
+					i = skipSpace(text, i+1)
+				}
 			}
+			return i + 1, nil
 		}
 	}
-	return nil
+	return skipValue(text, i), nil
+}
+
+// keyText is the string a quoted JSON key holds.
+func keyText(quoted []byte) (string, error) {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		return "", errkind.Errorf(errkind.InvalidArgument, "key %s: %v", quoted, err)
+	}
+	return s, nil
+}
+
+func skipSpace(text []byte, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the position after the string starting at text[i].
+func skipString(text []byte, i int) int {
+	for i++; i < len(text); i++ {
+		switch text[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the position after the value starting at text[i].
+func skipValue(text []byte, i int) int {
+	switch text[i] {
+	case '"':
+		return skipString(text, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(text); i++ {
+			switch text[i] {
+			case '"':
+				i = skipString(text, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for ; i < len(text); i++ {
+		switch text[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+	}
+	return i
 }
 
 // nested reports whether values of t can hold keys to check.
