@@ -38,4 +38,10 @@ func TestJSONArgumentsRefuseNUL(t *testing.T) {
 			t.Errorf("%s %s: %v", name, good[name], err)
 		}
 	}
+	// The refusal says where the NUL is, never the string: it may be a
+	// secret.
+	_, err := catalogProperties([]byte(`{"uri": "x", "headers": "h", "token": "S3CRETVALUE\u0000"}`))
+	if err == nil || strings.Contains(err.Error(), "S3CRETVALUE") || !strings.Contains(err.Error(), "/token") {
+		t.Errorf("a secret with a NUL: %v", err)
+	}
 }

@@ -110,17 +110,19 @@ func checkJSON(data []byte, what string) ([]byte, error) {
 	if !json.Valid(data) {
 		return nil, invalidArgument("%s are not valid JSON: %s", what, jsonSyntaxError(data))
 	}
-	if s, ok := stringWithNUL(data); ok {
-		return nil, invalidArgument("%s: %q holds a NUL character, which no name, path or property may", what, s)
+	if where, ok := stringWithNUL(data); ok {
+		// Where, not what: the string may be a secret (a token).
+		return nil, invalidArgument("%s: the string at %s holds a NUL character, which no name, path or property may", what, where)
 	}
 	return data, nil
 }
 
 // stringWithNUL finds a string (key or value) of valid JSON data that
-// holds a NUL: a C string cannot carry one, so a name or path with a NUL
-// means something other than it says on one side of the C ABI or the
-// other ("important\x00junk" naming "important"). Only data spelling
-// "\u0000" somewhere is decoded to look.
+// holds a NUL, and says where it is as a JSON pointer (/key/0): a C
+// string cannot carry one, so a name or path with a NUL means something
+// other than it says on one side of the C ABI or the other
+// ("important\x00junk" naming "important"). Only data spelling "\u0000"
+// somewhere is decoded to look.
 func stringWithNUL(data []byte) (string, bool) {
 	if !bytes.Contains(data, []byte(`\u0000`)) {
 		return "", false
@@ -129,30 +131,36 @@ func stringWithNUL(data []byte) (string, bool) {
 	if json.Unmarshal(data, &v) != nil {
 		return "", false
 	}
-	var walk func(v any) (string, bool)
-	walk = func(v any) (string, bool) {
+	var walk func(v any, at string) (string, bool)
+	walk = func(v any, at string) (string, bool) {
 		switch v := v.(type) {
 		case string:
-			return v, strings.ContainsRune(v, 0)
+			return at, strings.ContainsRune(v, 0)
 		case []any:
-			for _, e := range v {
-				if s, ok := walk(e); ok {
-					return s, true
+			for i, e := range v {
+				if where, ok := walk(e, fmt.Sprintf("%s/%d", at, i)); ok {
+					return where, true
 				}
 			}
 		case map[string]any:
 			for k, e := range v {
 				if strings.ContainsRune(k, 0) {
-					return k, true
+					return at + " (a key)", true
 				}
-				if s, ok := walk(e); ok {
-					return s, true
+				if where, ok := walk(e, at+"/"+k); ok {
+					return where, true
 				}
 			}
 		}
 		return "", false
 	}
-	return walk(v)
+	if at, ok := walk(v, ""); ok {
+		if at == "" || at[0] == ' ' {
+			at = "/" + at
+		}
+		return at, true
+	}
+	return "", false
 }
 
 // jsonSyntaxError says where JSON stops being valid.

@@ -14,12 +14,14 @@ def _check(rc):
         raise FloeError(rc, msg.decode("utf-8", "replace") if msg else "")
 
 
-def _c_str(text, what):
+def _c_str(text, what, show=True):
     """text as the UTF-8 C string a floe call takes. A C string ends at its
     first NUL, so a name or path holding one would reach floe cut short
-    (("prod", "important\x00junk") naming prod.important): refused."""
+    (("prod", "important\x00junk") naming prod.important): refused, naming
+    text unless show is False (a URI may hold a password)."""
     if "\x00" in text:
-        raise FloeError(Status.INVALID_ARGUMENT, f"{what} {text!r} holds a NUL character")
+        shown = f" {text!r}" if show else ""
+        raise FloeError(Status.INVALID_ARGUMENT, f"{what}{shown} holds a NUL character")
     return text.encode("utf-8")
 
 

@@ -188,7 +188,7 @@ def load_catalog(name=None, **properties):
         raise FloeError(Status.INVALID_ARGUMENT, f"a {kind} catalog's uri starts with {' or '.join(prefixes)}, not {uri.split(':')[0]!r}")
     props["name"] = name or "default"
     handle = ctypes.c_void_p()
-    _check(library().floe_catalog_open(_c_str(uri, "catalog uri"), _json_arg(props), ctypes.byref(handle)))
+    _check(library().floe_catalog_open(_c_str(uri, "catalog uri", show=False), _json_arg(props), ctypes.byref(handle)))
     return Catalog(handle.value, props["name"])
 
 

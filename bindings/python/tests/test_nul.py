@@ -57,6 +57,10 @@ class NulTest(unittest.TestCase):
 
     def test_locations_and_uris(self):
         self.refused(floe.load_catalog, "py", uri=self.uri + "\x00junk")
+        # A URI's password is not shown.
+        with self.assertRaises(FloeError) as cm:
+            floe.load_catalog("py", uri="postgresql://u:S3CRETVALUE@127.0.0.1:1/db\x00", warehouse=self.dir)
+        self.assertNotIn("S3CRETVALUE", str(cm.exception))
         self.refused(floe.Table.open, os.path.join(self.dir, "wh", "prod", "important") + "\x00junk")
         # Inside JSON (properties, options) the NUL is escaped, and floe
         # refuses it there.
