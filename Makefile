@@ -174,9 +174,9 @@ demo: cli lib
 	  --filter "l_returnflag = 'R'" --columns l_orderkey,l_returnflag,l_shipdate --limit 3 --format table
 	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe files tpch.lineitem | head -4
 	@echo
-	@echo "== a SQLite catalog (the SQL catalog schema iceberg-go, pyiceberg and Java share): append creates ns and table, scan, list"
+	@echo "== a SQLite catalog (the SQL catalog schema iceberg-go, pyiceberg and Java share): append creates the table (and, asked to, its namespace), scan, list"
 	mkdir -p $(dir $(DEMO_CATALOG))
-	$(BIN)/floe append tpch.lineitem $(DEMO_PARQUET) --catalog sqlite:$(DEMO_CATALOG) --token demo-cat-1
+	$(BIN)/floe append tpch.lineitem $(DEMO_PARQUET) --catalog sqlite:$(DEMO_CATALOG) --token demo-cat-1 --create-namespace
 	$(BIN)/floe append tpch.lineitem $(DEMO_PARQUET) --catalog sqlite:$(DEMO_CATALOG) --token demo-cat-1
 	$(BIN)/floe scan tpch.lineitem --catalog sqlite:$(DEMO_CATALOG) \
 	  --filter "l_shipmode = 'AIR'" --columns l_orderkey,l_shipmode --limit 3 --format table
