@@ -98,7 +98,8 @@ type Secrets struct {
 	spellings []string
 }
 
-// Add adds values to mask (those shorter than four bytes are ignored).
+// Add adds values to mask (those shorter than four bytes, and true and
+// false, are ignored).
 func (s *Secrets) Add(values ...string) {
 	if s == nil {
 		return
@@ -106,7 +107,8 @@ func (s *Secrets) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range values {
-		if len(v) < minLen || s.values[v] {
+		if len(v) < minLen || s.values[v] || v == "true" || v == "false" {
+			// A flag's value (token-exchange-enabled=true) hides nothing.
 			continue
 		}
 		if s.values == nil {
