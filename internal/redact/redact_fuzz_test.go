@@ -12,7 +12,9 @@ var uriForms = []func(user, password, rest string) string{
 	func(user, password, rest string) string { return "postgresql://" + user + ":" + password + "@" + rest },
 	func(user, password, rest string) string { return "http://" + user + ":" + password + "@" + rest },
 	func(user, password, rest string) string { return "https://" + user + ":" + password + "@" + rest },
-	func(user, password, rest string) string { return "sqlite:///" + rest + "?_auth_user=" + user + "&_auth_pass=" + password },
+	func(user, password, rest string) string {
+		return "sqlite:///" + rest + "?_auth_user=" + user + "&_auth_pass=" + password
+	},
 	func(user, password, rest string) string { return "sqlite:" + rest + "?password=" + password },
 }
 
