@@ -377,9 +377,16 @@ floe_status floe_catalog_exists(floe_catalog* catalog, const char* name, int is_
  * STREAMS. Functions taking `struct ArrowArrayStream* data` consume it:
  * every batch is read, and the stream is released before they return,
  * whether they succeed or fail. Batch columns are matched to the table's by
- * the "PARQUET:field_id" field metadata where present, else by name; a
- * missing optional column is written as nulls. Data files are Parquet,
- * written under the table's write.data.path (default <location>/data) with
+ * name at every depth (struct fields; list elements and map keys and values
+ * by position); "PARQUET:field_id" metadata is ignored, since ids belong to
+ * the table that gave them (a scan of another table). A missing optional
+ * column is written as nulls; a column the table lacks is
+ * FLOE_INVALID_ARGUMENT naming it and the closest column ("did you mean");
+ * int8/16/32 into long, int8/16 into int, float32 into double and a
+ * narrower decimal of the same scale are widened; another type is
+ * FLOE_INVALID_ARGUMENT naming the column and both types. Data files are
+ * Parquet, written under the table's write.data.path (default
+ * <location>/data) with
  * the codec, sizes and metrics the table's write.* properties ask for, one
  * or more per partition of the table's default spec.
  * ------------------------------------------------------------------------ */
@@ -513,7 +520,9 @@ floe_status floe_overwrite(floe_table* table, const char* filter, struct ArrowAr
  * strings ("2024-01-31", "12:00:00", "2024-01-31 12:00:00", "1.25"; a
  * timestamptz needs its offset: "2024-01-31T12:00:00Z"), binary base64.
  * The rows are parsed during the call (rows/len may be freed after it); a
- * row that does not fit the schema is FLOE_INVALID_ARGUMENT. out must point
+ * key the table lacks (at any depth) is FLOE_INVALID_ARGUMENT naming it and
+ * the closest column, and a value that does not fit names its line and
+ * column ("line 3, column \"id\": \"three\" is not a long"). out must point
  * at writable memory; the caller releases the stream (floe_append and the
  * other writers do it for the caller). */
 floe_status floe_json_rows_stream(floe_table* table, const char* rows, size_t len,

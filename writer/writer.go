@@ -155,8 +155,8 @@ func New(ctx context.Context, files fileio.FileIO, dataLocation string, schema *
 	return w, nil
 }
 
-// Write adds a batch. Its columns are matched to the table's by the
-// PARQUET:field_id metadata where present, else by name; a missing optional
+// Write adds a batch. Its columns are matched to the table's by name at
+// every depth, never by field id metadata (bindSchema); a missing optional
 // column is written as nulls. After an error the writer accepts nothing
 // more: call Abort.
 func (w *Writer) Write(rec arrow.RecordBatch) error {
