@@ -120,3 +120,37 @@ func TestAppendEvolveAddsColumns(t *testing.T) {
 		}
 	}
 }
+
+// A Parquet file another table wrote (its "nmae" has field id 2, which is
+// this table's "name") is bound by name: nmae is refused naming the
+// closest column; with --evolve it becomes a new column and name stays
+// null.
+func TestAppendParquetFromAnotherTableBindsByName(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	rows := filepath.Join(dir, "rows.jsonl")
+	writeTestFile(t, rows, `{"id": 7, "nmae": "typo"}`+"\n")
+	mustRun(t, "append", src, rows)
+	file := filepath.Join(dir, "src.parquet")
+	mustRun(t, "scan", src, "--output", file)
+	writeTestFile(t, rows, `{"id": 1, "name": "a"}`+"\n")
+	mustRun(t, "append", dst, rows)
+	meta := metadataFiles(t, dst)
+	status, _, errOut := runCLI(t, "append", dst, file)
+	if status == 0 || !strings.Contains(errOut, `"nmae"`) || !strings.Contains(errOut, `did you mean "name"`) {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	if got := metadataFiles(t, dst); strings.Join(got, ",") != strings.Join(meta, ",") {
+		t.Errorf("a refused append changed the metadata: %v", got)
+	}
+	mustRun(t, "append", dst, file, "--evolve")
+	got := scanRows(t, dst)
+	if len(got) != 2 {
+		t.Fatalf("%d rows after --evolve: %v", len(got), got)
+	}
+	for _, r := range got {
+		if id := r["id"].(interface{ String() string }).String(); id == "7" && (r["name"] != nil || r["nmae"] != "typo") {
+			t.Errorf("appended row: %v", r)
+		}
+	}
+}
