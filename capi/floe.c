@@ -400,6 +400,13 @@ floe_status floe_replace_partitions_files(floe_table* table, const uint8_t* file
   return capiReplacePartitionsFiles((uintptr_t)table, (uint8_t*)files, len, (char*)commit_json, snapshot_id);
 }
 
+floe_status floe_discard_files(floe_table* table, const uint8_t* files, size_t len) {
+  capi_clear_error();
+  REQUIRE(table != NULL, "floe_discard_files", "table");
+  REQUIRE(files != NULL, "floe_discard_files", "files");
+  return capiDiscardFiles((uintptr_t)table, (uint8_t*)files, len);
+}
+
 floe_status floe_add_files(floe_table* table, const char* paths_json, const char* commit_json,
                            int64_t* snapshot_id) {
   capi_clear_error();

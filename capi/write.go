@@ -196,6 +196,26 @@ func commitWrittenFiles(fn string, h C.uintptr_t, files *C.uint8_t, n C.size_t, 
 	})
 }
 
+//export capiDiscardFiles
+func capiDiscardFiles(h C.uintptr_t, files *C.uint8_t, n C.size_t) (rc C.int) {
+	const fn = "floe_discard_files"
+	defer recoverStatus(fn, &rc)
+	discarded, err := decodeFiles(files, n)
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	th, err := lookup[*tableHandle](uintptr(h), "floe_table")
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	ctx, cancel := callContext(context.Background(), th.timeout)
+	defer cancel()
+	if err := ops.DiscardFiles(ctx, th.current(), discarded); err != nil {
+		return fail(fn, err, classify(err, statusIO))
+	}
+	return C.int(statusOK)
+}
+
 //export capiAddFiles
 func capiAddFiles(h C.uintptr_t, pathsJSON, commitJSON *C.char, snapshotID *C.int64_t) (rc C.int) {
 	const fn = "floe_add_files"

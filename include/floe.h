@@ -466,6 +466,19 @@ floe_status floe_append_files(floe_table* table, const uint8_t* files, size_t le
 floe_status floe_replace_partitions_files(floe_table* table, const uint8_t* files, size_t len,
                                           const char* commit_json, int64_t* snapshot_id);
 
+/* Delete data files from floe_write_files (files/len, read during the call)
+ * that a commit did not take: it failed (any status but
+ * FLOE_COMMIT_STATE_UNKNOWN, when the table may hold them), or found its
+ * token committed by an earlier attempt. floe_append_files and the other
+ * commits never delete the files they are given; a job whose workers wrote
+ * them calls this so that a refused write leaves no file behind. Every file
+ * is checked before any is deleted, against the table's newest version:
+ * one not under the table's data location is FLOE_INVALID_ARGUMENT, one
+ * that any snapshot of the table references is FLOE_CONFLICT (the commit
+ * took them); nothing is deleted then. A file already gone is no error, so
+ * a discard can be retried. The handle keeps the version it holds. */
+floe_status floe_discard_files(floe_table* table, const uint8_t* files, size_t len);
+
 /* Register Parquet files that already exist (paths_json: a JSON array of
  * their locations) as data files of the table in one append snapshot,
  * without rewriting them (pyiceberg's add_files). Each entry comes from

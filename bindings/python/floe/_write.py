@@ -229,6 +229,18 @@ class TableWrites:
                                                        ctypes.byref(snapshot_id)))
         return self._committed(snapshot_id)
 
+    def discard_files(self, files):
+        """Deletes data files from write_files that a commit did not take
+        (it raised, or found its token committed by an earlier attempt):
+        append_files and the other commits never delete the files they are
+        given. Every file is checked first, against the table's newest
+        version: one outside the table's data location raises FloeError
+        (INVALID_ARGUMENT), one that any snapshot references (CONFLICT);
+        nothing is deleted then. Files already gone are fine. Do not call
+        it after COMMIT_STATE_UNKNOWN: the table may yet hold them."""
+        files = bytes(files)
+        _check(library().floe_discard_files(self._handle, files, len(files)))
+
     def add_files(self, file_paths, token=None, properties=None, branch=None):
         """Registers Parquet files that already exist (their locations) as
         data files in one append snapshot, without rewriting them

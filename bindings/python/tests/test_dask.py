@@ -152,6 +152,75 @@ class DaskTest(unittest.TestCase):
             with floe.Table.open(loc) as t:
                 self.assertEqual(t.scan().to_pylist(), [{"id": 2, "kind": "a", "x": 9.0}])
 
+    def test_refused_commit_leaves_no_file(self):
+        # The job's workers write their files, then the commit is refused
+        # (another writer replaced the partition meanwhile): the job
+        # deletes what its workers wrote, so the only data files left are
+        # those a snapshot references.
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            with floe.Table.create(loc, SCHEMA, partition_by=["kind"]) as t:
+                t.append([{"id": 1, "kind": "a", "x": 1.0}])
+            other = floe.Table.open(loc)
+            self.addCleanup(other.close)
+
+            def concurrent_replace(df):
+                if len(df):
+                    other.replace_partitions([{"id": 2, "kind": "a", "x": 9.0}])
+                return df
+
+            rows = pd.DataFrame([{"id": 10 + i, "kind": "ab"[i % 2], "x": 3.0} for i in range(40)])
+            ddf = dd.from_pandas(rows, npartitions=2).map_partitions(concurrent_replace, meta=rows.iloc[:0])
+            with self.assertRaises(floe.FloeError) as caught:
+                with dask.config.set(scheduler="sync"):
+                    fdask.write_table(ddf, loc, token="refused-1", mode="replace_partitions")
+            self.assertEqual(caught.exception.code, floe.Status.CONFLICT)
+            self.assertEqual(_data_files(loc), _referenced_files(loc))
+            self.assertEqual(len(_data_files(loc)), 3)  # the first append's and two replaces'
+
+    def test_token_found_at_commit_leaves_no_file(self):
+        # Two runs of one job: the other run commits the token while this
+        # one's workers write. This run's commit finds the token, returns
+        # the other run's snapshot, and deletes what its workers wrote.
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            floe.Table.create(loc, SCHEMA).close()
+            other = floe.Table.open(loc)
+            self.addCleanup(other.close)
+            rows = pd.DataFrame([{"id": i, "kind": "b", "x": 2.0} for i in range(30)])
+            for n, mode in enumerate(("append", "replace_partitions")):
+                with self.subTest(mode=mode):
+                    token, committed = "twice-" + mode, []
+
+                    def other_run(df):
+                        if len(df) and not committed:
+                            committed.append(other.append([{"id": n, "kind": "a", "x": 1.0}], token=token))
+                        return df
+
+                    ddf = dd.from_pandas(rows, npartitions=3).map_partitions(other_run, meta=rows.iloc[:0])
+                    with dask.config.set(scheduler="sync"):
+                        sid = fdask.write_table(ddf, loc, token=token, mode=mode)
+                    self.assertEqual(sid, committed[0])
+                    self.assertEqual(_data_files(loc), _referenced_files(loc))
+                    with floe.Table.open(loc) as t:
+                        self.assertEqual(sorted(r["id"] for r in t.scan().to_pylist()), list(range(n + 1)))
+
+    def test_catalog_owned_path_commit_leaves_no_file(self):
+        # A path commit into a catalog's table is refused after the workers
+        # wrote: their files go too.
+        with tempfile.TemporaryDirectory() as d:
+            cat = floe.load_catalog("c", uri="sqlite:///" + os.path.join(d, "c.db"), warehouse=os.path.join(d, "wh"))
+            self.addCleanup(cat.close)
+            cat.create_namespace("db")
+            with cat.create_table("db.a", SCHEMA) as t:
+                t.append([{"id": 1, "kind": "a", "x": 1.0}])
+                location = t.location().replace("file://", "")
+            before = _data_files(location)
+            ddf = dd.from_pandas(pd.DataFrame([{"id": i, "kind": "b", "x": 2.0} for i in range(20)]), npartitions=2)
+            with self.assertRaises(floe.FloeError):
+                fdask.write_table(ddf, location, token="around")
+            self.assertEqual(_data_files(location), before)
+
     def test_catalog_table_commits_through_its_catalog(self):
         # A SQL catalog's table written by Dask: the snapshot lands in the
         # catalog's history (no metadata file committed by path beside
@@ -233,6 +302,23 @@ class DaskTest(unittest.TestCase):
         ddf = dd.from_pandas(pd.DataFrame([{"id": 1, "kind": "a", "x": 1.0}]), npartitions=1)
         with self.assertRaises(ValueError):
             fdask.write_table(ddf, "/nonexistent", mode="upsert")
+
+
+def _data_files(location):
+    """Every file under the table's data directory."""
+    root = os.path.join(location, "data")
+    return sorted(os.path.join(r, n) for r, _, ns in os.walk(root) for n in ns)
+
+
+def _referenced_files(location):
+    """The data files some snapshot of the table reads (every snapshot's
+    plan, by snapshot id)."""
+    out = set()
+    with floe.Table.open(location) as t:
+        for s in t.snapshots():
+            for f in t.scan(snapshot_id=s.snapshot_id).plan_files():
+                out.add(f.file.file_path.replace("file://", ""))
+    return sorted(out)
 
 
 if __name__ == "__main__":

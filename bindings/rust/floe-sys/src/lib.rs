@@ -147,6 +147,7 @@ extern "C" {
                              snapshot_id: *mut i64) -> floe_status;
     pub fn floe_replace_partitions_files(table: *mut floe_table, files: *const u8, len: usize, commit_json: *const c_char,
                                          snapshot_id: *mut i64) -> floe_status;
+    pub fn floe_discard_files(table: *mut floe_table, files: *const u8, len: usize) -> floe_status;
     pub fn floe_add_files(table: *mut floe_table, paths_json: *const c_char, commit_json: *const c_char,
                           snapshot_id: *mut i64) -> floe_status;
     pub fn floe_commit(table: *mut floe_table, added_files: *const u8, len: usize, removed_paths_json: *const c_char,
