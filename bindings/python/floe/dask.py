@@ -130,8 +130,21 @@ def _write_partition(df, metadata_location, open_options):
     goes to floe column by column (floe._pandas_input)."""
     if len(df) == 0:
         return b""
-    with Table.open(metadata_location, **open_options) as t:
-        return t.write_files(df)
+    try:
+        with Table.open(metadata_location, **open_options) as t:
+            return t.write_files(df)
+    except Exception as e:
+        # Handed back rather than raised: a raised error would make the
+        # client lose the files the other partitions' workers wrote, which
+        # it deletes before raising this (write_files left none of its own).
+        return _Failed(e)
+
+
+class _Failed:
+    """A partition whose rows could not be written, and why."""
+
+    def __init__(self, error):
+        self.error = error
 
 
 def _merge_files(blobs):
@@ -188,7 +201,10 @@ def write_table(ddf, table, token=None, mode="append", properties=None, run_id=N
     The files the workers wrote are deleted again (Table.discard_files)
     when the commit does not take them: it raised (except
     COMMIT_STATE_UNKNOWN, when the table may hold them), or found the token
-    committed by another run of the job meanwhile. open_options (location_map, s3, ...) open a path
+    committed by another run of the job meanwhile. When a partition's rows
+    cannot be written (they do not fit the table), its error is raised
+    after the other partitions' files are deleted, and nothing is
+    committed. open_options (location_map, s3, ...) open a path
     table and, on the workers, the metadata file they write against; a
     Table's own open options are used when none are given."""
     if mode not in ("append", "replace_partitions"):
@@ -206,7 +222,13 @@ def write_table(ddf, table, token=None, mode="append", properties=None, run_id=N
         worker_options = open_options or _worker_options(t._options)
         where = t.metadata_location
         writes = [dask.delayed(_write_partition)(part, where, worker_options) for part in ddf.to_delayed()]
-        files = _merge_files(dask.compute(*writes))
+        results = dask.compute(*writes)
+        failed = [r.error for r in results if isinstance(r, _Failed)]
+        files = _merge_files(r for r in results if not isinstance(r, _Failed))
+        if failed:
+            if files is not None:
+                _discard(t, files, failed[0])
+            raise failed[0]
         if files is None:
             return _commit(t, mode, files, token, properties, run_id)
         # The workers' files are this job's: when the commit does not take

@@ -205,6 +205,26 @@ class DaskTest(unittest.TestCase):
                     with floe.Table.open(loc) as t:
                         self.assertEqual(sorted(r["id"] for r in t.scan().to_pylist()), list(range(n + 1)))
 
+    def test_refused_partition_leaves_no_file(self):
+        # One partition's rows do not fit the table (a string in a double
+        # column): its worker writes nothing, the job raises that error,
+        # commits nothing, and the files the other partitions' workers
+        # wrote are deleted.
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            with floe.Table.create(loc, SCHEMA) as t:
+                t.append([{"id": 0, "kind": "a", "x": 0.0}])
+            before = _data_files(loc)
+            rows = [{"id": i, "kind": "b", "x": float(i)} for i in range(1, 30)]
+            rows.append({"id": 30, "kind": "b", "x": "not a number"})
+            ddf = dd.from_pandas(pd.DataFrame(rows, dtype=object), npartitions=3, sort=False)
+            with self.assertRaises(floe.FloeError) as caught:
+                fdask.write_table(ddf, loc, token="bad-partition")
+            self.assertEqual(caught.exception.code, floe.Status.INVALID_ARGUMENT)
+            self.assertEqual(_data_files(loc), before)
+            with floe.Table.open(loc) as t:
+                self.assertEqual(len(t.snapshots()), 1)
+
     def test_catalog_owned_path_commit_leaves_no_file(self):
         # A path commit into a catalog's table is refused after the workers
         # wrote: their files go too.
