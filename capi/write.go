@@ -187,13 +187,34 @@ func commitWrittenFiles(fn string, h C.uintptr_t, files *C.uint8_t, n C.size_t, 
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	opts, timeout, err := parseCommitOptions(cBytes(commitJSON))
+	var o filesCommitOptions
+	if err := decodeStrict(cBytes(commitJSON), &o, "commit options"); err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	timeout, err := o.timeout()
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
+	opts := o.table()
 	return runOnHandle(fn, h, snapshotID, timeout, func(t *table.Table, ctx context.Context) (ops.Result, error) {
+		if o.DiscardRefused {
+			return ops.DiscardNotTaken(ctx, t, added)(op(ctx, t, added, opts))
+		}
 		return op(ctx, t, added, opts)
 	})
+}
+
+// filesCommitOptions is the commit_json of floe_append_files and
+// floe_replace_partitions_files: a commit's, and whether the files go when
+// the commit does not take them.
+type filesCommitOptions struct {
+	commitOptions
+	// DiscardRefused: the files were written for this commit only, so
+	// they are deleted (ops.DiscardNotTaken) when it fails with a known
+	// outcome or finds its token committed. The commit knows which
+	// happened; a caller that discards afterwards cannot always tell a
+	// found token from its own commit.
+	DiscardRefused bool `json:"discard_refused"`
 }
 
 //export capiDiscardFiles

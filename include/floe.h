@@ -454,7 +454,13 @@ floe_status floe_write_files(floe_table* table, struct ArrowArrayStream* data, u
                              size_t* len);
 
 /* Commit data files from floe_write_files (files/len, read during the call)
- * in one append snapshot. Delete files are refused. */
+ * in one append snapshot. Delete files are refused. The files are not
+ * deleted whatever happens, unless commit_json has "discard_refused": true
+ * (here and in floe_replace_partitions_files): the files were written for
+ * this commit only, and are deleted as floe_discard_files deletes them
+ * when the commit fails (any status but FLOE_COMMIT_STATE_UNKNOWN) or
+ * finds its token committed by an earlier attempt. Only the commit knows
+ * which of these happened: a found token returns an id as a commit does. */
 floe_status floe_append_files(floe_table* table, const uint8_t* files, size_t len,
                               const char* commit_json, int64_t* snapshot_id);
 
@@ -467,11 +473,12 @@ floe_status floe_replace_partitions_files(floe_table* table, const uint8_t* file
                                           const char* commit_json, int64_t* snapshot_id);
 
 /* Delete data files from floe_write_files (files/len, read during the call)
- * that a commit did not take: it failed (any status but
- * FLOE_COMMIT_STATE_UNKNOWN, when the table may hold them), or found its
- * token committed by an earlier attempt. floe_append_files and the other
- * commits never delete the files they are given; a job whose workers wrote
- * them calls this so that a refused write leaves no file behind. Every file
+ * that no commit took: a job whose workers wrote them gave up before
+ * committing, or its commit failed (any status but
+ * FLOE_COMMIT_STATE_UNKNOWN, when the table may hold them).
+ * floe_append_files and the other commits never delete the files they are
+ * given unless asked ("discard_refused"); this call is how a job whose
+ * workers wrote them leaves no file behind otherwise. Every file
  * is checked before any is deleted, against the table's newest version:
  * one not under the table's data location is FLOE_INVALID_ARGUMENT, one
  * that any snapshot of the table references is FLOE_CONFLICT (the commit

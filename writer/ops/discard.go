@@ -69,6 +69,31 @@ func DiscardFiles(ctx context.Context, t *table.Table, files []manifest.DataFile
 	return nil
 }
 
+// DiscardNotTaken returns what deletes files (DiscardFiles) after the
+// commit they were given to, when it did not take them: it failed with a
+// known outcome (not errkind.CommitStateUnknown, whoever reported it: the
+// table may then hold them), or found its token committed by an earlier attempt. It passes the
+// commit's result on; a failed discard is joined to the commit's error, or
+// is the error of a commit that found its token (retrying with the token
+// finds it again and discards again). Use it as
+// DiscardNotTaken(ctx, t, files)(AppendFiles(ctx, t, files, opts)), for
+// files written for this commit only.
+func DiscardNotTaken(ctx context.Context, t *table.Table, files []manifest.DataFile) func(Result, error) (Result, error) {
+	return func(res Result, err error) (Result, error) {
+		switch {
+		case err != nil && !errors.Is(err, errkind.CommitStateUnknown):
+			if derr := DiscardFiles(ctx, t, files); derr != nil {
+				return res, errors.Join(err, derr)
+			}
+		case err == nil && res.TokenFound:
+			if derr := DiscardFiles(ctx, t, files); derr != nil {
+				return Result{}, derr
+			}
+		}
+		return res, err
+	}
+}
+
 // underDataLocation tells whether path lies beneath the data location,
 // both as t's location map sends them and in canonical spelling. A path
 // with a "." or ".." segment, a backslash or a NUL is refused outright:

@@ -124,3 +124,49 @@ func paths(files []manifest.DataFile) []string {
 	}
 	return out
 }
+
+// DiscardNotTaken deletes the files given to a commit exactly when it did
+// not take them: its token was found (a stale handle's commit finds what
+// another attempt committed), or it was refused (a replace whose
+// partition another writer changed); after a commit that took them it
+// deletes nothing.
+func TestDiscardNotTakenFollowsTheCommit(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, 2, byBool, nil)
+	appendInChunks(t, tbl, testtable.RandomRows(1, 30), 30)
+	dataDir := writer.DataLocation(tbl.Metadata)
+
+	stale := reopened(t, tbl)
+	before := filesUnderDir(t, dataDir)
+	first := writeTableFiles(t, tbl, testtable.RandomRows(2, 20))
+	res, err := DiscardNotTaken(ctx, tbl, first)(AppendFiles(ctx, tbl, first, table.CommitOptions{Token: "job-1"}))
+	if err != nil || !res.Committed {
+		t.Fatalf("first attempt: %+v, %v", res, err)
+	}
+	taken := filesUnderDir(t, dataDir)
+	if len(taken) != len(before)+len(first) {
+		t.Fatalf("the commit that took its files left %d files, want %d", len(taken), len(before)+len(first))
+	}
+	again := writeTableFiles(t, stale, testtable.RandomRows(3, 20))
+	found, err := DiscardNotTaken(ctx, stale, again)(AppendFiles(ctx, stale, again, table.CommitOptions{Token: "job-1"}))
+	if err != nil || !found.TokenFound || found.SnapshotID != res.SnapshotID {
+		t.Fatalf("second attempt: %+v, %v; want the token found in snapshot %d", found, err, res.SnapshotID)
+	}
+	if after := filesUnderDir(t, dataDir); !slices.Equal(after, taken) {
+		t.Fatalf("after the token was found:\n%v\nwant what the first attempt left:\n%v", after, taken)
+	}
+
+	opened := reopened(t, tbl)
+	if _, err := ReplacePartitions(ctx, tbl, rowsReader(t, tbl, testtable.RandomRows(4, 20)), table.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	replaced := filesUnderDir(t, dataDir)
+	refused := writeTableFiles(t, opened, testtable.RandomRows(5, 20))
+	_, err = DiscardNotTaken(ctx, opened, refused)(ReplacePartitionsFiles(ctx, opened, refused, table.CommitOptions{}))
+	if errkind.Of(err) != errkind.Conflict {
+		t.Fatalf("a replace of partitions another writer changed: %v; want CONFLICT", err)
+	}
+	if after := filesUnderDir(t, dataDir); !slices.Equal(after, replaced) {
+		t.Fatalf("after the refused replace:\n%v\nwant:\n%v", after, replaced)
+	}
+}

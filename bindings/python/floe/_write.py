@@ -25,8 +25,10 @@ _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
-def _commit_options(token, properties, run_id=None, branch=None, delete_mode=None):
+def _commit_options(token, properties, run_id=None, branch=None, delete_mode=None, discard_refused=False):
     opts = {}
+    if discard_refused:
+        opts["discard_refused"] = True
     if delete_mode is not None:
         opts["delete_mode"] = str(delete_mode)
     if token is not None:
@@ -208,36 +210,45 @@ class TableWrites:
         _check(library().floe_write_files(self._handle, arg.address, ctypes.byref(ptr), ctypes.byref(size)))
         return _take_bytes(ptr, size)
 
-    def append_files(self, files, token=None, properties=None, branch=None):
-        """Commits data files from write_files in one append snapshot."""
+    def append_files(self, files, token=None, properties=None, branch=None, discard_refused=False):
+        """Commits data files from write_files in one append snapshot. The
+        files are never deleted, unless discard_refused: they were written
+        for this commit only, and go (as discard_files deletes them) when
+        it raises (except COMMIT_STATE_UNKNOWN) or finds its token
+        committed by an earlier attempt."""
         files = bytes(files)
         snapshot_id = ctypes.c_int64()
         _check(library().floe_append_files(self._handle, files, len(files),
-                                           _commit_options(token, properties, branch=branch),
+                                           _commit_options(token, properties, branch=branch,
+                                                           discard_refused=discard_refused),
                                            ctypes.byref(snapshot_id)))
         return self._committed(snapshot_id)
 
-    def replace_partitions_files(self, files, token=None, properties=None, run_id=None, branch=None):
+    def replace_partitions_files(self, files, token=None, properties=None, run_id=None, branch=None,
+                                 discard_refused=False):
         """Commits data files from write_files as replace_partitions commits
         its own: the partitions they land in lose the files other writers
         left there (FloeError CONFLICT when one of those partitions changed
-        after the version this handle holds)."""
+        after the version this handle holds). discard_refused as for
+        append_files."""
         files = bytes(files)
         snapshot_id = ctypes.c_int64()
         _check(library().floe_replace_partitions_files(self._handle, files, len(files),
-                                                       _commit_options(token, properties, run_id, branch),
+                                                       _commit_options(token, properties, run_id, branch,
+                                                                       discard_refused=discard_refused),
                                                        ctypes.byref(snapshot_id)))
         return self._committed(snapshot_id)
 
     def discard_files(self, files):
-        """Deletes data files from write_files that a commit did not take
-        (it raised, or found its token committed by an earlier attempt):
-        append_files and the other commits never delete the files they are
-        given. Every file is checked first, against the table's newest
-        version: one outside the table's data location raises FloeError
-        (INVALID_ARGUMENT), one that any snapshot references (CONFLICT);
-        nothing is deleted then. Files already gone are fine. Do not call
-        it after COMMIT_STATE_UNKNOWN: the table may yet hold them."""
+        """Deletes data files from write_files that no commit took (the job
+        gave up, or its commit raised): append_files and the other commits
+        never delete the files they are given unless discard_refused asks
+        them to, which also covers a token found. Every file is checked
+        first, against the table's newest version: one outside the table's
+        data location raises FloeError (INVALID_ARGUMENT), one that any
+        snapshot references (CONFLICT); nothing is deleted then. Files
+        already gone are fine. Do not call it after COMMIT_STATE_UNKNOWN:
+        the table may yet hold them."""
         files = bytes(files)
         _check(library().floe_discard_files(self._handle, files, len(files)))
 

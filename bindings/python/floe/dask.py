@@ -25,7 +25,7 @@ worker processes, spawn, is safe; do not set
 import json
 
 from ._catalog import Catalog
-from ._errors import FloeError, Status
+from ._errors import FloeError
 from ._table import Table
 
 _TOKEN_KEY = "floe.commit-token"  # iceberg/table.SummaryToken
@@ -198,8 +198,8 @@ def write_table(ddf, table, token=None, mode="append", properties=None, run_id=N
 
     With token, a job whose token the table already holds writes and
     commits nothing and returns that snapshot: a retried job commits once.
-    The files the workers wrote are deleted again (Table.discard_files)
-    when the commit does not take them: it raised (except
+    The files the workers wrote are deleted again when the commit does not
+    take them (append_files' discard_refused): it raised (except
     COMMIT_STATE_UNKNOWN, when the table may hold them), or found the token
     committed by another run of the job meanwhile. When a partition's rows
     cannot be written (they do not fit the table), its error is raised
@@ -229,20 +229,10 @@ def write_table(ddf, table, token=None, mode="append", properties=None, run_id=N
             if files is not None:
                 _discard(t, files, failed[0])
             raise failed[0]
-        if files is None:
-            return _commit(t, mode, files, token, properties, run_id)
-        # The workers' files are this job's: when the commit does not take
-        # them (refused, or its token found), the job deletes them.
-        before = _known_snapshots(t) if token is not None else set()
-        try:
-            snapshot_id = _commit(t, mode, files, token, properties, run_id)
-        except FloeError as e:
-            if e.code != Status.COMMIT_STATE_UNKNOWN:  # then the table may hold them
-                _discard(t, files, e)
-            raise
-        if snapshot_id in before:  # the token's snapshot, committed by another run
-            _discard(t, files, None)
-        return snapshot_id
+        # The workers' files are this job's: the commit deletes them when
+        # it does not take them (refused, or its token found), as only it
+        # knows which happened.
+        return _commit(t, mode, files, token, properties, run_id)
     finally:
         if own:
             t.close()
@@ -256,46 +246,20 @@ def _commit(t, mode, files, token, properties, run_id):
     if mode == "replace_partitions":
         if files is None:
             return t.replace_partitions([], token=token, properties=properties, run_id=run_id)
-        return t.replace_partitions_files(files, token=token, properties=properties, run_id=run_id)
+        return t.replace_partitions_files(files, token=token, properties=properties, run_id=run_id,
+                                          discard_refused=True)
     if files is None:
         return t.append([], token=token, properties=properties)
-    return t.append_files(files, token=token, properties=properties)
-
-
-def _known_snapshots(t):
-    """The ids of the snapshots the table's newest version has, and of
-    those its kept tokens name, read just before the commit: when the
-    commit returns one of them, it found its token committed by another
-    run and took nothing. Read through a new handle, as t must keep the
-    version a replace checks its partitions against. (Another run that
-    commits the token between this read and the commit leaves this
-    run's files: the commit does not say whether it found its token.)"""
-    fresh = t._reload() if t._reload is not None else None
-    try:
-        view = fresh if fresh is not None else t
-        ids = {s.snapshot_id for s in view.snapshots()}
-        try:
-            kept = json.loads(view.properties.get(_EXPIRED_TOKENS_KEY) or "[]")
-        except ValueError:
-            kept = []
-        for entry in kept if isinstance(kept, list) else []:
-            if isinstance(entry, dict) and isinstance(entry.get("snapshot-id"), int):
-                ids.add(entry["snapshot-id"])
-        return ids
-    finally:
-        if fresh is not None:
-            fresh.close()
+    return t.append_files(files, token=token, properties=properties, discard_refused=True)
 
 
 def _discard(t, files, cause):
-    """Deletes the workers' files, which the commit did not take. A failed
-    discard does not hide the commit's own error (cause); without one, it
-    raises."""
+    """Deletes the files the other partitions' workers wrote for a job that
+    will not commit. A failed discard does not hide the job's own error
+    (cause): it becomes a note on it."""
     try:
         t.discard_files(files)
     except FloeError as e:
-        if cause is None:
-            raise
         note = getattr(cause, "add_note", None)
         if note is not None:
             note(f"the files the job's workers wrote were not deleted: {e}")

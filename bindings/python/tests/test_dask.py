@@ -225,6 +225,34 @@ class DaskTest(unittest.TestCase):
             with floe.Table.open(loc) as t:
                 self.assertEqual(len(t.snapshots()), 1)
 
+    def test_append_files_discards_files_its_commit_did_not_take(self):
+        # The commit itself tells a found token from its own snapshot: a
+        # handle that never saw the other attempt's snapshot gets its id
+        # back, and with discard_refused its files go; without it they stay
+        # (the files might be someone else's). discard_files deletes the
+        # rest, and refuses files a snapshot references.
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            floe.Table.create(loc, SCHEMA).close()
+            with floe.Table.open(loc) as stale, floe.Table.open(loc) as other:
+                kept = stale.write_files([{"id": 1, "kind": "a", "x": 1.0}])
+                files = stale.write_files([{"id": 2, "kind": "a", "x": 1.0}])
+                sid = other.append([{"id": 3, "kind": "a", "x": 1.0}], token="once")
+                self.assertEqual(stale.append_files(kept, token="once"), sid)
+                self.assertEqual(len(_data_files(loc)), 3)
+                self.assertEqual(stale.append_files(files, token="once", discard_refused=True), sid)
+                self.assertEqual(len(_data_files(loc)), 2)
+                stale.discard_files(kept)
+                stale.discard_files(kept)  # again: nothing left to delete is fine
+                self.assertEqual(_data_files(loc), _referenced_files(loc))
+                taken = other.write_files([{"id": 4, "kind": "a", "x": 1.0}])
+                other.append_files(taken, discard_refused=True)
+                with self.assertRaises(floe.FloeError) as caught:
+                    stale.discard_files(taken)
+                self.assertEqual(caught.exception.code, floe.Status.CONFLICT)
+                self.assertEqual(_data_files(loc), _referenced_files(loc))
+                self.assertEqual(len(_data_files(loc)), 2)
+
     def test_catalog_owned_path_commit_leaves_no_file(self):
         # A path commit into a catalog's table is refused after the workers
         # wrote: their files go too.
