@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
@@ -17,6 +18,11 @@ import (
 // It reads every snapshot's manifests: the check that files written for a
 // commit that did not take them (writer/ops.DiscardFiles) may go.
 func (t *Table) FirstReferenced(ctx context.Context, paths []string) (path string, snapshotID int64, ok bool, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("find the files the table references: %w", err)
+		}
+	}()
 	key := func(p string) string { return fileio.Canonical(t.Locations.Apply(p)) }
 	asked := make(map[string]int, len(paths))
 	for i, p := range paths {
@@ -56,18 +62,25 @@ func (t *Table) FirstReferenced(ctx context.Context, paths []string) (path strin
 			}
 		}
 	}
-	entries, err := t.readManifests(ctx, toRead)
-	if err != nil {
-		return "", 0, false, err
+	// Streamed a window at a time, as planning reads: a table's whole
+	// history of manifests is never held at once.
+	read := func(ctx context.Context, i int) manifestRead {
+		var r manifestRead
+		r.entries, r.err = t.readManifest(ctx, toRead[i])
+		return r
 	}
-	for i, es := range entries {
-		for _, e := range es {
+	err = streamManifests(ctx, toRead, read, func(i int, r *manifestRead) error {
+		for _, e := range r.entries {
 			snapshot := e.SnapshotID
 			if snapshot == 0 {
 				snapshot = listedBy[i]
 			}
 			hit(e.DataFile.FilePath, snapshot)
 		}
+		return nil
+	})
+	if err != nil {
+		return "", 0, false, err
 	}
 	if first == len(paths) {
 		return "", 0, false, nil
