@@ -209,6 +209,25 @@ void test_write_files_and_commit(void) {
     /* Garbage in place of files is refused. */
     const uint8_t junk[] = {1, 2, 3, 4};
     CHECK_STATUS(floe_append_files(committer, junk, sizeof junk, NULL, &none), FLOE_INVALID_ARGUMENT);
+
+    /* Files a snapshot took are never discarded; NULLs are refused. */
+    CHECK_STATUS(floe_discard_files(committer, files, len), FLOE_CONFLICT);
+    CHECK_STATUS(floe_discard_files(NULL, files, len), FLOE_INVALID_ARGUMENT);
+    CHECK_STATUS(floe_discard_files(committer, NULL, 0), FLOE_INVALID_ARGUMENT);
+    CHECK_STATUS(floe_discard_files(committer, junk, sizeof junk), FLOE_INVALID_ARGUMENT);
+    CHECK_TOTALS(committer, 1);
+  }
+  floe_bytes_free(files);
+
+  /* Files no commit took are discarded, and discarding them again is
+   * fine; the table is unchanged. */
+  fixture_stream(&in);
+  files = NULL;
+  CHECK_OK(floe_write_files(t, &in, &files, &len));
+  if (committer != NULL && files != NULL) {
+    CHECK_OK(floe_discard_files(committer, files, len));
+    CHECK_OK(floe_discard_files(committer, files, len));
+    CHECK_TOTALS(committer, 1);
   }
   floe_bytes_free(files);
 
