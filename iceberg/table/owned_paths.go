@@ -34,8 +34,23 @@ func (t *Table) ownedFiles() (func(path string) bool, error) {
 	if err != nil {
 		return nil, err
 	}
+	return t.ownedUnder(root), nil
+}
+
+// OwnedUnder is ownedFiles' test for files beneath dir, one of the table's
+// directories as its metadata spells it (mapped through the table's
+// location map here), instead of the table's root: what a caller may
+// delete there (ops.DiscardFiles, under the data location), with the same
+// refusals of dot segments and of symlinks leading out.
+func (t *Table) OwnedUnder(dir string) func(path string) bool {
+	return t.ownedUnder(fileio.Canonical(t.Locations.Apply(dir)))
+}
+
+// ownedUnder is the test of ownedFiles for a root already mapped and in
+// canonical spelling.
+func (t *Table) ownedUnder(root string) func(path string) bool {
 	if root == "" || hasDotSegment(root) {
-		return func(string) bool { return false }, nil
+		return func(string) bool { return false }
 	}
 	local := fileio.Scheme(root) == ""
 	realRoot, rootErr := "", error(nil)
@@ -61,7 +76,7 @@ func (t *Table) ownedFiles() (func(path string) bool, error) {
 			return false
 		}
 		return realDir == realRoot || strings.HasPrefix(realDir, realRoot+string(filepath.Separator))
-	}, nil
+	}
 }
 
 // deleteRoot is the directory expiry and purge may delete inside: the

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/floedb/floe/errkind"
-	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/writer"
@@ -23,8 +21,10 @@ import (
 // Because the entries come from the caller, every file is checked before
 // any is deleted, and the call deletes nothing when one fails:
 //   - it must lie under the table's data location (writer.DataLocation, as
-//     the table's location map sends it; no "." or ".." segment), where
-//     WriteFiles puts what it writes: INVALID_ARGUMENT otherwise;
+//     the table's location map sends it; no "." or ".." segment, no
+//     symlinked directory leading out: table.OwnedUnder, the test expiry
+//     applies), where WriteFiles puts what it writes: INVALID_ARGUMENT
+//     otherwise;
 //   - no snapshot of t may reference it (table.FirstReferenced: every
 //     snapshot's manifests, whatever version t held when the commit ran):
 //     CONFLICT otherwise, naming the file and the snapshot.
@@ -43,10 +43,11 @@ func DiscardFiles(ctx context.Context, t *table.Table, files []manifest.DataFile
 		return fmt.Errorf("discard files: read the table's newest version: %w", err)
 	}
 	dataDir := writer.DataLocation(fresh.Metadata)
+	owned := fresh.OwnedUnder(dataDir)
 	paths := make([]string, len(files))
 	for i := range files {
 		p := files[i].FilePath
-		if !underDataLocation(&fresh, p, dataDir) {
+		if !owned(p) {
 			return errkind.Errorf(errkind.InvalidArgument,
 				"discard files: refusing to delete %s: it is not under the table's data location %s, where written files go", p, dataDir)
 		}
@@ -86,33 +87,13 @@ func DiscardNotTaken(ctx context.Context, t *table.Table, files []manifest.DataF
 				return res, errors.Join(err, derr)
 			}
 		case err == nil && res.TokenFound:
-			if derr := DiscardFiles(ctx, t, files); derr != nil {
+			// A retry after an unknown outcome sends the files the first
+			// attempt committed: the token's snapshot references them, and
+			// the refusal (a conflict) says the commit took them.
+			if derr := DiscardFiles(ctx, t, files); derr != nil && !errors.Is(derr, errkind.Conflict) {
 				return Result{}, derr
 			}
 		}
 		return res, err
 	}
-}
-
-// underDataLocation tells whether path lies beneath the data location,
-// both as t's location map sends them and in canonical spelling. A path
-// with a "." or ".." segment, a backslash or a NUL is refused outright:
-// no writer makes one, and normalising it would be a guess.
-func underDataLocation(t *table.Table, path, dataDir string) bool {
-	if path == "" || strings.ContainsAny(path, "\\\x00") {
-		return false
-	}
-	rest := path
-	if s := fileio.Scheme(path); s != "" {
-		rest = path[len(s)+1:]
-	}
-	for _, seg := range strings.Split(rest, "/") {
-		if seg == "." || seg == ".." {
-			return false
-		}
-	}
-	p := fileio.Canonical(t.Locations.Apply(path))
-	dir := strings.TrimRight(fileio.Canonical(t.Locations.Apply(dataDir)), "/")
-	_, ok := fileio.RecordedPrefix(p, dir)
-	return ok && strings.TrimRight(p, "/") != dir
 }

@@ -96,7 +96,17 @@ func TestDiscardFilesRefusesFilesOutsideTheDataLocation(t *testing.T) {
 	if err := os.WriteFile(climbing, []byte("keep me"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A directory under the data location that links out of the table.
+	linkedDir := t.TempDir()
+	linked := filepath.Join(linkedDir, "linked.parquet")
+	if err := os.WriteFile(linked, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(linkedDir, filepath.Join(dataDir, "link")); err != nil {
+		t.Fatal(err)
+	}
 	for name, path := range map[string]string{
+		"through a symlink out":   dataDir + "/link/linked.parquet",
 		"elsewhere":               outside,
 		"the table's metadata":    strings.TrimPrefix(tbl.MetadataLocation, "file://"),
 		"a path climbing out":     dataDir + "/../beside.parquet",
@@ -108,7 +118,7 @@ func TestDiscardFilesRefusesFilesOutsideTheDataLocation(t *testing.T) {
 			if errkind.Of(err) != errkind.InvalidArgument || !strings.Contains(err.Error(), path) {
 				t.Fatalf("discard of %s: %v; want INVALID_ARGUMENT naming it", path, err)
 			}
-			for _, p := range []string{outside, climbing, strings.TrimPrefix(tbl.MetadataLocation, "file://")} {
+			for _, p := range []string{outside, climbing, linked, strings.TrimPrefix(tbl.MetadataLocation, "file://")} {
 				if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
 					t.Fatalf("a refused discard deleted %s", p)
 				}
@@ -154,6 +164,15 @@ func TestDiscardNotTakenFollowsTheCommit(t *testing.T) {
 	}
 	if after := filesUnderDir(t, dataDir); !slices.Equal(after, taken) {
 		t.Fatalf("after the token was found:\n%v\nwant what the first attempt left:\n%v", after, taken)
+	}
+	// A retry after an unknown outcome sends the very files the first
+	// attempt committed: the token is found, nothing is deleted, no error.
+	same, err := DiscardNotTaken(ctx, stale, first)(AppendFiles(ctx, stale, first, table.CommitOptions{Token: "job-1"}))
+	if err != nil || !same.TokenFound || same.SnapshotID != res.SnapshotID {
+		t.Fatalf("retry with the committed files: %+v, %v; want the token found in snapshot %d", same, err, res.SnapshotID)
+	}
+	if after := filesUnderDir(t, dataDir); !slices.Equal(after, taken) {
+		t.Fatalf("after a retry with the committed files:\n%v\nwant:\n%v", after, taken)
 	}
 
 	opened := reopened(t, tbl)
