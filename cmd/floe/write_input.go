@@ -10,7 +10,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -103,41 +102,14 @@ func (p *parquetInput) batches(ctx context.Context, _ *iceberg.Schema) (array.Re
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.path, err)
 	}
-	return &bareReader{RecordReader: rr}, nil
+	// Field ids the file carries belong to whatever wrote it; the writer
+	// binds columns by name and never reads them.
+	return rr, nil
 }
 
 func (p *parquetInput) rows() int64 { return p.pf.NumRows() }
 
 func (p *parquetInput) close() { p.pf.Close() }
-
-// bareReader drops field ids from the batches it passes on (see
-// withoutFieldIDs).
-type bareReader struct {
-	array.RecordReader
-	cur arrow.RecordBatch
-}
-
-func (b *bareReader) Next() bool {
-	if b.cur != nil {
-		b.cur.Release()
-		b.cur = nil
-	}
-	if !b.RecordReader.Next() {
-		return false
-	}
-	b.cur = withoutFieldIDs(b.RecordReader.RecordBatch())
-	return true
-}
-
-func (b *bareReader) RecordBatch() arrow.RecordBatch { return b.cur }
-
-func (b *bareReader) Release() {
-	if b.cur != nil {
-		b.cur.Release()
-		b.cur = nil
-	}
-	b.RecordReader.Release()
-}
 
 // jsonlInput is a file of JSON objects, one per line, read as a stream:
 // each pass (schema inference, row count, the rows) opens it afresh and
@@ -221,7 +193,6 @@ func (j *jsonlInput) batches(_ context.Context, tableSchema *iceberg.Schema) (ar
 	if err != nil {
 		return nil, err
 	}
-	as = arrow.NewSchema(bareFields(as.Fields()), nil)
 	geo, err := geoColumns(tableSchema)
 	if err != nil {
 		return nil, err
@@ -237,14 +208,6 @@ func (j *jsonlInput) batches(_ context.Context, tableSchema *iceberg.Schema) (ar
 	}
 	jr := jsonlines.NewReader(f, as, inputBatchRows, nil)
 	return &errPrefixReader{RecordReader: jr, prefix: j.path}, nil
-}
-
-func bareFields(fs []arrow.Field) []arrow.Field {
-	out := make([]arrow.Field, len(fs))
-	for i, f := range fs {
-		out[i] = arrow.Field{Name: f.Name, Type: bareType(f.Type), Nullable: f.Nullable}
-	}
-	return out
 }
 
 // rows counts the lines that are not blank: one row each (0 when the file
