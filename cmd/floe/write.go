@@ -22,8 +22,8 @@ import (
 )
 
 const (
-	createUsage = "usage: floe create TABLE --schema SCHEMA.json [--partition COLUMN[:TRANSFORM]]… [--property K=V]… [--format-version N]"
-	appendUsage = "usage: floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]… [--partition COLUMN[:TRANSFORM]]… [--evolve]"
+	createUsage = "usage: floe create TABLE --schema SCHEMA.json [--partition COLUMN[:TRANSFORM]]… [--property K=V]… [--format-version N] [--create-namespace]"
+	appendUsage = "usage: floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]… [--partition COLUMN[:TRANSFORM]]… [--evolve] [--create-namespace]"
 	expireUsage = "usage: floe expire TABLE [--older-than 5d|36h|MS] [--retain-last N] [--keep-files]"
 )
 
@@ -227,18 +227,26 @@ func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
+	token, _ := a.last("token")
 	if a.bools["evolve"] && !created {
 		// Columns bind by name, and one the table lacks is refused unless
-		// asked for: --evolve adds them first (by name, at any depth).
-		wanted, err := in.evolveSchema(t.Metadata.CurrentSchema())
+		// asked for: --evolve adds them first (by name, at any depth). A
+		// retry whose token is already committed changes nothing, its
+		// schema included.
+		_, found, err := table.SnapshotWithToken(t.Metadata, token)
 		if err != nil {
 			return err
 		}
-		if err := t.UpdateSchemaByName(ctx, wanted); err != nil {
-			return err
+		if !found {
+			wanted, err := in.evolveSchema(t.Metadata.CurrentSchema())
+			if err != nil {
+				return err
+			}
+			if err := t.UpdateSchemaByName(ctx, wanted); err != nil {
+				return err
+			}
 		}
 	}
-	token, _ := a.last("token")
 	var rowsRead atomic.Int64
 	total := in.rows()
 	status := startProgress(a, errOut, "append", "files", func() progress.Sample {

@@ -121,6 +121,26 @@ func TestAppendEvolveAddsColumns(t *testing.T) {
 	}
 }
 
+// A retried append --evolve whose token is already committed commits
+// nothing, a schema change included.
+func TestAppendEvolveRetryWithCommittedTokenChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	loc := filepath.Join(dir, "t")
+	first := filepath.Join(dir, "first.jsonl")
+	writeTestFile(t, first, `{"id": 1}`+"\n")
+	mustRun(t, "append", loc, first, "--token", "step-1")
+	meta := metadataFiles(t, loc)
+	retry := filepath.Join(dir, "retry.jsonl")
+	writeTestFile(t, retry, `{"id": 1, "extra": "x"}`+"\n")
+	mustRun(t, "append", loc, retry, "--token", "step-1", "--evolve")
+	if after := metadataFiles(t, loc); len(after) != len(meta) {
+		t.Fatalf("a retry of a committed token wrote metadata: %v, was %v", after, meta)
+	}
+	if rows := scanRows(t, loc); len(rows) != 1 || len(rows[0]) != 1 {
+		t.Fatalf("rows after the retry: %v", rows)
+	}
+}
+
 // A Parquet file another table wrote (its "nmae" has field id 2, which is
 // this table's "name") is bound by name: nmae is refused naming the
 // closest column; with --evolve it becomes a new column and name stays
