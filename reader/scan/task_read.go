@@ -197,7 +197,7 @@ func openDataFile(ctx context.Context, files fileio.FileIO, t *Task, fetch parqu
 // empty data files.
 func checkRecordCount(t *Task, f *parquet.File) error {
 	if t.RecordCount > 0 && f.NumRows != t.RecordCount {
-		return errkind.Errorf(errkind.Corrupt, "data file %s: its footer holds %d rows but the manifest's record_count is %d",
+		return errkind.Errorf(errkind.Corrupt, "file %s: its footer holds %d rows but the manifest's record_count is %d",
 			t.Path, f.NumRows, t.RecordCount)
 	}
 	return nil
