@@ -31,7 +31,7 @@ type confined struct {
 // comparison.
 func (c *confined) inside(op, path string) error {
 	p := absLocal(Canonical(Remap(c.inner, path)))
-	if Scheme(p) != "" && hasDotSegment(p) {
+	if Scheme(p) != "" && HasDotSegment(p) {
 		return c.refuse(op, path)
 	}
 	if _, ok := RecordedPrefix(p, c.root); !ok {
@@ -58,10 +58,15 @@ func absLocal(p string) string {
 	return filepath.Clean(p)
 }
 
-// hasDotSegment tells whether a URI has a "." or ".." segment after its
-// scheme.
-func hasDotSegment(location string) bool {
-	rest := location[len(Scheme(location))+1:]
+// HasDotSegment tells whether a location has a "." or ".." segment after
+// its scheme and authority (a path without a scheme: anywhere). No writer
+// makes one, and normalising it would be a guess, so whatever deletes or
+// confines by location refuses it.
+func HasDotSegment(location string) bool {
+	rest := location
+	if s := Scheme(location); s != "" {
+		rest = location[len(s)+1:]
+	}
 	for _, seg := range strings.Split(rest, "/") {
 		if seg == "." || seg == ".." {
 			return true

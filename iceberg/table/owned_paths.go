@@ -49,7 +49,7 @@ func (t *Table) OwnedUnder(dir string) func(path string) bool {
 // ownedUnder is the test of ownedFiles for a root already mapped and in
 // canonical spelling.
 func (t *Table) ownedUnder(root string) func(path string) bool {
-	if root == "" || hasDotSegment(root) {
+	if root == "" || fileio.HasDotSegment(root) {
 		return func(string) bool { return false }
 	}
 	local := fileio.Scheme(root) == ""
@@ -58,7 +58,7 @@ func (t *Table) ownedUnder(root string) func(path string) bool {
 		realRoot, rootErr = resolveExisting(root)
 	}
 	return func(path string) bool {
-		if path == "" || strings.ContainsAny(path, "\\\x00") || hasDotSegment(path) {
+		if path == "" || strings.ContainsAny(path, "\\\x00") || fileio.HasDotSegment(path) {
 			return false
 		}
 		p := fileio.Canonical(t.Locations.Apply(path))
@@ -117,21 +117,6 @@ func underLocation(path, location string) bool {
 
 func samePath(a, b string) bool {
 	return strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
-}
-
-// hasDotSegment tells whether a location has a "." or ".." segment after
-// its scheme and authority.
-func hasDotSegment(location string) bool {
-	rest := location
-	if s := fileio.Scheme(location); s != "" {
-		rest = location[len(s)+1:]
-	}
-	for _, seg := range strings.Split(rest, "/") {
-		if seg == "." || seg == ".." {
-			return true
-		}
-	}
-	return false
 }
 
 // resolveExisting is dir with its symlinks resolved; for a directory that
