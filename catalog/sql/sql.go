@@ -174,9 +174,8 @@ func open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 // queryKeys lists a URI query's parameter names, never their values.
 func queryKeys(query string) string {
 	var keys []string
-	for _, pair := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' || r == '?' }) {
-		k, _, _ := strings.Cut(pair, "=")
-		keys = append(keys, k)
+	for _, kv := range redact.QueryPairs(query) {
+		keys = append(keys, kv[0])
 	}
 	return strings.Join(keys, ", ")
 }

@@ -166,12 +166,23 @@ func (s *Secrets) addURISecrets(uri string) {
 		return
 	}
 	query, _, _ = strings.Cut(query, "#")
-	for _, pair := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' || r == '?' }) {
-		k, v, _ := strings.Cut(pair, "=")
-		if Property(k) || Property(unescape(k)) {
-			s.Add(v, unescape(v))
+	for _, kv := range QueryPairs(query) {
+		if Property(kv[0]) || Property(unescape(kv[0])) {
+			s.Add(kv[1], unescape(kv[1]))
 		}
 	}
+}
+
+// QueryPairs splits a URI query into its key and value pairs as every
+// driver might read it: pairs split at '&', ';' or a further '?', each at
+// its first '='.
+func QueryPairs(query string) [][2]string {
+	var out [][2]string
+	for _, pair := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' || r == '?' }) {
+		k, v, _ := strings.Cut(pair, "=")
+		out = append(out, [2]string{k, v})
+	}
+	return out
 }
 
 func unescape(s string) string {
