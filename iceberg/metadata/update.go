@@ -140,7 +140,13 @@ func (c *Changes) Updates() []Update { return c.updates }
 // over the base's current schema; likewise for partition specs and sort
 // orders. Then those added with Require.
 func (c *Changes) Requirements() []Requirement {
-	b := c.base
+	return append(RequirementsOf(c.base, c.updates), c.requirements...)
+}
+
+// RequirementsOf are the requirements updates built on base imply (see
+// Changes.Requirements): a transaction keeps those of each of its
+// changes, to refuse a retry on a table that no longer meets them.
+func RequirementsOf(b *Metadata, updates []Update) []Requirement {
 	var out []Requirement
 	if b.TableUUID != "" {
 		out = append(out, AssertTableUUID{UUID: b.TableUUID})
@@ -165,7 +171,7 @@ func (c *Changes) Requirements() []Requirement {
 			out = append(out, r)
 		}
 	}
-	for _, u := range c.updates {
+	for _, u := range updates {
 		switch u := u.(type) {
 		case SetSnapshotRef:
 			assertRef(u.Name)
@@ -183,7 +189,7 @@ func (c *Changes) Requirements() []Requirement {
 			add(AssertDefaultSortOrderID{DefaultSortOrderID: b.DefaultSortOrderID})
 		}
 	}
-	return append(out, c.requirements...)
+	return out
 }
 
 // Apply applies updates to base as a catalog receiving them would, after

@@ -16,13 +16,22 @@ import (
 // rebuilt on the newer version and retried (commit.retry.num-retries).
 // On success t holds the committed version.
 func (t *Table) Append(ctx context.Context, files []manifest.DataFile, opts CommitOptions) (CommitResult, error) {
+	u, err := t.appendUpdate(files, opts)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	return t.commitSnapshot(ctx, u)
+}
+
+// appendUpdate validates a Append and describes its snapshot.
+func (t *Table) appendUpdate(files []manifest.DataFile, opts CommitOptions) (*snapshotUpdate, error) {
 	for i := range files {
 		if files[i].Content != manifest.ContentData {
-			return CommitResult{}, fmt.Errorf("append: %s is a %s file; append takes data files only (delete files go through RowDelta)",
+			return nil, fmt.Errorf("append: %s is a %s file; append takes data files only (delete files go through RowDelta)",
 				files[i].FilePath, files[i].Content)
 		}
 	}
-	return t.commitSnapshot(ctx, &snapshotUpdate{what: "append", opts: opts, added: files})
+	return &snapshotUpdate{what: "append", opts: opts, added: files}, nil
 }
 
 // Commit adds files and removes others, named by their paths as the
@@ -32,19 +41,28 @@ func (t *Table) Append(ctx context.Context, files []manifest.DataFile, opts Comm
 // commits nothing and fails with ErrConflict; that is checked again on
 // every retry against the version the retry builds on.
 func (t *Table) Commit(ctx context.Context, added []manifest.DataFile, removed []string, opts CommitOptions) (CommitResult, error) {
+	u, err := t.commitUpdate(added, removed, opts)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	return t.commitSnapshot(ctx, u)
+}
+
+// commitUpdate validates a Commit and describes its snapshot.
+func (t *Table) commitUpdate(added []manifest.DataFile, removed []string, opts CommitOptions) (*snapshotUpdate, error) {
 	// Paths are compared as the table's map sends them: /p and file:///p
 	// are one file.
 	key := t.Locations.Apply
 	paths := make(map[string]bool, len(removed))
 	for _, p := range removed {
 		if p == "" {
-			return CommitResult{}, fmt.Errorf("commit: an empty path to remove")
+			return nil, fmt.Errorf("commit: an empty path to remove")
 		}
 		paths[key(p)] = true
 	}
 	for i := range added {
 		if paths[key(added[i].FilePath)] {
-			return CommitResult{}, fmt.Errorf("commit: %s is both added and removed", added[i].FilePath)
+			return nil, fmt.Errorf("commit: %s is both added and removed", added[i].FilePath)
 		}
 	}
 	u := &snapshotUpdate{what: "commit", opts: opts, added: added}
@@ -76,7 +94,7 @@ func (t *Table) Commit(ctx context.Context, added []manifest.DataFile, removed [
 		}
 	}
 	u.operation = func(r *removal) string { return operationOf(added, r) }
-	return t.commitSnapshot(ctx, u)
+	return u, nil
 }
 
 // operationOf names what a change of files did: "append" when it only adds

@@ -21,17 +21,26 @@ import (
 // version, it fails with ErrConflict, committing nothing; other concurrent
 // commits are built upon and retried.
 func (t *Table) Overwrite(ctx context.Context, filter expr.Expr, added []manifest.DataFile, opts CommitOptions) (CommitResult, error) {
+	u, err := t.overwriteUpdate(filter, added, opts)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	return t.commitSnapshot(ctx, u)
+}
+
+// overwriteUpdate validates a Overwrite and describes its snapshot.
+func (t *Table) overwriteUpdate(filter expr.Expr, added []manifest.DataFile, opts CommitOptions) (*snapshotUpdate, error) {
 	if filter == nil {
-		return CommitResult{}, fmt.Errorf("overwrite: no filter (use expr.AlwaysTrue{} to overwrite the whole table)")
+		return nil, fmt.Errorf("overwrite: no filter (use expr.AlwaysTrue{} to overwrite the whole table)")
 	}
 	for i := range added {
 		if added[i].Content != manifest.ContentData {
-			return CommitResult{}, fmt.Errorf("overwrite: %s is a %s file; overwrite adds data files only", added[i].FilePath, added[i].Content)
+			return nil, fmt.Errorf("overwrite: %s is a %s file; overwrite adds data files only", added[i].FilePath, added[i].Content)
 		}
 	}
 	planned, err := t.plannedOn(opts)
 	if err != nil {
-		return CommitResult{}, fmt.Errorf("overwrite: %w", err)
+		return nil, fmt.Errorf("overwrite: %w", err)
 	}
 	u := &snapshotUpdate{what: "overwrite", opts: opts, added: added}
 	u.plan = func(ctx context.Context, b *commitBase) (*removal, error) {
@@ -71,7 +80,7 @@ func (t *Table) Overwrite(ctx context.Context, filter expr.Expr, added []manifes
 		return rm, err
 	}
 	u.operation = func(r *removal) string { return operationOf(added, r) }
-	return t.commitSnapshot(ctx, u)
+	return u, nil
 }
 
 // checkSelectedDataUnchanged fails with ErrConflict when one of the

@@ -29,14 +29,23 @@ import (
 // two writers are replacing it at once: the commit fails with ErrConflict,
 // committing nothing, so only one keeps its rows.
 func (t *Table) ReplacePartitions(ctx context.Context, added []manifest.DataFile, opts CommitOptions) (CommitResult, error) {
+	u, err := t.replacePartitionsUpdate(added, opts)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	return t.commitSnapshot(ctx, u)
+}
+
+// replacePartitionsUpdate validates a ReplacePartitions and describes its snapshot.
+func (t *Table) replacePartitionsUpdate(added []manifest.DataFile, opts CommitOptions) (*snapshotUpdate, error) {
 	for i := range added {
 		if added[i].Content != manifest.ContentData {
-			return CommitResult{}, fmt.Errorf("replace partitions: %s is a %s file; only data files replace partitions", added[i].FilePath, added[i].Content)
+			return nil, fmt.Errorf("replace partitions: %s is a %s file; only data files replace partitions", added[i].FilePath, added[i].Content)
 		}
 	}
 	planned, err := t.plannedOn(opts)
 	if err != nil {
-		return CommitResult{}, fmt.Errorf("replace partitions: %w", err)
+		return nil, fmt.Errorf("replace partitions: %w", err)
 	}
 	targets := map[string]*manifest.DataFile{}
 	specs := map[int]bool{}
@@ -87,7 +96,7 @@ func (t *Table) ReplacePartitions(ctx context.Context, added []manifest.DataFile
 		})
 		return rm, err
 	}
-	return t.commitSnapshot(ctx, u)
+	return u, nil
 }
 
 // runCommits is what a pipeline run has committed to the branch so far.

@@ -20,12 +20,21 @@ import (
 // deletion vector names is no longer in the table, or when another writer
 // gave one of those data files a deletion vector after that version.
 func (t *Table) RowDelta(ctx context.Context, dataFiles, deleteFiles []manifest.DataFile, opts CommitOptions) (CommitResult, error) {
+	u, err := t.rowDeltaUpdate(dataFiles, deleteFiles, opts)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	return t.commitSnapshot(ctx, u)
+}
+
+// rowDeltaUpdate validates a RowDelta and describes its snapshot.
+func (t *Table) rowDeltaUpdate(dataFiles, deleteFiles []manifest.DataFile, opts CommitOptions) (*snapshotUpdate, error) {
 	if t.Metadata.FormatVersion < 2 {
-		return CommitResult{}, fmt.Errorf("row delta: format version 1 tables have no row-level deletes")
+		return nil, fmt.Errorf("row delta: format version 1 tables have no row-level deletes")
 	}
 	for i := range dataFiles {
 		if dataFiles[i].Content != manifest.ContentData {
-			return CommitResult{}, fmt.Errorf("row delta: %s is a %s file among the data files", dataFiles[i].FilePath, dataFiles[i].Content)
+			return nil, fmt.Errorf("row delta: %s is a %s file among the data files", dataFiles[i].FilePath, dataFiles[i].Content)
 		}
 	}
 	referenced := map[string]bool{}
@@ -33,13 +42,13 @@ func (t *Table) RowDelta(ctx context.Context, dataFiles, deleteFiles []manifest.
 	for i := range deleteFiles {
 		df := &deleteFiles[i]
 		if df.Content == manifest.ContentData {
-			return CommitResult{}, fmt.Errorf("row delta: %s is a data file among the delete files", df.FilePath)
+			return nil, fmt.Errorf("row delta: %s is a data file among the delete files", df.FilePath)
 		}
 		if target := referencedDataFile(df); target != "" {
 			referenced[target] = true
 			if df.ContentOffset != nil {
 				if dvTargets[target] {
-					return CommitResult{}, fmt.Errorf("row delta: two deletion vectors for data file %s", target)
+					return nil, fmt.Errorf("row delta: two deletion vectors for data file %s", target)
 				}
 				dvTargets[target] = true
 			}
@@ -47,7 +56,7 @@ func (t *Table) RowDelta(ctx context.Context, dataFiles, deleteFiles []manifest.
 	}
 	planned, err := t.plannedOn(opts)
 	if err != nil {
-		return CommitResult{}, fmt.Errorf("row delta: %w", err)
+		return nil, fmt.Errorf("row delta: %w", err)
 	}
 	added := append(slices.Clone(dataFiles), deleteFiles...)
 	u := &snapshotUpdate{what: "row delta", opts: opts, added: added}
@@ -91,7 +100,7 @@ func (t *Table) RowDelta(ctx context.Context, dataFiles, deleteFiles []manifest.
 			return rm, nil
 		}
 	}
-	return t.commitSnapshot(ctx, u)
+	return u, nil
 }
 
 // referencedDataFile is the one data file a position delete file or

@@ -116,16 +116,25 @@ type RowChanges struct {
 // rewritten rows would not be deleted), or when a data file a delete file
 // names is gone. Other concurrent commits are built upon and retried.
 func (t *Table) CommitRows(ctx context.Context, plan *RowsPlan, changes RowChanges, opts CommitOptions) (CommitResult, error) {
+	u, err := t.commitRowsUpdate(plan, changes, opts)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	return t.commitSnapshot(ctx, u)
+}
+
+// commitRowsUpdate validates a CommitRows and describes its snapshot.
+func (t *Table) commitRowsUpdate(plan *RowsPlan, changes RowChanges, opts CommitOptions) (*snapshotUpdate, error) {
 	const what = "commit rows"
 	if plan == nil || plan.Filter == nil {
-		return CommitResult{}, fmt.Errorf("%s: no plan", what)
+		return nil, fmt.Errorf("%s: no plan", what)
 	}
 	if plan.Branch != opts.branch() {
-		return CommitResult{}, fmt.Errorf("%s: the plan is for branch %q, the commit for %q", what, plan.Branch, opts.branch())
+		return nil, fmt.Errorf("%s: the plan is for branch %q, the commit for %q", what, plan.Branch, opts.branch())
 	}
 	v, err := newRowsValidation(t, plan, &changes)
 	if err != nil {
-		return CommitResult{}, fmt.Errorf("%s: %w", what, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	var planned *int64
 	if plan.Snapshot != nil {
@@ -158,7 +167,7 @@ func (t *Table) CommitRows(ctx context.Context, plan *RowsPlan, changes RowChang
 		}
 		return v.removal(ctx, b, ff)
 	}
-	return t.commitSnapshot(ctx, u)
+	return u, nil
 }
 
 // rowsValidation is what a row-level commit checks on each attempt. Paths

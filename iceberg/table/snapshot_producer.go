@@ -5,18 +5,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"strconv"
 	"time"
 
-	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/metadata"
-	"github.com/google/uuid"
 )
 
 // snapshotUpdate describes one snapshot-producing change. The producer
@@ -88,36 +85,19 @@ type snapshotProducer struct {
 	existingID int64
 }
 
-// commitSnapshot runs a snapshot-producing change through the commit loop
-// and says which snapshot holds it, and whether this call committed it or
-// found its token already committed.
+// commitSnapshot commits a snapshot-producing change alone, as a
+// transaction of one step, and says which snapshot holds it, and whether
+// this call committed it or found its token already committed.
 func (t *Table) commitSnapshot(ctx context.Context, u *snapshotUpdate) (CommitResult, error) {
-	if err := u.opts.check(); err != nil {
-		return CommitResult{}, fmt.Errorf("%s: %w", u.what, err)
+	tx := t.Transaction()
+	if err := tx.addSnapshot(u, nil); err != nil {
+		return CommitResult{}, err
 	}
-	if t.Metadata.FormatVersion < 1 || t.Metadata.FormatVersion > metadata.MaxFormatVersion {
-		return CommitResult{}, errkind.Errorf(errkind.Unsupported, "%s: unsupported format version %d", u.what, t.Metadata.FormatVersion)
-	}
-	p := &snapshotProducer{t: t, u: u, commitID: uuid.NewString(), writtenEntries: map[string][]manifest.Entry{}}
-	res, err := t.commitMetadata(ctx, p.build)
+	res, err := tx.Commit(ctx)
 	if err != nil {
-		if !errors.Is(err, ErrCommitStateUnknown) {
-			p.deleteUnused(ctx, nil)
-		}
-		return CommitResult{}, fmt.Errorf("%s: %w", u.what, err)
+		return CommitResult{}, err
 	}
-	*t = *res.Table
-	if !res.Committed {
-		// The build returns nothing to commit only when it found the token.
-		p.deleteUnused(ctx, nil)
-		return CommitResult{SnapshotID: p.existingID, TokenFound: true}, nil
-	}
-	keep := map[string]bool{p.listPath: true}
-	for _, path := range p.listed {
-		keep[path] = true
-	}
-	p.deleteUnused(ctx, keep)
-	return CommitResult{SnapshotID: p.snapshotID}, nil
+	return CommitResult{SnapshotID: res.SnapshotIDs[0], TokenFound: res.TokenFound}, nil
 }
 
 // deleteUnused deletes, best effort, what the producer wrote and keep does

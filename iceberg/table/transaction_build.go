@@ -1,0 +1,141 @@
+package table
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg/action"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/metadata"
+)
+
+// build is the transaction's buildFunc: its steps applied in order on
+// base, each on the metadata the steps before it produced. Nil changes:
+// the token is already in the table, or no step changes anything.
+func (tx *Transaction) build(ctx context.Context, base *Table, attempt int) (*metadata.Changes, error) {
+	md := base.Metadata
+	if tok := tx.token(); tok != "" {
+		id, ok, err := SnapshotWithToken(md, tok)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			tx.tokenSnapshot = id
+			return nil, nil
+		}
+	}
+	if tx.fixedTaken {
+		for _, f := range tx.fixed {
+			if err := f.req.Check(md); err != nil {
+				return nil, tx.stepErr(f.step, fmt.Errorf("the table changed since the transaction was built: %w: %w", err, ErrConflict))
+			}
+		}
+	}
+	changes := metadata.Edit(md)
+	for _, s := range tx.steps {
+		cur := changes.Metadata()
+		var updates []metadata.Update
+		if s.action != nil {
+			ups, err := s.action.Build(cur)
+			if err != nil {
+				return nil, tx.stepErr(s.name(), err)
+			}
+			if nf, ok := s.action.(action.NullFree); ok {
+				if err := tx.checkNullFree(ctx, base, cur, nf.NullFreeFields(cur), changes); err != nil {
+					return nil, tx.stepErr(s.name(), err)
+				}
+			}
+			if !tx.fixedTaken {
+				for _, r := range metadata.RequirementsOf(md, ups) {
+					if _, uuid := r.(metadata.AssertTableUUID); !uuid {
+						tx.fixed = append(tx.fixed, fixedRequirement{step: s.name(), req: r})
+					}
+				}
+			}
+			updates = ups
+		} else {
+			pc, err := s.producer.build(ctx, base.withMetadata(cur), attempt)
+			if err != nil {
+				return nil, tx.stepErr(s.name(), err)
+			}
+			if pc == nil {
+				// The token was checked above; a step finds it only when
+				// it is its own.
+				tx.tokenSnapshot = s.producer.existingID
+				return nil, nil
+			}
+			updates = pc.Updates()
+		}
+		if err := changes.Apply(updates...); err != nil {
+			return nil, tx.stepErr(s.name(), err)
+		}
+	}
+	tx.fixedTaken = true
+	if len(changes.Updates()) == 0 {
+		return nil, nil
+	}
+	return changes, nil
+}
+
+// stepErr names the step an error came from when the transaction has
+// several (a transaction of one is named by Commit).
+func (tx *Transaction) stepErr(step string, err error) error {
+	if len(tx.steps) == 1 {
+		return err
+	}
+	return fmt.Errorf("%s: %w", step, err)
+}
+
+// withMetadata is t at other metadata: what a step builds on inside a
+// transaction (the table with the earlier steps applied).
+func (t *Table) withMetadata(md *metadata.Metadata) *Table {
+	c := *t
+	c.Metadata = md
+	return &c
+}
+
+// checkNullFree refuses a change that needs columns to hold no nulls
+// (a column made required) unless every live data file of main counts no
+// null in each of them; a file without a null count for one, written
+// before the column existed or by a writer that kept no metrics, may hold
+// nulls. The changes then require main to be where it was checked, so an
+// append racing this commit makes it conflict rather than slip a null in.
+func (tx *Transaction) checkNullFree(ctx context.Context, base *Table, md *metadata.Metadata, fields []int, changes *metadata.Changes) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	b, err := newCommitBase(base.withMetadata(md), metadata.MainBranch)
+	if err != nil {
+		return err
+	}
+	var head *int64
+	if b.head != nil {
+		id := b.head.SnapshotID
+		head = &id
+	}
+	changes.Require(metadata.AssertRefSnapshotID{Ref: metadata.MainBranch, SnapshotID: head})
+	if b.head == nil {
+		return nil
+	}
+	return b.liveFiles(ctx, nil, func(lf liveFile) error {
+		df := &lf.entry.DataFile
+		if df.Content != manifest.ContentData {
+			return nil
+		}
+		for _, id := range fields {
+			n, ok := df.Metrics.NullCount(id)
+			if !ok || n > 0 {
+				name, found := md.CurrentSchema().FullName(id)
+				if !found {
+					name = fmt.Sprint(id)
+				}
+				if ok {
+					return errkind.Errorf(errkind.InvalidArgument, "column %q cannot be required: data file %s holds %d null(s) in it", name, df.FilePath, n)
+				}
+				return errkind.Errorf(errkind.InvalidArgument, "column %q cannot be required: data file %s has no null count for it, so it may hold nulls", name, df.FilePath)
+			}
+		}
+		return nil
+	})
+}
