@@ -18,7 +18,8 @@ const module = "github.com/floedb/floe/"
 // names a package decides. The Parquet core knows nothing of Iceberg,
 // pruning or scans; pruning knows Parquet and expressions but not tables,
 // manifests or storage; the table format knows no file format and no
-// catalog; catalogs know tables and storage, not file formats or scans;
+// catalog; a transaction's metadata actions (iceberg/action) know
+// metadata, not manifests, storage or the tables that run them; catalogs know tables and storage, not file formats or scans;
 // writer writes files, and reading tables and committing are writer/ops's;
 // the Parquet file writer under it, like the Parquet reader, knows no
 // Iceberg.
@@ -29,6 +30,7 @@ var forbidden = map[string][]string{
 	"reader/prune":       {"iceberg/table", "iceberg/manifest", "iceberg/metadata", "iceberg/fileio", "reader/scan", "writer", "capi", "cmd", "internal"},
 	"reader/scan":        {"writer", "catalog", "capi", "cmd"},
 	"iceberg":            {"reader", "writer", "catalog", "capi", "cmd"},
+	"iceberg/action":     {"iceberg/table", "iceberg/manifest", "iceberg/fileio", "iceberg/puffin", "reader", "writer", "catalog", "capi", "cmd", "internal"},
 	"catalog":            {"reader", "writer", "capi", "cmd"},
 	"writer":             {"reader/scan", "iceberg/table", "catalog", "capi", "cmd"},
 	"writer/ops":         {"capi", "cmd"},
