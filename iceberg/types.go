@@ -263,16 +263,16 @@ type jsonField struct {
 	WriteDefault   json.RawMessage `json:"write-default,omitempty"`
 }
 
-// maxTypeDepth bounds nesting so hostile metadata cannot exhaust the stack.
-const maxTypeDepth = 256
+// MaxTypeDepth bounds nesting so hostile metadata cannot exhaust the stack.
+const MaxTypeDepth = 256
 
 // ParseTypeJSON parses a type as table metadata JSON encodes it: a string for
 // a primitive, an object for struct, list and map.
 func ParseTypeJSON(raw json.RawMessage) (Type, error) { return parseTypeJSON(raw, 0) }
 
 func parseTypeJSON(raw json.RawMessage, depth int) (Type, error) {
-	if depth > maxTypeDepth {
-		return nil, fmt.Errorf("type nesting deeper than %d", maxTypeDepth)
+	if depth > MaxTypeDepth {
+		return nil, fmt.Errorf("type nesting deeper than %d", MaxTypeDepth)
 	}
 	raw = json.RawMessage(strings.TrimSpace(string(raw)))
 	if len(raw) == 0 {

@@ -72,32 +72,3 @@ func TestVariantIsNotPartitionable(t *testing.T) {
 		t.Fatal("bucket of a variant was accepted")
 	}
 }
-
-func TestUnionByNameAddsAndKeepsVariants(t *testing.T) {
-	current := NewSchema(0, []NestedField{{ID: 1, Name: "id", Type: LongType{}, Required: true}})
-	wanted := NewSchema(0, []NestedField{
-		{ID: 1, Name: "id", Type: LongType{}, Required: true},
-		{Name: "v", Type: VariantType{}},
-		{Name: "u", Type: UnknownType{}},
-	})
-	updated, last, changed, err := UnionByName(current, wanted, 1, "t")
-	if err != nil || !changed || last != 3 {
-		t.Fatalf("union: %v, changed %v, last id %d", err, changed, last)
-	}
-	if f, ok := updated.FindFieldByName("v"); !ok || !IsVariant(f.Type) || f.ID != 2 {
-		t.Fatalf("v added as %+v", f)
-	}
-	if _, _, changed, err := UnionByName(updated, updated, last, "t"); err != nil || changed {
-		t.Fatalf("a schema with a variant does not cover itself: %v, changed %v", err, changed)
-	}
-	// unknown may become a variant, as it may become any type; a variant
-	// becomes nothing else.
-	toVariant := NewSchema(0, []NestedField{{ID: 1, Name: "id", Type: LongType{}, Required: true}, {Name: "u", Type: VariantType{}}})
-	if _, _, _, err := UnionByName(updated, toVariant, last, "t"); err != nil {
-		t.Fatalf("unknown to variant: %v", err)
-	}
-	toString := NewSchema(0, []NestedField{{ID: 1, Name: "id", Type: LongType{}, Required: true}, {Name: "v", Type: StringType{}}})
-	if _, _, _, err := UnionByName(updated, toString, last, "t"); err == nil {
-		t.Fatal("a variant column became a string")
-	}
-}

@@ -6,7 +6,7 @@ import (
 
 // withoutFieldIDsSchema is s with every field id (list elements' and map
 // keys' and values' too) set to 0, "no id given" for schema evolution by
-// name (iceberg.UnionByName).
+// name (action.UnionByName).
 func withoutFieldIDsSchema(s *iceberg.Schema) *iceberg.Schema {
 	return iceberg.NewSchema(0, withoutIDs(s.Fields))
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/metadata"
 )
@@ -57,11 +58,11 @@ func openForUpdate(ctx context.Context, files fileio.FileIO, location string) (*
 }
 
 // UpdateSchemaByName brings the table's schema up to wanted by column name
-// (iceberg.UnionByName: missing columns are added at any depth with ids
+// (action.UnionByName: missing columns are added at any depth with ids
 // counted up from last-column-id, required columns may become optional,
 // columns wanted lacks are kept; type changes other than promotions, new
 // required columns without defaults and field ids that contradict the
-// table's are refused with an *iceberg.SchemaUpdateError naming the table
+// table's are refused with an *action.SchemaUpdateError naming the table
 // and column). When the schema already covers wanted nothing is committed.
 // The union is computed again on every retry, against the schema the
 // retry builds on.
@@ -69,7 +70,7 @@ func (t *Table) UpdateSchemaByName(ctx context.Context, wanted *iceberg.Schema) 
 	res, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Changes, error) {
 		md := base.Metadata
 		current := md.CurrentSchema()
-		updated, _, changed, err := iceberg.UnionByName(current, wanted, md.LastColumnID, md.Location)
+		updated, _, changed, err := action.UnionByName(current, wanted, md.LastColumnID, md.Location)
 		if err != nil || !changed {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/internal/testtable"
 )
 
@@ -65,7 +66,7 @@ func TestEnsureTable(t *testing.T) {
 	fields[testtable.IDString-1].Type = iceberg.LongType{}
 	changed := iceberg.NewSchema(0, fields)
 	_, err = EnsureTable(ctx, nil, dir, changed, nil, nil, nil, 2)
-	var sue *iceberg.SchemaUpdateError
+	var sue *action.SchemaUpdateError
 	if !errors.As(err, &sue) || sue.Column != "s" {
 		t.Fatalf("type change: %v", err)
 	}

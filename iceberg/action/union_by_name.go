@@ -1,4 +1,4 @@
-package iceberg
+package action
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
 )
 
 // highestAssignableFieldID is the largest id a new column may get: the spec
@@ -68,7 +69,7 @@ func (e *SchemaUpdateError) Unwrap() error { return errkind.InvalidArgument }
 // modified. The caller must still check that the result suits the table's
 // format version (defaults, unknown and nanosecond types need v3).
 // Refusals are *SchemaUpdateError.
-func UnionByName(current *Schema, wanted *Schema, lastColumnID int, tableName string) (updated *Schema, newLastColumnID int, changed bool, err error) {
+func UnionByName(current *iceberg.Schema, wanted *iceberg.Schema, lastColumnID int, tableName string) (updated *iceberg.Schema, newLastColumnID int, changed bool, err error) {
 	if current == nil || wanted == nil {
 		return nil, 0, false, fmt.Errorf("table %q: union by name needs both the table's schema and the wanted one", tableName)
 	}
@@ -94,7 +95,7 @@ func UnionByName(current *Schema, wanted *Schema, lastColumnID int, tableName st
 		return current, lastColumnID, false, nil
 	}
 	ids := append([]int(nil), current.IdentifierFieldIDs...)
-	return NewSchema(current.ID+1, merged.Fields, ids...), u.next, true, nil
+	return iceberg.NewSchema(current.ID+1, merged.Fields, ids...), u.next, true, nil
 }
 
 // schemaUnion carries what one UnionByName call learns on its way down.
@@ -124,9 +125,9 @@ func joinName(path, name string) string {
 // collectIDs records every field id of a type by its full name. A duplicate
 // id is refused: in the table it is corrupt metadata, in wanted two columns
 // claiming one id. Ids ≤ 0 in wanted mean "none given" and are skipped.
-func (u *schemaUnion) collectIDs(t Type, path string, into map[int]string, inTable bool, depth int) error {
-	if depth > maxTypeDepth {
-		return u.refuse(path, "type nesting deeper than %d", maxTypeDepth)
+func (u *schemaUnion) collectIDs(t iceberg.Type, path string, into map[int]string, inTable bool, depth int) error {
+	if depth > iceberg.MaxTypeDepth {
+		return u.refuse(path, "type nesting deeper than %d", iceberg.MaxTypeDepth)
 	}
 	whose := "the wanted schema"
 	if inTable {
@@ -143,7 +144,7 @@ func (u *schemaUnion) collectIDs(t Type, path string, into map[int]string, inTab
 		return nil
 	}
 	switch t := t.(type) {
-	case *StructType:
+	case *iceberg.StructType:
 		names := make(map[string]bool, len(t.Fields))
 		for _, f := range t.Fields {
 			name := joinName(path, f.Name)
@@ -158,13 +159,13 @@ func (u *schemaUnion) collectIDs(t Type, path string, into map[int]string, inTab
 				return err
 			}
 		}
-	case *ListType:
+	case *iceberg.ListType:
 		name := joinName(path, "element")
 		if err := record(t.ElementID, name); err != nil {
 			return err
 		}
 		return u.collectIDs(t.Element, name, into, inTable, depth+1)
-	case *MapType:
+	case *iceberg.MapType:
 		key, value := joinName(path, "key"), joinName(path, "value")
 		if err := record(t.KeyID, key); err != nil {
 			return err
@@ -185,13 +186,13 @@ func (u *schemaUnion) collectIDs(t Type, path string, into map[int]string, inTab
 // mergeStruct unions a struct of the table with the wanted struct of the
 // same name: the table's fields in their order, then the new ones in wanted
 // order.
-func (u *schemaUnion) mergeStruct(path string, cur, want *StructType, inMapKey bool, depth int) (*StructType, bool, error) {
+func (u *schemaUnion) mergeStruct(path string, cur, want *iceberg.StructType, inMapKey bool, depth int) (*iceberg.StructType, bool, error) {
 	wantByName := make(map[string]int, len(want.Fields))
 	for i, f := range want.Fields {
 		wantByName[f.Name] = i // names are unique: collectIDs checked
 	}
 	curNames := make(map[string]bool, len(cur.Fields))
-	fields := make([]NestedField, 0, len(cur.Fields)+len(want.Fields))
+	fields := make([]iceberg.NestedField, 0, len(cur.Fields)+len(want.Fields))
 	changed := false
 	for _, cf := range cur.Fields {
 		curNames[cf.Name] = true
@@ -232,27 +233,27 @@ func (u *schemaUnion) mergeStruct(path string, cur, want *StructType, inMapKey b
 		fields = append(fields, f)
 		changed = true
 	}
-	return &StructType{Fields: fields}, changed, nil
+	return &iceberg.StructType{Fields: fields}, changed, nil
 }
 
 // mergeField unions one column present in both schemas.
-func (u *schemaUnion) mergeField(path string, cf, wf NestedField, inMapKey bool, depth int) (NestedField, bool, error) {
+func (u *schemaUnion) mergeField(path string, cf, wf iceberg.NestedField, inMapKey bool, depth int) (iceberg.NestedField, bool, error) {
 	name := joinName(path, cf.Name)
 	if wf.ID > 0 && wf.ID != cf.ID {
-		return NestedField{}, false, u.refuse(name, "the wanted field id %d differs from the table's id %d for this column", wf.ID, cf.ID)
+		return iceberg.NestedField{}, false, u.refuse(name, "the wanted field id %d differs from the table's id %d for this column", wf.ID, cf.ID)
 	}
 	out := cf
 	changed := false
 	if cf.Required && !wf.Required {
 		if err := u.canChange(name, cf.ID, inMapKey, "become optional"); err != nil {
-			return NestedField{}, false, err
+			return iceberg.NestedField{}, false, err
 		}
 		out.Required = false
 		changed = true
 	}
 	t, typeChanged, err := u.mergeType(name, cf.Type, wf.Type, inMapKey, depth+1)
 	if err != nil {
-		return NestedField{}, false, err
+		return iceberg.NestedField{}, false, err
 	}
 	if typeChanged {
 		out.Type = t
@@ -262,7 +263,7 @@ func (u *schemaUnion) mergeField(path string, cf, wf NestedField, inMapKey bool,
 	}
 	if wf.Doc != "" && wf.Doc != cf.Doc {
 		if err := u.canChange(name, 0, inMapKey, "change its doc"); err != nil {
-			return NestedField{}, false, err
+			return iceberg.NestedField{}, false, err
 		}
 		out.Doc = wf.Doc
 		changed = true
@@ -270,21 +271,21 @@ func (u *schemaUnion) mergeField(path string, cf, wf NestedField, inMapKey bool,
 	if wf.InitialDefault != nil {
 		v, err := u.wantedDefault(name, "initial-default", wf.Type, out.Type, wf.InitialDefault)
 		if err != nil {
-			return NestedField{}, false, err
+			return iceberg.NestedField{}, false, err
 		}
 		if !sameValue(out.Type, v, out.InitialDefault) {
-			return NestedField{}, false, u.refuse(name, "initial-default cannot change once the column exists (the table has %s, the wanted schema %s)",
+			return iceberg.NestedField{}, false, u.refuse(name, "initial-default cannot change once the column exists (the table has %s, the wanted schema %s)",
 				valueText(out.Type, out.InitialDefault), valueText(out.Type, v))
 		}
 	}
 	if wf.WriteDefault != nil {
 		v, err := u.wantedDefault(name, "write-default", wf.Type, out.Type, wf.WriteDefault)
 		if err != nil {
-			return NestedField{}, false, err
+			return iceberg.NestedField{}, false, err
 		}
 		if !sameValue(out.Type, v, out.WriteDefault) {
 			if err := u.canChange(name, 0, inMapKey, "change its write-default"); err != nil {
-				return NestedField{}, false, err
+				return iceberg.NestedField{}, false, err
 			}
 			out.WriteDefault = v
 			changed = true
@@ -308,10 +309,10 @@ func (u *schemaUnion) canChange(name string, id int, inMapKey bool, what string)
 // wantedDefault brings a default given by the wanted schema into the form
 // of the merged type (an int32 default of a wanted int column becomes int64
 // when the table's column is a long) and checks it.
-func (u *schemaUnion) wantedDefault(name, which string, from, to Type, v any) (any, error) {
+func (u *schemaUnion) wantedDefault(name, which string, from, to iceberg.Type, v any) (any, error) {
 	out, ok := convertValue(from, to, v)
 	if ok {
-		if _, err := ValueToJSON(to, out); err == nil {
+		if _, err := iceberg.ValueToJSON(to, out); err == nil {
 			return out, nil
 		}
 	}
@@ -320,43 +321,43 @@ func (u *schemaUnion) wantedDefault(name, which string, from, to Type, v any) (a
 
 // mergeType unions the type of a column present in both schemas; changed
 // says the result differs from cur.
-func (u *schemaUnion) mergeType(name string, cur, want Type, inMapKey bool, depth int) (Type, bool, error) {
-	if depth > maxTypeDepth {
-		return nil, false, u.refuse(name, "type nesting deeper than %d", maxTypeDepth)
+func (u *schemaUnion) mergeType(name string, cur, want iceberg.Type, inMapKey bool, depth int) (iceberg.Type, bool, error) {
+	if depth > iceberg.MaxTypeDepth {
+		return nil, false, u.refuse(name, "type nesting deeper than %d", iceberg.MaxTypeDepth)
 	}
 	if want == nil {
 		return nil, false, u.refuse(name, "the wanted schema gives no type")
 	}
-	if _, ok := want.(UnknownType); ok {
+	if _, ok := want.(iceberg.UnknownType); ok {
 		// unknown is always null: any table type holds it.
 		return cur, false, nil
 	}
-	mismatch := func() (Type, bool, error) {
+	mismatch := func() (iceberg.Type, bool, error) {
 		return nil, false, u.refuse(name, "cannot change type from %s to %s", typeText(cur), typeText(want))
 	}
 	switch c := cur.(type) {
-	case *StructType:
-		w, ok := want.(*StructType)
+	case *iceberg.StructType:
+		w, ok := want.(*iceberg.StructType)
 		if !ok {
 			return mismatch()
 		}
 		return u.mergeStruct(name, c, w, inMapKey, depth)
-	case *ListType:
-		w, ok := want.(*ListType)
+	case *iceberg.ListType:
+		w, ok := want.(*iceberg.ListType)
 		if !ok {
 			return mismatch()
 		}
 		return u.mergeList(name, c, w, inMapKey, depth)
-	case *MapType:
-		w, ok := want.(*MapType)
+	case *iceberg.MapType:
+		w, ok := want.(*iceberg.MapType)
 		if !ok {
 			return mismatch()
 		}
 		return u.mergeMap(name, c, w, inMapKey, depth)
-	case PrimitiveType:
-		if w, ok := want.(PrimitiveType); ok {
+	case iceberg.PrimitiveType:
+		if w, ok := want.(iceberg.PrimitiveType); ok {
 			switch {
-			case Type(w) == Type(c) || canPromote(w, c):
+			case iceberg.Type(w) == iceberg.Type(c) || canPromote(w, c):
 				return cur, false, nil
 			case canPromote(c, w):
 				if err := validPrimitive(w); err != nil {
@@ -369,7 +370,7 @@ func (u *schemaUnion) mergeType(name string, cur, want Type, inMapKey bool, dept
 			}
 			return mismatch()
 		}
-		if _, ok := c.(UnknownType); !ok {
+		if _, ok := c.(iceberg.UnknownType); !ok {
 			return mismatch()
 		}
 		// unknown → nested: the column has only ever held nulls, so its
@@ -377,7 +378,7 @@ func (u *schemaUnion) mergeType(name string, cur, want Type, inMapKey bool, dept
 		if err := u.canChange(name, 0, inMapKey, "change type"); err != nil {
 			return nil, false, err
 		}
-		f := NestedField{Type: want}
+		f := iceberg.NestedField{Type: want}
 		if err := u.freshType(name, &f, false, depth); err != nil {
 			return nil, false, err
 		}
@@ -388,7 +389,7 @@ func (u *schemaUnion) mergeType(name string, cur, want Type, inMapKey bool, dept
 	return mismatch()
 }
 
-func (u *schemaUnion) mergeList(name string, cur, want *ListType, inMapKey bool, depth int) (Type, bool, error) {
+func (u *schemaUnion) mergeList(name string, cur, want *iceberg.ListType, inMapKey bool, depth int) (iceberg.Type, bool, error) {
 	elemName := joinName(name, "element")
 	if want.ElementID > 0 && want.ElementID != cur.ElementID {
 		return nil, false, u.refuse(elemName, "the wanted field id %d differs from the table's id %d for this column", want.ElementID, cur.ElementID)
@@ -413,7 +414,7 @@ func (u *schemaUnion) mergeList(name string, cur, want *ListType, inMapKey bool,
 	return &out, true, nil
 }
 
-func (u *schemaUnion) mergeMap(name string, cur, want *MapType, inMapKey bool, depth int) (Type, bool, error) {
+func (u *schemaUnion) mergeMap(name string, cur, want *iceberg.MapType, inMapKey bool, depth int) (iceberg.Type, bool, error) {
 	keyName, valueName := joinName(name, "key"), joinName(name, "value")
 	if want.KeyID > 0 && want.KeyID != cur.KeyID {
 		return nil, false, u.refuse(keyName, "the wanted field id %d differs from the table's id %d for this column", want.KeyID, cur.KeyID)
@@ -484,7 +485,7 @@ func (u *schemaUnion) assignID(given int, name string) (int, error) {
 // before the column existed read it (its parent is an existing struct, or a
 // new struct that old rows read as its non-null initial-default); a
 // required column they see needs defaults.
-func (u *schemaUnion) freshField(path string, f *NestedField, oldRowsSeeIt bool, depth int) error {
+func (u *schemaUnion) freshField(path string, f *iceberg.NestedField, oldRowsSeeIt bool, depth int) error {
 	name := joinName(path, f.Name)
 	if f.Name == "" {
 		return u.refuse(name, "a new column needs a name")
@@ -502,13 +503,13 @@ func (u *schemaUnion) freshField(path string, f *NestedField, oldRowsSeeIt bool,
 		if d.v == nil {
 			continue
 		}
-		if _, ok := f.Type.(UnknownType); ok {
+		if _, ok := f.Type.(iceberg.UnknownType); ok {
 			return u.refuse(name, "an unknown-typed column must default to null, not %v", d.v)
 		}
-		if IsGeo(f.Type) {
+		if iceberg.IsGeo(f.Type) {
 			return u.refuse(name, "a %s column must default to null", f.Type)
 		}
-		if _, err := ValueToJSON(f.Type, d.v); err != nil {
+		if _, err := iceberg.ValueToJSON(f.Type, d.v); err != nil {
 			return u.refuse(name, "%s: %v", d.which, err)
 		}
 	}
@@ -518,13 +519,13 @@ func (u *schemaUnion) freshField(path string, f *NestedField, oldRowsSeeIt bool,
 // freshType copies the type of a new column (f.Type) with new ids for
 // every nested field: a struct's own fields first, then their children.
 // Types are copied, never edited in place, so wanted is left as it was.
-func (u *schemaUnion) freshType(name string, f *NestedField, oldRowsSeeChildren bool, depth int) error {
-	if depth > maxTypeDepth {
-		return u.refuse(name, "type nesting deeper than %d", maxTypeDepth)
+func (u *schemaUnion) freshType(name string, f *iceberg.NestedField, oldRowsSeeChildren bool, depth int) error {
+	if depth > iceberg.MaxTypeDepth {
+		return u.refuse(name, "type nesting deeper than %d", iceberg.MaxTypeDepth)
 	}
 	switch t := f.Type.(type) {
-	case *StructType:
-		fields := make([]NestedField, len(t.Fields))
+	case *iceberg.StructType:
+		fields := make([]iceberg.NestedField, len(t.Fields))
 		for i, sf := range t.Fields {
 			childName := joinName(name, sf.Name)
 			id, err := u.assignID(sf.ID, childName)
@@ -539,21 +540,21 @@ func (u *schemaUnion) freshType(name string, f *NestedField, oldRowsSeeChildren 
 				return err
 			}
 		}
-		f.Type = &StructType{Fields: fields}
-	case *ListType:
+		f.Type = &iceberg.StructType{Fields: fields}
+	case *iceberg.ListType:
 		out := *t
 		elemName := joinName(name, "element")
 		var err error
 		if out.ElementID, err = u.assignID(t.ElementID, elemName); err != nil {
 			return err
 		}
-		elem := NestedField{Type: t.Element}
+		elem := iceberg.NestedField{Type: t.Element}
 		if err := u.freshType(elemName, &elem, false, depth+1); err != nil {
 			return err
 		}
 		out.Element = elem.Type
 		f.Type = &out
-	case *MapType:
+	case *iceberg.MapType:
 		out := *t
 		keyName, valueName := joinName(name, "key"), joinName(name, "value")
 		var err error
@@ -563,7 +564,7 @@ func (u *schemaUnion) freshType(name string, f *NestedField, oldRowsSeeChildren 
 		if out.ValueID, err = u.assignID(t.ValueID, valueName); err != nil {
 			return err
 		}
-		key, value := NestedField{Type: t.Key}, NestedField{Type: t.Value}
+		key, value := iceberg.NestedField{Type: t.Key}, iceberg.NestedField{Type: t.Value}
 		if err := u.freshType(keyName, &key, false, depth+1); err != nil {
 			return err
 		}
@@ -572,7 +573,7 @@ func (u *schemaUnion) freshType(name string, f *NestedField, oldRowsSeeChildren 
 		}
 		out.Key, out.Value = key.Type, value.Type
 		f.Type = &out
-	case PrimitiveType:
+	case iceberg.PrimitiveType:
 		if err := validPrimitive(t); err != nil {
 			return u.refuse(name, "%v", err)
 		}
@@ -585,13 +586,13 @@ func (u *schemaUnion) freshType(name string, f *NestedField, oldRowsSeeChildren 
 }
 
 // validPrimitive checks the parameters a hand-built type may get wrong.
-func validPrimitive(t PrimitiveType) error {
+func validPrimitive(t iceberg.PrimitiveType) error {
 	switch t := t.(type) {
-	case DecimalType:
+	case iceberg.DecimalType:
 		if t.Precision < 1 || t.Precision > 38 || t.Scale < 0 || t.Scale > t.Precision {
 			return fmt.Errorf("invalid type %s: precision must be 1..38 and scale 0..precision", t)
 		}
-	case FixedType:
+	case iceberg.FixedType:
 		if t.Length < 1 {
 			return fmt.Errorf("invalid type %s: length must be at least 1", t)
 		}
@@ -603,17 +604,17 @@ func validPrimitive(t PrimitiveType) error {
 // column of type to without rewriting data. date→timestamp is left out: it
 // is v3 only and not allowed on partition sources, which UnionByName does
 // not see.
-func canPromote(from, to PrimitiveType) bool {
+func canPromote(from, to iceberg.PrimitiveType) bool {
 	switch f := from.(type) {
-	case UnknownType:
-		_, same := to.(UnknownType)
+	case iceberg.UnknownType:
+		_, same := to.(iceberg.UnknownType)
 		return !same
-	case IntType:
-		return to == LongType{}
-	case FloatType:
-		return to == DoubleType{}
-	case DecimalType:
-		t, ok := to.(DecimalType)
+	case iceberg.IntType:
+		return to == iceberg.LongType{}
+	case iceberg.FloatType:
+		return to == iceberg.DoubleType{}
+	case iceberg.DecimalType:
+		t, ok := to.(iceberg.DecimalType)
 		return ok && t.Scale == f.Scale && t.Precision > f.Precision
 	}
 	return false
@@ -623,13 +624,13 @@ func canPromote(from, to PrimitiveType) bool {
 // to, where to is from or a union of it with another schema: promoted
 // primitives are widened, struct fields are matched by name (a field to has
 // and from lacks is null). ok is false when v is not of the expected form.
-func convertValue(from, to Type, v any) (out any, ok bool) {
+func convertValue(from, to iceberg.Type, v any) (out any, ok bool) {
 	if v == nil {
 		return nil, true
 	}
 	switch t := to.(type) {
-	case *StructType:
-		f, fok := from.(*StructType)
+	case *iceberg.StructType:
+		f, fok := from.(*iceberg.StructType)
 		vals, vok := v.([]any)
 		if !fok || !vok || len(vals) != len(f.Fields) {
 			return v, false
@@ -646,8 +647,8 @@ func convertValue(from, to Type, v any) (out any, ok bool) {
 			}
 		}
 		return res, true
-	case *ListType:
-		f, fok := from.(*ListType)
+	case *iceberg.ListType:
+		f, fok := from.(*iceberg.ListType)
 		vals, vok := v.([]any)
 		if !fok || !vok {
 			return v, false
@@ -659,13 +660,13 @@ func convertValue(from, to Type, v any) (out any, ok bool) {
 			}
 		}
 		return res, true
-	case *MapType:
-		f, fok := from.(*MapType)
-		m, mok := v.(MapValue)
+	case *iceberg.MapType:
+		f, fok := from.(*iceberg.MapType)
+		m, mok := v.(iceberg.MapValue)
 		if !fok || !mok || len(m.Keys) != len(m.Values) {
 			return v, false
 		}
-		res := MapValue{Keys: make([]any, len(m.Keys)), Values: make([]any, len(m.Values))}
+		res := iceberg.MapValue{Keys: make([]any, len(m.Keys)), Values: make([]any, len(m.Values))}
 		for i := range m.Keys {
 			if res.Keys[i], ok = convertValue(f.Key, t.Key, m.Keys[i]); !ok {
 				return v, false
@@ -675,15 +676,15 @@ func convertValue(from, to Type, v any) (out any, ok bool) {
 			}
 		}
 		return res, true
-	case LongType:
+	case iceberg.LongType:
 		if n, isInt := v.(int32); isInt {
-			if _, wasInt := from.(IntType); wasInt {
+			if _, wasInt := from.(iceberg.IntType); wasInt {
 				return int64(n), true
 			}
 		}
-	case DoubleType:
+	case iceberg.DoubleType:
 		if x, isFloat := v.(float32); isFloat {
-			if _, wasFloat := from.(FloatType); wasFloat {
+			if _, wasFloat := from.(iceberg.FloatType); wasFloat {
 				return float64(x), true
 			}
 		}
@@ -693,21 +694,21 @@ func convertValue(from, to Type, v any) (out any, ok bool) {
 
 // sameValue compares two canonical values of t by their JSON form, which is
 // exact for every type (NaNs included) and needs no per-type code here.
-func sameValue(t Type, a, b any) bool {
+func sameValue(t iceberg.Type, a, b any) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	ja, errA := ValueToJSON(t, a)
-	jb, errB := ValueToJSON(t, b)
+	ja, errA := iceberg.ValueToJSON(t, a)
+	jb, errB := iceberg.ValueToJSON(t, b)
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // valueText shows a default in messages.
-func valueText(t Type, v any) string {
+func valueText(t iceberg.Type, v any) string {
 	if v == nil {
 		return "none"
 	}
-	if j, err := ValueToJSON(t, v); err == nil {
+	if j, err := iceberg.ValueToJSON(t, v); err == nil {
 		return string(j)
 	}
 	return strconv.Quote(fmt.Sprint(v))
@@ -715,13 +716,13 @@ func valueText(t Type, v any) string {
 
 // typeText names a type in messages; nested types by their kind only, as
 // their full form can be long.
-func typeText(t Type) string {
+func typeText(t iceberg.Type) string {
 	switch t.(type) {
-	case *StructType:
+	case *iceberg.StructType:
 		return "a struct"
-	case *ListType:
+	case *iceberg.ListType:
 		return "a list"
-	case *MapType:
+	case *iceberg.MapType:
 		return "a map"
 	case nil:
 		return "no type"

@@ -1,4 +1,4 @@
-package iceberg_test
+package action_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/metadata"
 )
 
@@ -17,7 +18,7 @@ import (
 
 func readFixtureMetadata(t *testing.T, table, file string) *metadata.Metadata {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", table, "metadata", file))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fixtures", table, "metadata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func schemaJSON(t *testing.T, s *iceberg.Schema) string {
 func TestUnionByNameReplaysImpalaV3AddedColumnsWithDefaults(t *testing.T) {
 	m := readFixtureMetadata(t, "impala_iceberg_v3_all_types", "v4.metadata.json")
 	before, after := m.SchemaByID(0), m.SchemaByID(1)
-	got, last, changed, err := iceberg.UnionByName(before, withoutIDs(after), before.HighestFieldID(), "iceberg_v3_all_types")
+	got, last, changed, err := action.UnionByName(before, withoutIDs(after), before.HighestFieldID(), "iceberg_v3_all_types")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestUnionByNameReplaysImpalaV3AddedColumnsWithDefaults(t *testing.T) {
 		t.Errorf("union gave\n%s\nImpala wrote\n%s", g, w)
 	}
 	// The table as it is now already has every column.
-	if _, _, changed, err := iceberg.UnionByName(after, withoutIDs(after), m.LastColumnID, "iceberg_v3_all_types"); err != nil || changed {
+	if _, _, changed, err := action.UnionByName(after, withoutIDs(after), m.LastColumnID, "iceberg_v3_all_types"); err != nil || changed {
 		t.Errorf("union of the current schema with itself: changed=%v err=%v", changed, err)
 	}
 }
@@ -91,7 +92,7 @@ func TestUnionByNameReplaysEqualityDeleteTableEvolution(t *testing.T) {
 	s0, s1, s2 := m.SchemaByID(0), m.SchemaByID(1), m.SchemaByID(2)
 
 	for _, want := range []*iceberg.Schema{s2, withoutIDs(s2)} {
-		got, last, changed, err := iceberg.UnionByName(s1, want, 3, table)
+		got, last, changed, err := action.UnionByName(s1, want, 3, table)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,13 +103,13 @@ func TestUnionByNameReplaysEqualityDeleteTableEvolution(t *testing.T) {
 
 	// A rename cannot be seen by name: with the ids given it is refused,
 	// naming the column the id belongs to.
-	_, _, _, err := iceberg.UnionByName(s0, s1, 3, table)
-	var sue *iceberg.SchemaUpdateError
+	_, _, _, err := action.UnionByName(s0, s1, 3, table)
+	var sue *action.SchemaUpdateError
 	if !errors.As(err, &sue) || sue.Table != table || sue.Column != "str" || !strings.Contains(err.Error(), `column "s"`) {
 		t.Errorf("rename with ids given: %v", err)
 	}
 	// Without ids, str is a new column and s stays.
-	got, last, _, err := iceberg.UnionByName(s0, withoutIDs(s1), 3, table)
+	got, last, _, err := action.UnionByName(s0, withoutIDs(s1), 3, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestUnionByNameExtendsNestedFixtureSchema(t *testing.T) {
 	if err := json.Unmarshal([]byte(wantJSON), &want); err != nil {
 		t.Fatal(err)
 	}
-	got, last, changed, err := iceberg.UnionByName(cur, &want, m.LastColumnID, "iceberg_migrated_complex_test")
+	got, last, changed, err := action.UnionByName(cur, &want, m.LastColumnID, "iceberg_migrated_complex_test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestUnionByNameExtendsNestedFixtureSchema(t *testing.T) {
 	if err := json.Unmarshal([]byte(schemaJSON(t, got)), &back); err != nil || schemaJSON(t, &back) != schemaJSON(t, got) {
 		t.Errorf("round trip: %v", err)
 	}
-	if _, _, changed, err := iceberg.UnionByName(got, &want, last, "iceberg_migrated_complex_test"); err != nil || changed {
+	if _, _, changed, err := action.UnionByName(got, &want, last, "iceberg_migrated_complex_test"); err != nil || changed {
 		t.Errorf("second union: changed=%v err=%v", changed, err)
 	}
 }
