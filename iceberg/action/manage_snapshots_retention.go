@@ -45,9 +45,6 @@ func (m *ManageSnapshots) retention(op, name, typ string, bad bool, value any, s
 	return m.add(check, func(s *refState) error {
 		r, err := s.ref(op, name, typ)
 		if err != nil {
-			if typ == metadata.RefBranch && s.refs[name].Type == metadata.RefTag {
-				return invalid("%s: %q is a tag; only branches keep snapshots", op, name)
-			}
 			return err
 		}
 		set(&r)

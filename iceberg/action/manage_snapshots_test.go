@@ -1,6 +1,7 @@
 package action_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -423,3 +424,140 @@ func TestRetentionSettings(t *testing.T) {
 // The main snapshot-log entry was counted above for the settings test
 // to hold: retention on main is set with a set-snapshot-ref of main,
 // which logs main's snapshot again, as Java's setRef of main does not.
+
+// A tag turned into a branch of the same name is removed first: a
+// set-snapshot-ref cannot change a ref's type.
+func TestRefChangingTypeIsRemovedThenSet(t *testing.T) {
+	md := branchedMetadata(t)
+	next, updates := mustBuild(t, md, ms().RemoveTag("v1").CreateBranch("v1", hive[3]))
+	refAt(t, next, "v1", metadata.RefBranch, hive[3])
+	if len(updates) != 2 || updates[0].Action() != "remove-snapshot-ref" || updates[1].Action() != "set-snapshot-ref" {
+		t.Errorf("updates %v", updates)
+	}
+}
+
+// Build yields the net change: a ref created and removed, or moved and
+// moved back, is no update at all.
+func TestBuildYieldsTheNetChange(t *testing.T) {
+	md := branchedMetadata(t)
+	for _, m := range []*action.ManageSnapshots{
+		ms(),
+		ms().CreateBranch("b", 0).RemoveBranch("b"),
+		ms().RollbackTo(hive[2]).SetCurrentSnapshot(hive[5]),
+		ms().RenameBranch("dev", "d").RenameBranch("d", "dev"),
+		ms().ReplaceTag("v1", hive[0]).ReplaceTag("v1", hive[2]),
+	} {
+		if updates, err := m.Build(md); err != nil || len(updates) != 0 {
+			t.Errorf("gave %v, %v", updates, err)
+		}
+	}
+	// main moved twice is logged once, at its final snapshot.
+	next, updates := mustBuild(t, md, ms().RollbackTo(hive[1]).SetCurrentSnapshot(devID))
+	if len(updates) != 1 || len(next.SnapshotLog) != len(md.SnapshotLog)+1 {
+		t.Errorf("updates %v, log %v", updates, next.SnapshotLog)
+	}
+}
+
+// The first refusal, in operation order, is Build's error; one found
+// without metadata is Err at once. Refusals commit nothing.
+func TestFirstRefusalWins(t *testing.T) {
+	md := branchedMetadata(t)
+	m := ms().CreateBranch("dev", 0).RemoveBranch("main").SetMaxRefAgeMs("v1", -5)
+	if err := m.Err(); !errors.Is(err, errkind.InvalidArgument) || !strings.Contains(err.Error(), "main") {
+		t.Errorf("Err %v, want the refusal to remove main", err)
+	}
+	refused(t, md, m, errkind.InvalidArgument, `"dev"`, "already exists")
+	if err := ms().CreateTag("x", 0).Err(); err != nil {
+		t.Errorf("Err %v before any metadata", err)
+	}
+}
+
+// Build holds only what the caller asked: rebuilt on newer metadata (a
+// retried commit), 0 is main's snapshot there, and checks run again.
+func TestBuildRerunsOnNewerMetadata(t *testing.T) {
+	old := hiveMetadata(t)
+	m := ms().CreateBranch("b", 0).RollbackTo(hive[4])
+	next, _ := mustBuild(t, old, m)
+	refAt(t, next, "b", metadata.RefBranch, hive[5])
+
+	// Someone rolled main back to the fourth snapshot meanwhile.
+	moved, _ := mustBuild(t, old, ms().RollbackTo(hive[3]))
+	refused(t, moved, m, errkind.InvalidArgument, id(hive[4]), "not an ancestor")
+	m2 := ms().CreateBranch("b", 0)
+	next, _ = mustBuild(t, moved, m2)
+	refAt(t, next, "b", metadata.RefBranch, hive[3])
+	// The same builder again on the first metadata: the same updates.
+	first, _ := m2.Build(old)
+	again, _ := m2.Build(old)
+	if !reflect.DeepEqual(first, again) || first[0].(metadata.SetSnapshotRef).Ref.SnapshotID != hive[5] {
+		t.Errorf("rebuilt %v then %v", first, again)
+	}
+}
+
+// A rollback racing a commit to main: the rollback's changes assert main
+// is where it was, so applied after the other commit they conflict and
+// change nothing.
+func TestRollbackRacingAnAppendConflicts(t *testing.T) {
+	base := hiveMetadata(t)
+	updates, err := ms().RollbackTo(hive[2]).Build(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := metadata.Edit(base)
+	if err := c.Apply(updates...); err != nil {
+		t.Fatal(err)
+	}
+	// The append lands first.
+	appended := metadata.Edit(base)
+	parent := hive[5]
+	if err := appended.Apply(
+		metadata.AddSnapshot{Snapshot: metadata.Snapshot{SnapshotID: 77, ParentSnapshotID: &parent, SequenceNumber: base.LastSequenceNumber + 1, TimestampMs: base.LastUpdatedMs + 1, ManifestList: "x.avro"}},
+		metadata.SetSnapshotRef{Name: metadata.MainBranch, Ref: metadata.Ref{SnapshotID: 77, Type: metadata.RefBranch}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	_, err = metadata.Apply(appended.Metadata(), c.Requirements(), c.Updates())
+	if !errors.Is(err, errkind.Conflict) || !strings.Contains(err.Error(), "main") {
+		t.Errorf("rollback applied after an append: %v, want a conflict on main", err)
+	}
+	// A branch created beside it does not touch main, and commits.
+	updates, _ = ms().CreateTag("t", hive[1]).Build(base)
+	c = metadata.Edit(base)
+	if err := c.Apply(updates...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := metadata.Apply(appended.Metadata(), c.Requirements(), c.Updates()); err != nil {
+		t.Errorf("a tag created while main moved: %v", err)
+	}
+}
+
+// The REST form of set-snapshot-ref carries the retention settings, and
+// leaves out those not set.
+func TestSetSnapshotRefJSONCarriesRetention(t *testing.T) {
+	md := branchedMetadata(t)
+	_, updates := mustBuild(t, md, ms().
+		SetMinSnapshotsToKeep("dev", 3).SetMaxSnapshotAgeMs("dev", 1000).SetMaxRefAgeMs("dev", 2000).
+		SetMaxRefAgeMs("v1", 4000))
+	if len(updates) != 2 {
+		t.Fatalf("updates %v", updates)
+	}
+	var got []map[string]any
+	raw, err := json.Marshal(updates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	n := func(v int64) json.Number { return json.Number(id(v)) }
+	want := []map[string]any{
+		{"action": "set-snapshot-ref", "ref-name": "dev", "snapshot-id": n(devID), "type": "branch",
+			"min-snapshots-to-keep": n(3), "max-snapshot-age-ms": n(1000), "max-ref-age-ms": n(2000)},
+		{"action": "set-snapshot-ref", "ref-name": "v1", "snapshot-id": n(hive[2]), "type": "tag", "max-ref-age-ms": n(4000)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("JSON %s", raw)
+	}
+}
