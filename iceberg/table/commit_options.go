@@ -24,6 +24,15 @@ type CommitOptions struct {
 	// Branch is the branch to commit to; "" is main. A branch that does not
 	// exist yet is created from main's current snapshot.
 	Branch string
+	// WapID is a write-audit-publish id, recorded in the snapshot summary
+	// (SummaryWAPID, "wap.id"). On a table whose write.wap.enabled is
+	// "true" it stages the snapshot (StageOnly); on any other table a
+	// commit with it is refused unless StageOnly is set.
+	WapID string
+	// StageOnly adds the snapshot to the table without moving any branch:
+	// its parent is the head of Branch, it is read by its id, and
+	// CherryPick publishes it. Branch is not created when missing.
+	StageOnly bool
 }
 
 // Summary keys floe writes besides the spec's standard ones.
@@ -76,6 +85,7 @@ const (
 // them.
 var reservedSummaryKeys = map[string]bool{
 	"operation": true, SummaryToken: true, SummaryRunID: true, "replace-partitions": true,
+	SummaryWAPID: true, SummaryPublishedWAPID: true, SummarySourceSnapshotID: true,
 }
 
 func (o *CommitOptions) check() error {
@@ -89,6 +99,9 @@ func (o *CommitOptions) check() error {
 	}
 	if strings.TrimSpace(o.Branch) != o.Branch {
 		return errkind.Errorf(errkind.InvalidArgument, "branch %q has surrounding spaces", o.Branch)
+	}
+	if strings.TrimSpace(o.WapID) != o.WapID {
+		return errkind.Errorf(errkind.InvalidArgument, "wap id %q has surrounding spaces", o.WapID)
 	}
 	return nil
 }

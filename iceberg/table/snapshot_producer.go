@@ -83,6 +83,9 @@ type snapshotProducer struct {
 	listed   []string
 	// existingID is set when the token was found in an earlier snapshot.
 	existingID int64
+	// stagedOn is the ref whose head the last attempt's snapshot was
+	// staged on (added, no ref moved); "" when it moved its branch.
+	stagedOn string
 }
 
 // commitSnapshot commits a snapshot-producing change alone, as a
@@ -121,6 +124,10 @@ func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) 
 		return nil, nil
 	}
 	if err := checkFilesForTable(md, p.u.added); err != nil {
+		return nil, err
+	}
+	stage, err := p.u.opts.staged(md)
+	if err != nil {
 		return nil, err
 	}
 	b, err := newCommitBase(base, p.u.opts.branch())
@@ -201,17 +208,30 @@ func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) 
 	if p.u.opts.RunID != "" {
 		snap.Summary[SummaryRunID] = p.u.opts.RunID
 	}
+	if p.u.opts.WapID != "" {
+		snap.Summary[SummaryWAPID] = p.u.opts.WapID
+	}
 
 	if md.FormatVersion >= 3 {
 		first, added := md.NextRowID, assigned
 		snap.FirstRowID, snap.AddedRows = &first, &added
+	}
+	changes := metadata.Edit(md)
+	p.stagedOn = ""
+	if stage {
+		// Staged: the snapshot is added and no ref moves (Java's
+		// stageOnly); the transaction requires the ref it was built on.
+		p.stagedOn = b.headRef()
+		if err := changes.Apply(metadata.AddSnapshot{Snapshot: snap}); err != nil {
+			return nil, err
+		}
+		return changes, nil
 	}
 	ref, ok := md.Refs[b.branch]
 	if !ok {
 		ref = metadata.Ref{Type: metadata.RefBranch}
 	}
 	ref.SnapshotID = snap.SnapshotID
-	changes := metadata.Edit(md)
 	if err := changes.Apply(metadata.AddSnapshot{Snapshot: snap}, metadata.SetSnapshotRef{Name: b.branch, Ref: ref}); err != nil {
 		return nil, err
 	}

@@ -21,12 +21,14 @@ import (
 // operation on Table that commits alone is a transaction of one step.
 //
 // Commit runs the table's commit loop once, through whatever loaded the
-// table (its metadata directory, a SQL or REST catalog). When another
-// writer committed first, the transaction is built again on the newer
-// version if what its metadata actions depended on still holds there (the
-// requirements their updates imply on the version it started from: the
-// current schema, the default spec and sort order, the refs they move);
-// otherwise it fails with ErrConflict and commits nothing.
+// table (its metadata directory, a SQL or REST catalog). Each attempt
+// builds every step on the newest version; when the table moved on since
+// the transaction began (another writer committed first, or the handle was
+// stale), its metadata actions still apply only where what they depended
+// on is unchanged (the requirements their updates imply on the version the
+// transaction began on: the current schema, the default spec and sort
+// order, the refs they move; action.Rebasable actions excepted), otherwise
+// it fails with ErrConflict and commits nothing.
 // Snapshot-producing steps re-validate themselves on each attempt, as
 // they do alone (an append never conflicts; an overwrite conflicts when
 // its rows changed).
@@ -43,10 +45,11 @@ type Transaction struct {
 	err  error
 	done bool
 
-	// fixed are the requirements of the metadata actions' updates on the
-	// version the first attempt built on, checked on every later attempt.
-	fixed      []fixedRequirement
-	fixedTaken bool
+	// start is the table's metadata when the transaction began: what the
+	// caller saw when deciding on the changes. A metadata action's updates
+	// must still meet, on every version the transaction builds on, the
+	// requirements they imply on start.
+	start *metadata.Metadata
 	// tokenSnapshot is the snapshot that already carried the token.
 	tokenSnapshot int64
 }
@@ -75,22 +78,33 @@ type TransactionResult struct {
 	MetadataLocation string
 }
 
-// txStep is one change: a metadata action or a snapshot-producing update.
+// txStep is one change: a metadata action, a snapshot-producing update,
+// or a cherry-pick (which fast-forwards or produces a snapshot, decided
+// on each attempt).
 type txStep struct {
 	action   action.Action
 	producer *snapshotProducer
+	pick     *cherryPick
 }
 
 func (s txStep) name() string {
-	if s.action != nil {
+	switch {
+	case s.action != nil:
 		return s.action.Name()
+	case s.pick != nil:
+		return "cherry-pick"
 	}
 	return s.producer.u.what
 }
 
-type fixedRequirement struct {
-	step string
-	req  metadata.Requirement
+// snapshotProducer is the producer whose files the step wrote, if any,
+// and whether the committed attempt holds its snapshot (a cherry-pick
+// that fast-forwarded holds none).
+func (s txStep) snapshotProducer() (p *snapshotProducer, holds bool) {
+	if s.pick != nil {
+		return s.pick.producer, !s.pick.result.FastForward
+	}
+	return s.producer, true
 }
 
 // Transaction starts a transaction on t. Committing it updates t to the
@@ -99,7 +113,7 @@ func (t *Table) Transaction() *Transaction { return t.TransactionWith(Transactio
 
 // TransactionWith starts a transaction with options.
 func (t *Table) TransactionWith(opts TransactionOptions) *Transaction {
-	return &Transaction{t: t, opts: opts}
+	return &Transaction{t: t, opts: opts, start: t.Metadata}
 }
 
 // Table is the table the transaction changes.
@@ -222,8 +236,11 @@ func (tx *Transaction) finish(ctx context.Context, committed bool) TransactionRe
 	out.Committed = true
 	tx.deleteUnused(ctx, true)
 	for _, s := range tx.steps {
-		if s.producer != nil {
+		switch {
+		case s.producer != nil:
 			out.SnapshotIDs = append(out.SnapshotIDs, s.producer.snapshotID)
+		case s.pick != nil:
+			out.SnapshotIDs = append(out.SnapshotIDs, s.pick.result.SnapshotID)
 		}
 	}
 	return out
@@ -234,11 +251,11 @@ func (tx *Transaction) finish(ctx context.Context, committed bool) TransactionRe
 // committed).
 func (tx *Transaction) deleteUnused(ctx context.Context, committed bool) {
 	for _, s := range tx.steps {
-		p := s.producer
+		p, holds := s.snapshotProducer()
 		if p == nil {
 			continue
 		}
-		if !committed {
+		if !committed || !holds {
 			p.deleteUnused(ctx, nil)
 			continue
 		}

@@ -25,13 +25,6 @@ func (tx *Transaction) build(ctx context.Context, base *Table, attempt int) (*me
 			return nil, nil
 		}
 	}
-	if tx.fixedTaken {
-		for _, f := range tx.fixed {
-			if err := f.req.Check(md); err != nil {
-				return nil, tx.stepErr(f.step, fmt.Errorf("the table changed since the transaction was built: %w: %w", err, ErrConflict))
-			}
-		}
-	}
 	changes := metadata.Edit(md)
 	for _, s := range tx.steps {
 		cur := changes.Metadata()
@@ -46,14 +39,16 @@ func (tx *Transaction) build(ctx context.Context, base *Table, attempt int) (*me
 					return nil, tx.stepErr(s.name(), err)
 				}
 			}
-			if !tx.fixedTaken {
-				for _, r := range metadata.RequirementsOf(md, ups) {
-					if _, uuid := r.(metadata.AssertTableUUID); !uuid {
-						tx.fixed = append(tx.fixed, fixedRequirement{step: s.name(), req: r})
-					}
-				}
+			if err := tx.checkStart(md, s.action, ups); err != nil {
+				return nil, tx.stepErr(s.name(), err)
 			}
 			updates = ups
+		} else if s.pick != nil {
+			pc, err := s.pick.build(ctx, base.withMetadata(cur), attempt)
+			if err != nil {
+				return nil, tx.stepErr(s.name(), err)
+			}
+			updates = pc.Updates()
 		} else {
 			pc, err := s.producer.build(ctx, base.withMetadata(cur), attempt)
 			if err != nil {
@@ -66,16 +61,39 @@ func (tx *Transaction) build(ctx context.Context, base *Table, attempt int) (*me
 				return nil, nil
 			}
 			updates = pc.Updates()
+			if ref := s.producer.stagedOn; ref != "" {
+				// A staged snapshot moves no ref, so its updates imply no
+				// requirement on the one it was built on (refAt).
+				changes.Require(refAt(md, ref))
+			}
 		}
 		if err := changes.Apply(updates...); err != nil {
 			return nil, tx.stepErr(s.name(), err)
 		}
 	}
-	tx.fixedTaken = true
 	if len(changes.Updates()) == 0 {
 		return nil, nil
 	}
 	return changes, nil
+}
+
+// checkStart refuses an action's updates on md, the version an attempt
+// builds on, when md no longer meets what they imply on the version the
+// transaction began on: another writer changed what the action depends on
+// since the caller decided on it.
+func (tx *Transaction) checkStart(md *metadata.Metadata, a action.Action, updates []metadata.Update) error {
+	if r, ok := a.(action.Rebasable); ok && r.Rebasable() {
+		return nil
+	}
+	for _, req := range metadata.RequirementsOf(tx.start, updates) {
+		if _, uuid := req.(metadata.AssertTableUUID); uuid {
+			continue
+		}
+		if err := req.Check(md); err != nil {
+			return fmt.Errorf("the table changed since the transaction began: %w: %w", err, ErrConflict)
+		}
+	}
+	return nil
 }
 
 // stepErr names the step an error came from when the transaction has

@@ -1,0 +1,194 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/manifest"
+)
+
+// stage appends files as a staged snapshot under wapID.
+func stage(t *testing.T, tbl *Table, files []manifest.DataFile, wapID string) int64 {
+	t.Helper()
+	id, err := snapshotIDOf(tbl.Append(context.Background(), files, CommitOptions{WapID: wapID}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// refusedUnchanged asserts a cherry-pick failed as wanted and committed
+// nothing: no new version, no file left behind.
+func refusedUnchanged(t *testing.T, tbl *Table, id int64, opts CommitOptions, want ...error) error {
+	t.Helper()
+	versions := versionsOf(t, tbl)
+	_, err := tbl.CherryPick(context.Background(), id, opts)
+	for _, w := range want {
+		if !errors.Is(err, w) {
+			t.Fatalf("cherry-pick %d: %v, want %v", id, err, w)
+		}
+	}
+	if err != nil && !containsAll(err.Error(), strconv.FormatInt(id, 10)) {
+		t.Errorf("the error does not name snapshot %d: %v", id, err)
+	}
+	if versionsOf(t, tbl) != versions {
+		t.Fatalf("a refused cherry-pick of %d committed", id)
+	}
+	checkNoOrphans(t, tbl)
+	return err
+}
+
+// Publishing a staged snapshot whose parent is still main's head
+// fast-forwards main to it: no snapshot is written, main reads the staged
+// rows, the snapshot log records it. Publishing it again, or another
+// snapshot staged under the same wap id, is refused.
+func TestCherryPickFastForwardsAStagedSnapshot(t *testing.T) {
+	ctx := context.Background()
+	tbl, head, a := wapTable(t, wapOn)
+	b := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 7), 7)
+	staged := stage(t, tbl, b, "w1")
+	again := stage(t, tbl, b[:1], "w1") // a second attempt of the same audit
+	snapshots := len(tbl.Metadata.Snapshots)
+	res, err := tbl.CherryPick(ctx, staged, CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != (CherryPickResult{SnapshotID: staged, FastForward: true, PublishedWapID: "w1"}) {
+		t.Fatalf("result %+v", res)
+	}
+	fresh := reopen(t, tbl)
+	md := fresh.Metadata
+	if *md.CurrentSnapshotID != staged || len(md.Snapshots) != snapshots || md.SnapshotLog[len(md.SnapshotLog)-1].SnapshotID != staged {
+		t.Fatalf("current %d, %d snapshots (had %d), log %v", *md.CurrentSnapshotID, len(md.Snapshots), snapshots, md.SnapshotLog)
+	}
+	if got := livePaths(t, fresh); !slices.Equal(got, sortedPaths(a, b)) {
+		t.Fatalf("main reads %v", got)
+	}
+	// The other snapshot of w1 has the old head as parent, so it would be
+	// a new snapshot; the published wap id refuses it.
+	err = refusedUnchanged(t, fresh, again, CommitOptions{}, ErrPublished, errkind.InvalidArgument)
+	if !containsAll(err.Error(), "w1", strconv.FormatInt(staged, 10)) {
+		t.Errorf("the refusal names neither the wap id nor where it was published: %v", err)
+	}
+	refusedUnchanged(t, fresh, staged, CommitOptions{}, ErrPublished)
+	refusedUnchanged(t, fresh, head, CommitOptions{}, ErrPublished)
+	// A snapshot staged after the publish, on the published one, under the
+	// same id: a fast-forward, still refused.
+	late := stage(t, fresh, b[:1], "w1")
+	refusedUnchanged(t, fresh, late, CommitOptions{}, ErrPublished)
+}
+
+// Publishing a staged append after main moved on writes a new snapshot
+// on main's head holding the same data files, its summary naming the
+// source and the wap id; counts and totals are main's.
+func TestCherryPickAppendOntoAMovedBranch(t *testing.T) {
+	ctx := context.Background()
+	tbl, _, a := wapTable(t, wapOn)
+	b := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 7), 7)
+	c := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(3, 200, 3), 3)
+	staged := stage(t, tbl, b, "w1")
+	moved, err := snapshotIDOf(tbl.Append(ctx, c, CommitOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tbl.CherryPick(ctx, staged, CommitOptions{Properties: map[string]string{"audited-by": "qa"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FastForward || res.SnapshotID == staged || res.PublishedWapID != "w1" {
+		t.Fatalf("result %+v", res)
+	}
+	fresh := reopen(t, tbl)
+	md := fresh.Metadata
+	s := md.SnapshotByID(res.SnapshotID)
+	if *md.CurrentSnapshotID != res.SnapshotID || *s.ParentSnapshotID != moved {
+		t.Fatalf("current %d, parent %d", *md.CurrentSnapshotID, *s.ParentSnapshotID)
+	}
+	want := map[string]string{
+		"operation": OpAppend, SummarySourceSnapshotID: strconv.FormatInt(staged, 10), SummaryPublishedWAPID: "w1",
+		"added-data-files": "1", "added-records": "7", "total-records": "20", "total-data-files": strconv.Itoa(len(a) + 2), "audited-by": "qa",
+	}
+	for k, v := range want {
+		if s.Summary[k] != v {
+			t.Errorf("summary %s=%q, want %q (%v)", k, s.Summary[k], v, s.Summary)
+		}
+	}
+	if _, ok := s.Summary[SummaryWAPID]; ok {
+		t.Errorf("the published snapshot carries a staged wap id: %v", s.Summary)
+	}
+	if got, n := planOf(t, fresh, res.SnapshotID); !slices.Equal(got, sortedPaths(a, b, c)) || n != 20 {
+		t.Fatalf("main reads %v (%d rows)", got, n)
+	}
+	// The staged snapshot stays as it was, readable by id.
+	if got, n := planOf(t, fresh, staged); !slices.Equal(got, sortedPaths(a, b)) || n != 17 {
+		t.Fatalf("the staged snapshot reads %v (%d rows)", got, n)
+	}
+	checkNoOrphans(t, fresh)
+	// Picked once: again is refused by its source id, a second snapshot
+	// of w1 by its wap id.
+	refusedUnchanged(t, fresh, staged, CommitOptions{}, ErrPublished)
+	refusedUnchanged(t, fresh, stage(t, fresh, c[:1], "w1"), CommitOptions{}, ErrPublished)
+	// Another wap id publishes.
+	if _, err := fresh.CherryPick(ctx, stage(t, fresh, c[:1], "w2"), CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// What Java refuses: a snapshot the table does not have (NotFound), a
+// delete or an overwrite by filter that is not a fast-forward, options
+// that do not apply. A delete that is a fast-forward is taken, as Java
+// takes it.
+func TestCherryPickRefusals(t *testing.T) {
+	ctx := context.Background()
+	tbl, _, a := wapTable(t, nil)
+	b := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 7), 7)
+	refusedUnchanged(t, tbl, 12345, CommitOptions{}, errkind.NotFound)
+
+	tx := tbl.Transaction()
+	if err := tx.CommitFiles(nil, []string{a[0].FilePath}, CommitOptions{StageOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del := res.SnapshotIDs[0]
+	overwrite, err := snapshotIDOf(tbl.Overwrite(ctx, mustPred(t, expr.OpGtEq, "id", int64(0)), b, CommitOptions{StageOnly: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Append(ctx, b, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{del, overwrite} {
+		err := refusedUnchanged(t, tbl, id, CommitOptions{}, errkind.InvalidArgument)
+		op := tbl.Metadata.SnapshotByID(id).Summary["operation"]
+		if !containsAll(err.Error(), op, "main") {
+			t.Errorf("the refusal names neither the operation %q nor the branch: %v", op, err)
+		}
+	}
+	for _, opts := range []CommitOptions{{Token: "t"}, {RunID: "r"}, {WapID: "w"}, {StageOnly: true}, {Branch: " x"}, {Properties: map[string]string{SummarySourceSnapshotID: "1"}}} {
+		refusedUnchanged(t, tbl, del, opts, errkind.InvalidArgument)
+	}
+	// A delete staged on main's head fast-forwards main.
+	tx = tbl.Transaction()
+	if err := tx.CommitFiles(nil, []string{a[0].FilePath}, CommitOptions{StageOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	picked, err := tbl.CherryPick(ctx, res.SnapshotIDs[0], CommitOptions{})
+	if err != nil || !picked.FastForward {
+		t.Fatalf("a delete that fast-forwards: %+v, %v", picked, err)
+	}
+	if got := livePaths(t, reopen(t, tbl)); slices.Contains(got, a[0].FilePath) {
+		t.Fatalf("main still holds the deleted file: %v", got)
+	}
+}
