@@ -26,6 +26,16 @@ type NullFree interface {
 	NullFreeFields(md *metadata.Metadata) []int
 }
 
+// Rebasable is implemented by actions that mean the same on any newer
+// version of the table (union by name: the wanted columns, whatever the
+// schema is by then). A transaction rebuilds them on a table that moved on
+// since it started instead of refusing; every other action conflicts when
+// what its updates depend on (the current schema, the default spec or sort
+// order, the refs it moves) changed since the transaction started.
+type Rebasable interface {
+	Rebasable() bool
+}
+
 // invalid is the error of an action given something it cannot do.
 func invalid(format string, args ...any) error {
 	return errkind.Errorf(errkind.InvalidArgument, format, args...)
