@@ -3,6 +3,8 @@ package table
 import (
 	"context"
 	"fmt"
+
+	"github.com/floedb/floe/errkind"
 	"maps"
 	"math"
 	"slices"
@@ -52,85 +54,122 @@ type ExpireResult struct {
 // deleted only after the new metadata is committed, so a failure leaves
 // stray files, never a table that names missing ones.
 func (t *Table) ExpireSnapshots(ctx context.Context, olderThanMs *int64, retainLast *int, opts ExpireOptions) (ExpireResult, error) {
-	var res ExpireResult
-	if retainLast != nil && *retainLast < 1 {
-		return res, fmt.Errorf("expire snapshots: retain at least 1 snapshot, not %d", *retainLast)
+	tx := t.Transaction()
+	if err := tx.ExpireSnapshots(olderThanMs, retainLast, opts); err != nil {
+		return ExpireResult{}, err
 	}
-	// A table whose location lies outside the directory it was opened
-	// from is refused before anything is committed (deleteRoot).
-	if !opts.KeepFiles {
-		if _, err := t.deleteRoot(); err != nil {
-			return res, fmt.Errorf("expire snapshots: %w", err)
-		}
+	res, err := tx.Commit(ctx)
+	if res.Expire == nil {
+		return ExpireResult{}, err
 	}
-	var expired []metadata.Snapshot
-	var expiredStats []string
-	commit, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Changes, error) {
-		md := base.Metadata
-		now := max(time.Now().UnixMilli(), md.LastUpdatedMs)
-		plan, err := planExpiry(md, now, olderThanMs, retainLast)
-		if err != nil {
-			return nil, err
+	return *res.Expire, err
+}
+
+// expireStep is expiry as a transaction step: planned on the metadata the
+// steps before it produced, its files deleted after the commit.
+type expireStep struct {
+	olderThanMs *int64
+	retainLast  *int
+	opts        ExpireOptions
+	// What the last build expired: its snapshots, their statistics files
+	// and the refs dropped for their age.
+	expired []metadata.Snapshot
+	stats   []string
+	refs    []string
+}
+
+// ExpireSnapshots adds expiry as a step (Table.ExpireSnapshots): the
+// snapshots and refs it removes are planned when the transaction builds,
+// on the metadata its earlier steps produced, and the files only they
+// referenced are deleted once it has committed (TransactionResult.Expire).
+// A transaction expires once.
+func (tx *Transaction) ExpireSnapshots(olderThanMs *int64, retainLast *int, opts ExpireOptions) error {
+	err := func() error {
+		if retainLast != nil && *retainLast < 1 {
+			return errkind.Errorf(errkind.InvalidArgument, "retain at least 1 snapshot, not %d", *retainLast)
 		}
-		if len(plan.expire) == 0 && len(plan.dropRefs) == 0 {
-			return nil, nil
-		}
-		changes := metadata.Edit(md)
-		for _, name := range plan.dropRefs {
-			if err := changes.Apply(metadata.RemoveSnapshotRef{Name: name}); err != nil {
-				return nil, err
+		for _, s := range tx.steps {
+			if s.expire != nil {
+				return errkind.New(errkind.InvalidArgument, "a transaction expires snapshots once")
 			}
 		}
-		if len(plan.expire) > 0 {
-			ids := slices.Sorted(maps.Keys(plan.expire))
-			if err := changes.Apply(metadata.RemoveSnapshots{SnapshotIDs: ids}); err != nil {
-				return nil, err
+		// A table whose location lies outside the directory it was opened
+		// from is refused before anything is committed (deleteRoot).
+		if !opts.KeepFiles {
+			if _, err := tx.t.deleteRoot(); err != nil {
+				return err
 			}
 		}
-		expired, expiredStats = expired[:0], expiredStats[:0]
-		for _, s := range md.Snapshots {
-			if plan.expire[s.SnapshotID] {
-				expired = append(expired, s)
-			}
-		}
-		// The tokens of the expired snapshots stay recognised (the same
-		// commit, so a retry always finds the snapshot or its token).
-		if keep, err := retainExpiredTokens(md, expired); err != nil {
-			return nil, err
-		} else if keep != nil {
-			if err := changes.Apply(keep); err != nil {
-				return nil, err
-			}
-		}
-		for _, f := range md.Statistics {
-			if plan.expire[f.SnapshotID] {
-				expiredStats = append(expiredStats, f.StatisticsPath)
-			}
-		}
-		for _, f := range md.PartitionStatistics {
-			if plan.expire[f.SnapshotID] {
-				expiredStats = append(expiredStats, f.StatisticsPath)
-			}
-		}
-		res.RemovedRefs = plan.dropRefs
-		return changes, nil
-	})
+		return nil
+	}()
 	if err != nil {
-		return ExpireResult{}, fmt.Errorf("expire snapshots: %w", err)
+		err = fmt.Errorf("expire snapshots: %w", err)
+		tx.fail(err)
+		return err
 	}
-	*t = *commit.Table
-	if !commit.Committed {
-		return ExpireResult{}, nil
+	tx.steps = append(tx.steps, txStep{expire: &expireStep{olderThanMs: olderThanMs, retainLast: retainLast, opts: opts}})
+	return nil
+}
+
+// build plans expiry on md and yields its updates; none when nothing
+// expires.
+func (e *expireStep) build(md *metadata.Metadata) ([]metadata.Update, error) {
+	e.expired, e.stats, e.refs = e.expired[:0], e.stats[:0], nil
+	now := max(time.Now().UnixMilli(), md.LastUpdatedMs)
+	plan, err := planExpiry(md, now, e.olderThanMs, e.retainLast)
+	if err != nil {
+		return nil, err
 	}
-	for _, s := range expired {
+	if len(plan.expire) == 0 && len(plan.dropRefs) == 0 {
+		return nil, nil
+	}
+	var updates []metadata.Update
+	for _, name := range plan.dropRefs {
+		updates = append(updates, metadata.RemoveSnapshotRef{Name: name})
+	}
+	if len(plan.expire) > 0 {
+		updates = append(updates, metadata.RemoveSnapshots{SnapshotIDs: slices.Sorted(maps.Keys(plan.expire))})
+	}
+	for _, s := range md.Snapshots {
+		if plan.expire[s.SnapshotID] {
+			e.expired = append(e.expired, s)
+		}
+	}
+	// The tokens of the expired snapshots stay recognised (the same
+	// commit, so a retry always finds the snapshot or its token).
+	if keep, err := retainExpiredTokens(md, e.expired); err != nil {
+		return nil, err
+	} else if keep != nil {
+		updates = append(updates, keep)
+	}
+	for _, f := range md.Statistics {
+		if plan.expire[f.SnapshotID] {
+			e.stats = append(e.stats, f.StatisticsPath)
+		}
+	}
+	for _, f := range md.PartitionStatistics {
+		if plan.expire[f.SnapshotID] {
+			e.stats = append(e.stats, f.StatisticsPath)
+		}
+	}
+	e.refs = plan.dropRefs
+	return updates, nil
+}
+
+// afterCommit deletes the files only the expired snapshots referenced, t
+// being the committed table. With gc.enabled=false, or opts.KeepFiles, no
+// file is deleted.
+func (e *expireStep) afterCommit(ctx context.Context, t *Table) (ExpireResult, error) {
+	res := ExpireResult{RemovedRefs: e.refs}
+	for _, s := range e.expired {
 		res.ExpiredSnapshots = append(res.ExpiredSnapshots, s.SnapshotID)
 	}
 	sort.Slice(res.ExpiredSnapshots, func(i, j int) bool { return res.ExpiredSnapshots[i] < res.ExpiredSnapshots[j] })
 	gc, err := t.Metadata.PropertyBool(PropGCEnabled, true)
-	if err != nil || !gc || opts.KeepFiles {
+	if err != nil || !gc || e.opts.KeepFiles || len(e.expired) == 0 {
 		return res, nil
 	}
-	doomed, err := t.unreferencedFiles(ctx, expired, expiredStats)
+	doomed, err := t.unreferencedFiles(ctx, e.expired, e.stats)
 	if err != nil {
 		return res, fmt.Errorf("expire snapshots: committed, but finding the files to delete failed: %w", err)
 	}

@@ -76,6 +76,9 @@ type TransactionResult struct {
 	SnapshotIDs []int64
 	// MetadataLocation is the table's metadata file after the commit.
 	MetadataLocation string
+	// Expire is what an ExpireSnapshots step did, when there is one (also
+	// when it had nothing to expire).
+	Expire *ExpireResult
 }
 
 // txStep is one change: a metadata action, a snapshot-producing update,
@@ -85,6 +88,7 @@ type txStep struct {
 	action   action.Action
 	producer *snapshotProducer
 	pick     *cherryPick
+	expire   *expireStep
 }
 
 func (s txStep) name() string {
@@ -93,6 +97,8 @@ func (s txStep) name() string {
 		return s.action.Name()
 	case s.pick != nil:
 		return "cherry-pick"
+	case s.expire != nil:
+		return "expire snapshots"
 	}
 	return s.producer.u.what
 }
@@ -200,7 +206,29 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 		return TransactionResult{}, tx.wrap(err)
 	}
 	*tx.t = *res.Table
-	return tx.finish(ctx, res.Committed), nil
+	out := tx.finish(ctx, res.Committed)
+	return tx.afterCommit(ctx, out)
+}
+
+// afterCommit runs what steps do once their changes are in the table:
+// expiry deletes the files only the expired snapshots referenced. An error
+// here comes after a commit (out.Committed).
+func (tx *Transaction) afterCommit(ctx context.Context, out TransactionResult) (TransactionResult, error) {
+	for _, s := range tx.steps {
+		if s.expire == nil {
+			continue
+		}
+		res := ExpireResult{}
+		var err error
+		if out.Committed {
+			res, err = s.expire.afterCommit(ctx, tx.t)
+		}
+		out.Expire = &res
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // prepare checks what can be checked before the first attempt.

@@ -43,6 +43,12 @@ func (tx *Transaction) build(ctx context.Context, base *Table, attempt int) (*me
 				return nil, tx.stepErr(s.name(), err)
 			}
 			updates = ups
+		} else if s.expire != nil {
+			ups, err := s.expire.build(cur)
+			if err != nil {
+				return nil, tx.stepErr(s.name(), err)
+			}
+			updates = ups
 		} else if s.pick != nil {
 			pc, err := s.pick.build(ctx, base.withMetadata(cur), attempt)
 			if err != nil {
