@@ -356,7 +356,8 @@ func newTableSpec(spec *iceberg.PartitionSpec, schema *iceberg.Schema, formatVer
 			return out, 0, fmt.Errorf("partition field %q: source column %s is a %s, not a primitive", pf.Name, src.Name, src.Type)
 		}
 		if pf.Name == "" {
-			pf.Name = defaultPartitionName(src.Name, pf.Transform)
+			full, _ := schema.FullName(src.ID)
+			pf.Name = iceberg.DefaultPartitionName(full, pf.Transform)
 		}
 		if names[pf.Name] {
 			return out, 0, fmt.Errorf("partition field name %q is used twice", pf.Name)
@@ -369,22 +370,6 @@ func newTableSpec(spec *iceberg.PartitionSpec, schema *iceberg.Schema, formatVer
 		return out, 0, err
 	}
 	return out, last, nil
-}
-
-// defaultPartitionName names a partition field as the reference
-// implementation does.
-func defaultPartitionName(source string, t iceberg.Transform) string {
-	switch t := t.(type) {
-	case iceberg.IdentityTransform:
-		return source
-	case iceberg.BucketTransform:
-		return source + "_bucket_" + strconv.Itoa(t.N)
-	case iceberg.TruncateTransform:
-		return source + "_trunc_" + strconv.Itoa(t.Width)
-	case iceberg.VoidTransform:
-		return source + "_null"
-	}
-	return source + "_" + t.String()
 }
 
 // newTableSortOrder checks a new table's sort order: order 0 when it sorts
@@ -414,10 +399,7 @@ func newTableSortOrder(order *iceberg.SortOrder, schema *iceberg.Schema) (iceber
 		}
 		switch f.NullOrder {
 		case "":
-			f.NullOrder = "nulls-first"
-			if f.Direction == "desc" {
-				f.NullOrder = "nulls-last"
-			}
+			f.NullOrder = iceberg.DefaultNullOrder(f.Direction)
 		case "nulls-first", "nulls-last":
 		default:
 			return out, fmt.Errorf("sort field %d: null order must be nulls-first or nulls-last, not %q", i, f.NullOrder)
