@@ -13,8 +13,9 @@ import (
 // reserves the ids above it for metadata columns (_file, _pos, …).
 const highestAssignableFieldID = 2147483447
 
-// SchemaUpdateError says why a table's schema cannot be brought up to a
-// wanted one, naming the table and the column by its dotted full name (list
+// SchemaUpdateError says why a table's schema cannot be changed as asked
+// (by UnionByName or UpdateSchema), naming the table and the column by its
+// dotted full name (list
 // elements and map keys and values are "element", "key" and "value", as
 // Schema.FindFieldByName spells them).
 type SchemaUpdateError struct {
@@ -24,6 +25,9 @@ type SchemaUpdateError struct {
 }
 
 func (e *SchemaUpdateError) Error() string {
+	if e.Table == "" {
+		return fmt.Sprintf("column %q: %s", e.Column, e.Reason)
+	}
 	return fmt.Sprintf("table %q: column %q: %s", e.Table, e.Column, e.Reason)
 }
 
@@ -680,6 +684,17 @@ func convertValue(from, to iceberg.Type, v any) (out any, ok bool) {
 		if n, isInt := v.(int32); isInt {
 			if _, wasInt := from.(iceberg.IntType); wasInt {
 				return int64(n), true
+			}
+		}
+	case iceberg.TimestampType, iceberg.TimestampNsType:
+		// date→timestamp(_ns) (v3, UpdateSchema): the day's midnight.
+		if d, isDate := v.(int32); isDate {
+			if _, wasDate := from.(iceberg.DateType); wasDate {
+				perDay := int64(86_400_000_000)
+				if _, ns := to.(iceberg.TimestampNsType); ns {
+					perDay *= 1000
+				}
+				return int64(d) * perDay, true
 			}
 		}
 	case iceberg.DoubleType:
