@@ -7,24 +7,23 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/progress"
 	"github.com/floedb/floe/writer/ops"
 )
 
-const addFilesUsage = "usage: floe add-files TABLE FILE.parquet… [--token T] [--property K=V]…"
+const addFilesUsage = "usage: floe add-files TABLE FILE.parquet… [--token T] [--property K=V]… [--branch NAME] [--wap-id ID] [--stage]"
 
 // runAddFiles registers existing Parquet files in a table without
 // rewriting them (ops.AddFiles).
 func runAddFiles(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "map"}, []string{"no-relocate"})
+	a, err := parseArgs(raw, append([]string{"warehouse", "map"}, writeFlags...), append([]string{"no-relocate"}, writeBools...))
 	if err != nil {
 		return err
 	}
 	if len(a.positional) < 2 {
 		return errors.New(addFilesUsage)
 	}
-	props, err := keyValues(a.values["property"], "--property")
+	opts, err := writeOptions(a)
 	if err != nil {
 		return err
 	}
@@ -46,22 +45,21 @@ func runAddFiles(ctx context.Context, raw []string, out, errOut io.Writer) error
 		}
 		paths = append(paths, p)
 	}
-	token, _ := a.last("token")
 	meter := &progress.Meter{}
 	status := startProgress(a, errOut, "add-files", "files", meter.Sample)
-	res, err := ops.AddFiles(progress.With(ctx, meter), t, paths, table.CommitOptions{Token: token, Properties: props})
+	res, err := ops.AddFiles(progress.With(ctx, meter), t, paths, opts)
 	status.finish()
 	if err != nil {
 		return err
 	}
 	if res.TokenFound {
-		fmt.Fprintf(out, "snapshot %d: token %q was already committed; nothing added\n", res.SnapshotID, token)
+		fmt.Fprintf(out, "%s: token %q was already committed; nothing added\n", snapshotLabel(t, opts, res.SnapshotID), opts.Token)
 		return nil
 	}
 	var rows int64
 	for _, f := range res.Files {
 		rows += f.RecordCount
 	}
-	fmt.Fprintf(out, "snapshot %d: added %d files, %d rows\n", res.SnapshotID, len(res.Files), rows)
+	fmt.Fprintf(out, "%s: added %d files, %d rows\n", snapshotLabel(t, opts, res.SnapshotID), len(res.Files), rows)
 	return nil
 }

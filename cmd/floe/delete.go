@@ -7,15 +7,14 @@ import (
 	"io"
 
 	"github.com/floedb/floe/iceberg/expr"
-	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/writer/ops"
 )
 
-const deleteUsage = "usage: floe delete TABLE EXPR [--mode copy-on-write|merge-on-read] [--token T] [--property K=V]…"
+const deleteUsage = "usage: floe delete TABLE EXPR [--mode copy-on-write|merge-on-read] [--token T] [--property K=V]… [--branch NAME] [--wap-id ID] [--stage]"
 
 // runDelete deletes the rows a filter selects, in one snapshot.
 func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "map", "mode", "token", "property"}, []string{"no-relocate"})
+	a, err := parseArgs(raw, append([]string{"warehouse", "map", "mode"}, writeFlags...), append([]string{"no-relocate"}, writeBools...))
 	if err != nil {
 		return err
 	}
@@ -31,31 +30,27 @@ func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
 	if err := ops.DeleteMode(mode).Check(); err != nil {
 		return fmt.Errorf("--mode: %w", err)
 	}
-	props, err := keyValues(a.values["property"], "--property")
+	opts, err := writeOptions(a)
 	if err != nil {
 		return err
 	}
-	token, _ := a.last("token")
 	t, _, err := a.openTable(ctx, deleteUsage)
 	if err != nil {
 		return err
 	}
-	res, err := ops.DeleteRows(ctx, t, filter, ops.RowOptions{
-		Commit: table.CommitOptions{Token: token, Properties: props},
-		Mode:   ops.DeleteMode(mode),
-	})
+	res, err := ops.DeleteRows(ctx, t, filter, ops.RowOptions{Commit: opts, Mode: ops.DeleteMode(mode)})
 	if err != nil {
 		return err
 	}
-	id := res.SnapshotID
+	label := snapshotLabel(t, opts, res.SnapshotID)
 	switch {
 	case res.TokenFound:
-		fmt.Fprintf(out, "snapshot %d: token %q was already committed; nothing deleted\n", id, token)
+		fmt.Fprintf(out, "%s: token %q was already committed; nothing deleted\n", label, opts.Token)
 		return nil
 	case !res.Committed:
-		fmt.Fprintf(out, "snapshot %d: no row matched; nothing deleted\n", id)
+		fmt.Fprintf(out, "%s: no row matched; nothing deleted\n", label)
 		return nil
 	}
-	fmt.Fprintf(out, "snapshot %d: deleted %d rows\n", id, res.DeletedRows)
+	fmt.Fprintf(out, "%s: deleted %d rows\n", label, res.DeletedRows)
 	return nil
 }

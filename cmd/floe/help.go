@@ -33,6 +33,7 @@ var commandHelp = []struct{ name, text string }{
              when it does not exist (else that is an error)`},
 	{"append", `floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]…
              [--partition COLUMN[:TRANSFORM]]… [--evolve] [--create-namespace]
+             [--branch NAME] [--wap-id ID] [--stage]
              writes the rows as data files and commits them; a table that
              does not exist is created with the file's schema (and the
              --partition fields); in a catalog its namespace must exist
@@ -41,6 +42,7 @@ var commandHelp = []struct{ name, text string }{
              --token makes the commit idempotent: a retry with the same
              token commits nothing. --property adds a snapshot summary entry`},
 	{"add-files", `floe add-files TABLE FILE.parquet… [--token T] [--property K=V]…
+             [--branch NAME] [--wap-id ID] [--stage]
              registers existing Parquet files as data files, without
              rewriting them: metrics from their footers, columns by field
              id (or by name, giving the table a name mapping), identity
@@ -48,13 +50,86 @@ var commandHelp = []struct{ name, text string }{
 	{"expire", `floe expire TABLE [--older-than 5d|36h|MS] [--retain-last N] [--keep-files]
              removes old snapshots and the files only they referenced`},
 	{"delete", `floe delete TABLE EXPR [--mode copy-on-write|merge-on-read] [--token T]
-             [--property K=V]…
+             [--property K=V]… [--branch NAME] [--wap-id ID] [--stage]
              deletes the rows EXPR selects, in one snapshot; --mode
              overrides the table's write.delete.mode (default copy-on-write)`},
+	{"alter", `floe alter TABLE ACTION [ARGS]… [ACTION [ARGS]…]…
+             changes the schema, partition spec, sort order, properties or
+             format version: every action given in one commit (consecutive
+             schema actions make one new schema, partition actions one new
+             spec), or nothing when any is refused. ACTION is
+               add-column NAME TYPE [--after COL|--before COL|--first]
+                          [--default JSON] [--doc TEXT] [--required]
+               rename-column NAME NEW_NAME | drop-column NAME
+               update-column NAME [TYPE] [--doc TEXT] [--default JSON]
+                          (TYPE: int→long, float→double, a wider decimal;
+                          --default: the write-default, v3)
+               make-optional NAME | make-required NAME
+               move-column NAME --first|--before COL|--after COL
+               add-partition-field COL[:TRANSFORM] [--name NAME]
+               drop-partition-field NAME|COL:TRANSFORM
+               rename-partition-field NAME NEW_NAME
+               set-sort-order [COL[:TRANSFORM][:asc|desc][:nulls-first|nulls-last]]…
+                          (no column: unsorted)
+               set-property KEY=VALUE | unset-property KEY
+               upgrade --format-version N
+             NAME, COL: dotted for a nested column (a.b); TYPE: int, long,
+             string, decimal(P,S), timestamptz, … or an Iceberg JSON type
+             ('{"type":"list",…}'); JSON: a value in the spec's JSON form
+             (1, "x", "2026-12-06"); TRANSFORM: identity (default), year,
+             month, day, hour, bucket[N], truncate[W], void`},
+	{"branch", `floe branch create|replace|drop|rename TABLE NAME [NEW_NAME] [--snapshot ID]
+             [--min-snapshots-to-keep N] [--max-snapshot-age-ms MS]
+             [--max-ref-age-ms MS]
+             create: a branch at --snapshot (default: main's snapshot);
+             replace: points an existing branch at --snapshot; the
+             retention flags say what expire keeps of the branch`},
+	{"tag", `floe tag create|replace|drop TABLE NAME [--snapshot ID] [--max-ref-age-ms MS]
+             create: a tag at --snapshot (default: main's snapshot)`},
+	{"rollback", `floe rollback TABLE --to-snapshot ID | --to-timestamp MS|RFC3339
+             moves main back to one of its ancestors (by --to-timestamp:
+             the last one committed before that time); writes no snapshot`},
+	{"cherry-pick", `floe cherry-pick TABLE SNAPSHOT_ID [--branch NAME] [--property K=V]…
+             applies a snapshot onto main (or --branch): publishes one
+             staged with --wap-id (once per wap id), or copies an append or
+             a partition replacement made on another branch; when the
+             snapshot's parent is the branch's head, the branch moves to it`},
+	{"fast-forward", `floe fast-forward TABLE BRANCH --to REF
+             moves BRANCH forward to REF's snapshot, of which BRANCH's must
+             be an ancestor (write-audit-publish: fast-forward main --to
+             audit)`},
 	{"catalog", `floe catalog namespaces [PARENT] | tables NS | create-namespace NS
              | drop-namespace NS | drop-table NS.T [--purge]
              | rename NS.T NS.U | register NS.T METADATA_LOCATION`},
 }
+
+// writeCommands take --branch, --wap-id and --stage, which writeHelp
+// describes.
+var writeCommands = map[string]bool{"append": true, "add-files": true, "delete": true}
+
+const writeHelp = `append, add-files and delete take:
+  --branch NAME         commit to that branch (created from main's snapshot
+                        when missing), reading it for what the change needs
+  --wap-id ID           record a write-audit-publish id in the snapshot; on
+                        a table whose write.wap.enabled is true the snapshot
+                        is staged: no branch moves, it reads with --snapshot
+                        ID and floe cherry-pick publishes it (without the
+                        property the commit is refused unless --stage)
+  --stage               stage the snapshot, with a wap id or without`
+
+// changeCommands print a changeResult, which changeHelp describes.
+var changeCommands = map[string]bool{"alter": true, "branch": true, "tag": true, "rollback": true, "cherry-pick": true, "fast-forward": true}
+
+const changeHelp = `alter, branch, tag, rollback, cherry-pick and fast-forward print one JSON
+object: {"command", "actions": [the actions, e.g. "add-column",
+"create-branch"], "committed": false when the table already was as asked,
+"metadata_location", what is current after it: "format_version",
+"schema_id", "spec_id", "sort_order_id", "snapshot_id" (main's, or null),
+"snapshot_ids": [snapshots it wrote], "refs": {the branches and tags it
+changed: {"type", "snapshot_id", "previous_snapshot_id" (null when new)},
+or null when dropped}, and for cherry-pick "published_wap_id" when there
+was one}. A refused change prints the error on stderr, exits 1 and
+commits nothing.`
 
 const commonHelp = `TABLE is a metadata JSON file, a table directory, or a dataset name
 "ns.table" under the warehouse (--warehouse DIR or $FLOE_WAREHOUSE); with
@@ -90,12 +165,13 @@ func usage() string {
 	var b strings.Builder
 	b.WriteString("floe " + version.String + " — read and commit Apache Iceberg tables\n\nusage:\n")
 	for _, c := range commandHelp {
-		if c.name == "catalog" {
+		if c.name == "catalog" || c.name == "alter" {
 			b.WriteString("\n")
 		}
 		b.WriteString("  " + c.text + "\n")
 	}
 	b.WriteString("  floe help COMMAND | floe COMMAND --help | floe --version\n\n")
+	b.WriteString(writeHelp + "\n\n" + changeHelp + "\n\n")
 	b.WriteString(commonHelp + "\n")
 	return b.String()
 }
@@ -105,7 +181,14 @@ func usage() string {
 func printCommandHelp(out io.Writer, name string) bool {
 	for _, c := range commandHelp {
 		if c.name == name {
-			fmt.Fprintf(out, "usage: %s\n\n%s\n", c.text, commonHelp)
+			extra := ""
+			switch {
+			case changeCommands[name]:
+				extra = changeHelp + "\n\n"
+			case writeCommands[name]:
+				extra = writeHelp + "\n\n"
+			}
+			fmt.Fprintf(out, "usage: %s\n\n%s%s\n", c.text, extra, commonHelp)
 			return true
 		}
 	}

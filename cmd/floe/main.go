@@ -25,6 +25,13 @@ var commands = map[string]command{
 	"expire":    runExpire,
 	"delete":    runDelete,
 	"catalog":   runCatalog,
+
+	"alter":        runAlter,
+	"branch":       runBranch,
+	"tag":          runTag,
+	"rollback":     runRollback,
+	"cherry-pick":  runCherryPick,
+	"fast-forward": runFastForward,
 }
 
 func main() {

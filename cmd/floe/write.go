@@ -23,7 +23,7 @@ import (
 
 const (
 	createUsage = "usage: floe create TABLE --schema SCHEMA.json [--partition COLUMN[:TRANSFORM]]… [--property K=V]… [--format-version N] [--create-namespace]"
-	appendUsage = "usage: floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]… [--partition COLUMN[:TRANSFORM]]… [--evolve] [--create-namespace]"
+	appendUsage = "usage: floe append TABLE FILE.parquet|FILE.jsonl [--token T] [--property K=V]… [--partition COLUMN[:TRANSFORM]]… [--evolve] [--create-namespace] [--branch NAME] [--wap-id ID] [--stage]"
 	expireUsage = "usage: floe expire TABLE [--older-than 5d|36h|MS] [--retain-last N] [--keep-files]"
 )
 
@@ -143,9 +143,9 @@ func partitionSpec(raw []string, schema *iceberg.Schema) (*iceberg.PartitionSpec
 		if !ok {
 			return nil, fmt.Errorf("--partition %s: no column %q", p, column)
 		}
-		tr, err := iceberg.ParseTransform(transform)
-		if _, unknown := tr.(iceberg.UnknownTransform); err != nil || unknown {
-			return nil, fmt.Errorf("--partition %s: unknown transform %q (identity, year, month, day, hour, bucket[N], truncate[W], void)", p, transform)
+		tr, err := parseTransform(transform)
+		if err != nil {
+			return nil, fmt.Errorf("--partition %s: %w", p, err)
 		}
 		base, _, _ := strings.Cut(transform, "[")
 		name := column + "_" + base
@@ -160,6 +160,16 @@ func partitionSpec(raw []string, schema *iceberg.Schema) (*iceberg.PartitionSpec
 		spec.Fields = append(spec.Fields, iceberg.PartitionField{SourceID: field.ID, Name: name, Transform: tr})
 	}
 	return spec, nil
+}
+
+// parseTransform reads a transform as the spec writes it; one floe
+// cannot apply is refused, naming those it can.
+func parseTransform(s string) (iceberg.Transform, error) {
+	tr, err := iceberg.ParseTransform(s)
+	if _, unknown := tr.(iceberg.UnknownTransform); err != nil || unknown {
+		return nil, fmt.Errorf("unknown transform %q (identity, year, month, day, hour, bucket[N], truncate[W], void)", s)
+	}
+	return tr, nil
 }
 
 // assignFieldIDs numbers a schema without ids as a new table would: the
@@ -207,14 +217,14 @@ func numberType(t iceberg.Type, next *int) iceberg.Type {
 }
 
 func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "token", "property", "partition", "map"}, []string{"no-relocate", "create-namespace", "evolve"})
+	a, err := parseArgs(raw, append([]string{"warehouse", "partition", "map"}, writeFlags...), append([]string{"no-relocate", "create-namespace", "evolve"}, writeBools...))
 	if err != nil {
 		return err
 	}
 	if len(a.positional) != 2 {
 		return errors.New(appendUsage)
 	}
-	props, err := keyValues(a.values["property"], "--property")
+	opts, err := writeOptions(a)
 	if err != nil {
 		return err
 	}
@@ -227,7 +237,7 @@ func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	token, _ := a.last("token")
+	token := opts.Token
 	if a.bools["evolve"] && !created {
 		// Columns bind by name, and one the table lacks is refused unless
 		// asked for: --evolve adds them first (by name, at any depth). A
@@ -252,7 +262,7 @@ func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	status := startProgress(a, errOut, "append", "files", func() progress.Sample {
 		return progress.Sample{Rows: rowsRead.Load(), RowsTotal: total}
 	})
-	res, err := appendInput(ctx, t, in, &rowsRead, table.CommitOptions{Token: token, Properties: props})
+	res, err := appendInput(ctx, t, in, &rowsRead, opts)
 	status.finish()
 	if err != nil {
 		return err
@@ -261,14 +271,14 @@ func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
 		fmt.Fprintf(out, "created %s\n", t.Metadata.Location)
 	}
 	if res.TokenFound {
-		fmt.Fprintf(out, "snapshot %d: token %q was already committed; nothing appended\n", res.SnapshotID, token)
+		fmt.Fprintf(out, "%s: token %q was already committed; nothing appended\n", snapshotLabel(t, opts, res.SnapshotID), token)
 		return nil
 	}
 	var rows int64
 	for _, f := range res.Files {
 		rows += f.RecordCount
 	}
-	fmt.Fprintf(out, "snapshot %d: %d rows in %d files\n", res.SnapshotID, rows, len(res.Files))
+	fmt.Fprintf(out, "%s: %d rows in %d files\n", snapshotLabel(t, opts, res.SnapshotID), rows, len(res.Files))
 	return nil
 }
 
