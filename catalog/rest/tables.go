@@ -213,7 +213,7 @@ func (p *publisher) Publish(ctx context.Context, base *table.Table, changes *met
 	var res loadResult
 	err := p.cat.c.do(ctx, request{method: http.MethodPost, path: p.cat.tablePath(p.id), body: body}, &res)
 	if err != nil {
-		return nil, commitError(p.id, err)
+		return nil, commitError(p.id.String(), err)
 	}
 	if len(res.Metadata) == 0 {
 		// The commit happened; what it made is a load away.
@@ -230,27 +230,28 @@ func (p *publisher) Publish(ctx context.Context, base *table.Table, changes *met
 	return &table.Table{Metadata: md, MetadataLocation: res.MetadataLocation, IO: base.IO, Locations: base.Locations, Publisher: p, Planner: base.Planner}, nil
 }
 
-// commitError says what a failed commit means: 409 is a lost race (the
-// loop refreshes and retries); a 5xx, or an answer that never came, leaves
-// the outcome unknown; the rest failed before anything changed.
-func commitError(id catalog.Identifier, err error) error {
+// commitError says what a failed commit of what (a table's name) means:
+// 409 is a lost race (the loop refreshes and retries); a 5xx, or an answer
+// that never came, leaves the outcome unknown; the rest failed before
+// anything changed.
+func commitError(what string, err error) error {
 	var re *ResponseError
 	switch {
 	case errors.As(err, &re) && re.Status == http.StatusConflict:
-		return fmt.Errorf("commit %s: %w (%v)", id, table.ErrStale, err)
+		return fmt.Errorf("commit %s: %w (%v)", what, table.ErrStale, err)
 	case errors.As(err, &re) && (re.Status >= 500 || (re.Status >= 300 && re.Status < 400)):
 		// A 5xx may come after the change was made; a redirect may be a
 		// see-other after it.
-		return fmt.Errorf("commit %s: %w: %w", id, table.ErrCommitStateUnknown, err)
+		return fmt.Errorf("commit %s: %w: %w", what, table.ErrCommitStateUnknown, err)
 	case errors.Is(err, errBadAnswer):
 		// Accepted (2xx), but the answer does not say what was made.
-		return fmt.Errorf("commit %s: %w: %w", id, table.ErrCommitStateUnknown, err)
+		return fmt.Errorf("commit %s: %w: %w", what, table.ErrCommitStateUnknown, err)
 	case errors.As(err, &re):
-		return fmt.Errorf("commit %s: %w", id, refine(err, catalog.ErrNoSuchTable, nil))
+		return fmt.Errorf("commit %s: %w", what, refine(err, catalog.ErrNoSuchTable, nil))
 	case errors.Is(err, errSent):
-		return fmt.Errorf("commit %s: %w: %w", id, table.ErrCommitStateUnknown, err)
+		return fmt.Errorf("commit %s: %w: %w", what, table.ErrCommitStateUnknown, err)
 	}
-	return fmt.Errorf("commit %s: %w", id, err)
+	return fmt.Errorf("commit %s: %w", what, err)
 }
 
 func (p *publisher) Refresh(ctx context.Context, t *table.Table) (*table.Table, error) {

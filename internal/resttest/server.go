@@ -56,6 +56,12 @@ type Server struct {
 	// "submitted", is still submitted at the first poll, then completes
 	// with plan tasks of two file scan tasks each.
 	Planning string
+	// NoTransactions turns off POST {prefix}/transactions/commit: the
+	// route answers 404, as a server without it would, and /v1/config
+	// leaves it out of the endpoints it lists. AnnounceEndpoints makes
+	// /v1/config list endpoints even without Planning.
+	NoTransactions    bool
+	AnnounceEndpoints bool
 
 	// Faults are applied to every request before the catalog sees it.
 	Faults
@@ -229,8 +235,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 			over["prefix"] = s.Prefix
 		}
 		cfg := map[string]any{"defaults": map[string]string{}, "overrides": over}
-		if s.Planning != "" {
-			cfg["endpoints"] = endpoints
+		if s.Planning != "" || s.AnnounceEndpoints {
+			cfg["endpoints"] = s.announced()
 		}
 		writeJSON(w, http.StatusOK, cfg)
 		return
@@ -276,6 +282,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.planRoute(ctx, w, r, catalog.Identifier{Namespace: strings.Split(parts[1], "\x1f"), Name: parts[3]}, parts[4:])
 	case len(parts) == 2 && parts[0] == "tables" && parts[1] == "rename":
 		s.rename(ctx, w, r)
+	case len(parts) == 2 && parts[0] == "transactions" && parts[1] == "commit" && !s.NoTransactions:
+		s.commitTransaction(ctx, w, r)
 	default:
 		writeError(w, http.StatusNotFound, "NotFoundException", "no such route")
 	}
