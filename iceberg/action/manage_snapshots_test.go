@@ -561,3 +561,27 @@ func TestSetSnapshotRefJSONCarriesRetention(t *testing.T) {
 		t.Errorf("JSON %s", raw)
 	}
 }
+
+// Java, iceberg-go and iceberg-rust refuse to read a snapshot log out of
+// time order (by more than a minute). A rollback makes an old snapshot
+// current again: it is logged when it became current, not when it was
+// first committed, and time travel after it finds it.
+func TestRollbackKeepsTheSnapshotLogInTimeOrder(t *testing.T) {
+	md := hiveMetadata(t)
+	for _, m := range []*action.ManageSnapshots{ms().RollbackTo(hive[0]), ms().RollbackToTime(md.Snapshots[2].TimestampMs), ms().SetCurrentSnapshot(hive[1])} {
+		next, _ := mustBuild(t, md, m)
+		log := next.SnapshotLog
+		for i := 1; i < len(log); i++ {
+			if log[i].TimestampMs < log[i-1].TimestampMs {
+				t.Fatalf("snapshot log entry %d (%v) is older than the one before (%v)", i, log[i], log[i-1])
+			}
+		}
+		last := log[len(log)-1]
+		if last.TimestampMs < md.LastUpdatedMs || last.SnapshotID != *next.CurrentSnapshotID {
+			t.Errorf("logged %v, before the table's last update %d", last, md.LastUpdatedMs)
+		}
+		if s, err := next.SnapshotAsOf(md.LastUpdatedMs); err != nil || s.SnapshotID != *next.CurrentSnapshotID {
+			t.Errorf("as of the rollback: %v, %v", s, err)
+		}
+	}
+}

@@ -359,9 +359,23 @@ func (u SetSnapshotRef) apply(c *Changes) error {
 	if u.Name == MainBranch {
 		id := u.Ref.SnapshotID
 		m.CurrentSnapshotID = &id
-		m.SnapshotLog = append(m.SnapshotLog, SnapshotLogEntry{SnapshotID: id, TimestampMs: snap.TimestampMs})
+		m.SnapshotLog = append(m.SnapshotLog, SnapshotLogEntry{SnapshotID: id, TimestampMs: c.logTime(snap)})
 	}
 	return nil
+}
+
+// logTime is when main's move to snap is logged: a new snapshot at its
+// commit time, as Java logs it; an older one made current again (a
+// rollback, a fast-forward to an audited snapshot) no earlier than the
+// base's last update and the log's last entry, since Java, iceberg-go
+// and iceberg-rust refuse to read a snapshot log out of time order.
+// Updates know no clock, so a replay gives the same log.
+func (c *Changes) logTime(snap *Snapshot) int64 {
+	ts := max(snap.TimestampMs, c.base.LastUpdatedMs)
+	if n := len(c.next.SnapshotLog); n > 0 {
+		ts = max(ts, c.next.SnapshotLog[n-1].TimestampMs)
+	}
+	return ts
 }
 
 func (u RemoveSnapshots) apply(c *Changes) error {
