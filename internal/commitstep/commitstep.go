@@ -2,7 +2,10 @@
 // test can stop a process at one of them (a crash test kills itself
 // there) whichever package the step is in: the table's commit loop
 // ("manifests", "manifest-list", "published", "hint") and the catalogs
-// ("metadata-file": written, not yet swapped in). Outside tests no hook
+// ("metadata-file": written, not yet swapped in; the SQL catalog's
+// multi-table commit adds "transaction-rows", every row swapped inside a
+// database transaction not yet committed, and "transaction-committed").
+// Outside tests no hook
 // is set and reporting costs one atomic load.
 package commitstep
 
