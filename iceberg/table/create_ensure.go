@@ -58,34 +58,23 @@ func openForUpdate(ctx context.Context, files fileio.FileIO, location string) (*
 }
 
 // UpdateSchemaByName brings the table's schema up to wanted by column name
-// (action.UnionByName: missing columns are added at any depth with ids
-// counted up from last-column-id, required columns may become optional,
-// columns wanted lacks are kept; type changes other than promotions, new
-// required columns without defaults and field ids that contradict the
-// table's are refused with an *action.SchemaUpdateError naming the table
-// and column). When the schema already covers wanted nothing is committed.
-// The union is computed again on every retry, against the schema the
-// retry builds on.
+// (action.UpdateSchema.UnionByName: missing columns are added at any depth
+// with ids counted up from last-column-id, required columns may become
+// optional, columns wanted lacks are kept; type changes other than
+// promotions, new required columns without defaults, field ids that
+// contradict the table's and what the format version cannot hold are
+// refused with an *action.SchemaUpdateError naming the table and column).
+// When the schema already covers wanted nothing is committed. The union is
+// computed again on every retry, against the schema the retry builds on.
 func (t *Table) UpdateSchemaByName(ctx context.Context, wanted *iceberg.Schema) error {
+	union := new(action.UpdateSchema).UnionByName(wanted)
 	res, err := t.commitMetadata(ctx, func(_ context.Context, base *Table, _ int) (*metadata.Changes, error) {
-		md := base.Metadata
-		current := md.CurrentSchema()
-		updated, _, changed, err := action.UnionByName(current, wanted, md.LastColumnID, md.Location)
-		if err != nil || !changed {
+		updates, err := union.Build(base.Metadata)
+		if err != nil || len(updates) == 0 {
 			return nil, err
 		}
-		if err := checkSchemaForVersion(updated, md.FormatVersion); err != nil {
-			return nil, fmt.Errorf("table %q: %w", md.Location, err)
-		}
-		id := 0
-		for _, s := range md.Schemas {
-			id = max(id, s.ID+1)
-		}
-		// add-schema raises last-column-id to the new schema's highest field
-		// id, which is where the union counted new columns up to.
-		schema := iceberg.NewSchema(id, updated.Fields, updated.IdentifierFieldIDs...)
-		changes := metadata.Edit(md)
-		if err := changes.Apply(metadata.AddSchema{Schema: schema}, metadata.SetCurrentSchema{SchemaID: -1}); err != nil {
+		changes := metadata.Edit(base.Metadata)
+		if err := changes.Apply(updates...); err != nil {
 			return nil, err
 		}
 		return changes, nil
