@@ -338,7 +338,9 @@ func TestSpecEvolutionOnHiveV2Table(t *testing.T) {
 	files := liveFiles(t, tbl, nil)
 
 	view := liveFiles(t, tbl, rowstest.Pred(t, expr.OpEq, "action", "view"))
-	wantView := filesWhere(files, func(e string) bool { return strings.HasPrefix(e, "2:") || strings.HasPrefix(e, "0:[view]") || strings.HasPrefix(e, "1:[view ") })
+	wantView := filesWhere(files, func(e string) bool {
+		return strings.HasPrefix(e, "2:") || strings.HasPrefix(e, "0:[view]") || strings.HasPrefix(e, "1:[view ")
+	})
 	if got := sortedKeys(view); !slices.Equal(got, wantView) {
 		t.Fatalf("action = view plans %v, want %v", view, wantView)
 	}
