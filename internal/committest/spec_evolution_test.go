@@ -271,6 +271,7 @@ func TestSpecEvolutionOnSparkV1Table(t *testing.T) {
 		t.Fatalf("action = click plans %v, want %v", click, want)
 	}
 	checkFiltered(t, tbl, lateFilter, all, func(r []any) bool { return r[3].(int64) >= jan2020(6, 0) })
+	checkReopened(t, tbl, all)
 	checkFiltered(t, tbl, rowstest.Pred(t, expr.OpEq, "action", "click"), all, func(r []any) bool { return r[2] == "click" })
 }
 
@@ -363,6 +364,7 @@ func TestSpecEvolutionOnHiveV2Table(t *testing.T) {
 	if n := len(liveFiles(t, tbl, idFilter)); n >= len(files) {
 		t.Fatalf("id = 105 plans %d of %d files: the bucket partitions pruned none", n, len(files))
 	}
+	checkReopened(t, tbl, all)
 }
 
 // specFields writes a spec's fields as name=transform#id.
@@ -372,4 +374,22 @@ func specFields(s *iceberg.PartitionSpec) string {
 		parts[i] = fmt.Sprintf("%s=%s#%d", f.Name, f.Transform, f.FieldID)
 	}
 	return strings.Join(parts, " ")
+}
+
+// checkReopened opens the table's metadata file afresh: the specs, the
+// default spec and sort order, and every row are what the handle had.
+func checkReopened(t *testing.T, tbl *table.Table, all []fileRow) {
+	t.Helper()
+	fresh, err := table.Open(context.Background(), tbl.MetadataLocation, table.Options{LocationMap: tbl.Locations.Prefixes()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fresh.Metadata.PartitionSpecs, tbl.Metadata.PartitionSpecs) || fresh.Metadata.DefaultSpecID != tbl.Metadata.DefaultSpecID ||
+		!reflect.DeepEqual(fresh.Metadata.SortOrders, tbl.Metadata.SortOrders) || fresh.Metadata.DefaultSortOrderID != tbl.Metadata.DefaultSortOrderID {
+		t.Fatalf("reopened: specs %v (default %d), sort orders %v (default %d); the handle had %v (%d), %v (%d)",
+			fresh.Metadata.PartitionSpecs, fresh.Metadata.DefaultSpecID, fresh.Metadata.SortOrders, fresh.Metadata.DefaultSortOrderID,
+			tbl.Metadata.PartitionSpecs, tbl.Metadata.DefaultSpecID, tbl.Metadata.SortOrders, tbl.Metadata.DefaultSortOrderID)
+	}
+	schema := fresh.Metadata.CurrentSchema()
+	rowstest.CompareRows(t, "reopened", schema, rowsOnly(schema, all), rowsOnly(schema, readRows(t, fresh, nil)))
 }
