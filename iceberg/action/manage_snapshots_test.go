@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strconv"
@@ -584,4 +585,29 @@ func TestRollbackKeepsTheSnapshotLogInTimeOrder(t *testing.T) {
 			t.Errorf("as of the rollback: %v, %v", s, err)
 		}
 	}
+}
+
+// Branch a table, keep the branch's last three snapshots, tag main and
+// roll main back one commit: one change, as the REST protocol sends it.
+func ExampleManageSnapshots() {
+	fx, _ := fixtures.Get(refsFixture)
+	raw, _ := os.ReadFile(fx.Metadata)
+	md, _ := metadata.Parse(raw)
+
+	var ms action.ManageSnapshots
+	ms.CreateBranch("audit", 0).SetMinSnapshotsToKeep("audit", 3).
+		CreateTag("before-rollback", 0).
+		RollbackTo(*md.CurrentSnapshot().ParentSnapshotID)
+	updates, err := ms.Build(md)
+	if err != nil {
+		panic(err)
+	}
+	for _, u := range updates {
+		b, _ := json.Marshal(u)
+		fmt.Println(string(b))
+	}
+	// Output:
+	// {"action":"set-snapshot-ref","ref-name":"audit","snapshot-id":1497619269847778439,"type":"branch","min-snapshots-to-keep":3}
+	// {"action":"set-snapshot-ref","ref-name":"before-rollback","snapshot-id":1497619269847778439,"type":"tag"}
+	// {"action":"set-snapshot-ref","ref-name":"main","snapshot-id":752781918366351945,"type":"branch"}
 }
