@@ -25,7 +25,11 @@ func (m *ManageSnapshots) CreateTag(name string, snapshotID int64) *ManageSnapsh
 }
 
 func (m *ManageSnapshots) create(op, name string, snapshotID int64, typ string) *ManageSnapshots {
-	return m.add(named(op, name), func(s *refState) error {
+	check := named(op, name)
+	if name == metadata.MainBranch && typ != metadata.RefBranch {
+		check = invalid("%s: main is always a branch", op)
+	}
+	return m.add(check, func(s *refState) error {
 		if err := s.absent(op, name); err != nil {
 			return err
 		}

@@ -184,6 +184,15 @@ func TestCreateBranchAndTag(t *testing.T) {
 	refused(t, md, ms().CreateBranch("main", hive[1]), errkind.InvalidArgument, `"main"`, "already exists")
 	refused(t, md, ms().CreateTag("t", hive[1]).CreateBranch("t", hive[2]), errkind.InvalidArgument, `"t"`, "already exists")
 	refused(t, md, ms().CreateBranch("", hive[1]), errkind.InvalidArgument, "empty")
+	// A table whose snapshots are all staged has no main yet: main can
+	// be created, as a branch only.
+	staged := md.Clone()
+	staged.CurrentSnapshotID, staged.Refs = nil, map[string]metadata.Ref{}
+	refused(t, staged, ms().CreateTag("main", hive[1]), errkind.InvalidArgument, "main", "branch")
+	next, _ = mustBuild(t, staged, ms().CreateBranch("main", hive[1]))
+	if *next.CurrentSnapshotID != hive[1] {
+		t.Errorf("main created at %d", *next.CurrentSnapshotID)
+	}
 }
 
 // A table never written to has no snapshot to branch from: Java would
