@@ -140,7 +140,7 @@ func (b *specBuild) newField(src iceberg.NestedField, t iceberg.Transform, name 
 	if b.md.FormatVersion >= 2 {
 		for _, s := range b.md.PartitionSpecs {
 			for _, f := range s.Fields {
-				if f.SourceID == src.ID && f.Transform.String() == t.String() && (name == "" || f.Name == name) {
+				if f.SourceID == src.ID && f.Transform.String() == t.String() && (name == "" || f.Name == name) && !b.idTaken(f.FieldID) {
 					return iceberg.PartitionField{SourceID: src.ID, FieldID: f.FieldID, Name: f.Name, Transform: t}
 				}
 			}
@@ -156,6 +156,23 @@ func (b *specBuild) newField(src iceberg.NestedField, t iceberg.Transform, name 
 		id = b.lastAssigned
 	}
 	return iceberg.PartitionField{SourceID: src.ID, FieldID: id, Name: name, Transform: t}
+}
+
+// idTaken: a field the new spec keeps or adds has the id. A table
+// upgraded from v1, whose ids were positions, may have used one id for
+// different fields in different specs; such an id is not reused.
+func (b *specBuild) idTaken(id int) bool {
+	for _, f := range b.spec.Fields {
+		if f.FieldID == id && !b.deletes[id] {
+			return true
+		}
+	}
+	for _, f := range b.adds {
+		if f.FieldID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *specBuild) removeByName(name string) error {

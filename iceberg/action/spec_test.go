@@ -262,3 +262,22 @@ func TestUpdateSpecRebuildsOnNewerMetadata(t *testing.T) {
 		t.Fatalf("building again on the result: %v, %v; want the duplicate refused", updates, err)
 	}
 }
+
+// A table upgraded from v1 may have used one field id (a position) for
+// different fields in different specs: an earlier spec's id is reused
+// only when no field of the new spec has it.
+func TestUpdateSpecDoesNotReuseAnIDTheSpecHas(t *testing.T) {
+	md := sparkV1(t)
+	c := metadata.Edit(md)
+	foreign := iceberg.PartitionSpec{ID: 1, Fields: []iceberg.PartitionField{
+		{SourceID: 1, FieldID: 1000, Name: "id_bucket_2", Transform: iceberg.BucketTransform{N: 2}},
+	}}
+	if err := c.Apply(metadata.AddSpec{Spec: foreign}, metadata.SetDefaultSpec{SpecID: -1}, metadata.UpgradeFormatVersion{FormatVersion: 2}); err != nil {
+		t.Fatal(err)
+	}
+	next, _ := evolve(t, c.Metadata(), new(action.UpdateSpec).AddField("event_time", iceberg.HourTransform{}, ""))
+	wantDefaultSpec(t, next, "2[id_bucket_2=bucket[2](1)#1000 event_time_hour=hour(4)#1002]")
+	// Once the bucket field is gone, the hour field's id comes back.
+	again, _ := evolve(t, c.Metadata(), new(action.UpdateSpec).RemoveField("id_bucket_2").AddField("event_time", iceberg.HourTransform{}, ""))
+	wantDefaultSpec(t, again, "2[event_time_hour=hour(4)#1000]")
+}
