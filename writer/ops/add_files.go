@@ -22,7 +22,7 @@ import (
 // twice, is refused; so is one whose columns do not fit the schema. When
 // some file has no field ids and the table no name mapping, the table
 // first gets schema.name-mapping.default (one mapping by the schema's
-// names) in a commit of its own, so that every reader finds the columns.
+// names) in the same commit, so that every reader finds the columns.
 // The files are never deleted, whatever happens. A token already
 // committed makes the call a no-op, as for every commit.
 func AddFiles(ctx context.Context, t *table.Table, paths []string, opts table.CommitOptions) (Result, error) {
@@ -75,16 +75,23 @@ func AddFiles(ctx context.Context, t *table.Table, paths []string, opts table.Co
 		needMapping = needMapping || !hasIDs
 		files = append(files, df)
 	}
+	// The name mapping, when the files need one, and the files go in one
+	// transaction: no reader ever sees the files without it.
+	tx := t.Transaction()
 	if needMapping && mapping == nil {
 		raw, err := json.Marshal(iceberg.MappingFromFields(schema.Fields))
 		if err != nil {
 			return Result{}, err
 		}
-		if err := t.SetProperties(ctx, map[string]string{metadata.PropertyNameMapping: string(raw)}, nil); err != nil {
-			return Result{}, fmt.Errorf("add files: set the table's name mapping: %w", err)
-		}
+		tx.SetProperties(map[string]string{metadata.PropertyNameMapping: string(raw)}, nil)
 	}
-	return AppendFiles(ctx, t, files, opts)
+	if err := tx.Append(files, opts); err != nil {
+		return Result{}, fmt.Errorf("add files: %w", err)
+	}
+	return commit(ctx, &written{}, files, func() (table.CommitResult, error) {
+		res, err := tx.Commit(ctx)
+		return commitResultOf(res), err
+	})
 }
 
 // describe opens one file and builds its entry; hasIDs tells whether its

@@ -85,6 +85,11 @@ func TestAddFilesOfOtherEnginesMatchTheirManifests(t *testing.T) {
 				if again.Metadata.Properties[metadata.PropertyNameMapping] == "" {
 					t.Error("files without field ids, yet the table got no name mapping")
 				}
+				// In the same commit as the files: no version has the
+				// files without the mapping.
+				if n := len(again.Metadata.MetadataLog); n != 1 {
+					t.Errorf("adding files without ids took %d commits, want 1", n)
+				}
 			}
 			wantRows := rowstest.ScanRows(t, src, scan.Options{})
 			gotRows := rowstest.ScanRows(t, dst, scan.Options{})

@@ -76,6 +76,18 @@ func (w *written) remove(ctx context.Context) {
 // commit runs a commit of files the operation wrote (tracked in w) and
 // removes them exactly when they are not part of the table: the commit
 // failed with a known outcome, or found its token committed already.
+// commitResultOf is a transaction's result as a single commit's: the
+// snapshot of its last snapshot-producing step, or the one that carried
+// its token.
+func commitResultOf(r table.TransactionResult) table.CommitResult {
+	var out table.CommitResult
+	if n := len(r.SnapshotIDs); n > 0 {
+		out.SnapshotID = r.SnapshotIDs[n-1]
+	}
+	out.TokenFound = r.TokenFound
+	return out
+}
+
 func commit(ctx context.Context, w *written, added []manifest.DataFile, run func() (table.CommitResult, error)) (Result, error) {
 	res, err := run()
 	if err != nil {
