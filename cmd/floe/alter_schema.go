@@ -82,7 +82,7 @@ func schemaBuild(run []alterStep) ([]alterBuild, error) {
 			if d.t == nil {
 				f, ok := schema.FindFieldByName(d.name)
 				if !ok {
-					return fmt.Errorf("update-column %s: no such column", d.name)
+					return fmt.Errorf("update-column %s: the table's schema has no column %q", d.name, d.name)
 				}
 				t = f.Type
 			}
@@ -139,10 +139,54 @@ func moveColumn(u *action.UpdateSchema, s alterStep, needed bool) error {
 
 // parseColumnType reads a column's type: a primitive as metadata spells
 // it (long, decimal(10,2)), or an Iceberg JSON type for a struct, list
-// or map, whose field ids may be left out (the new column's are fresh).
+// or map, whose ids may be left out (the new column's are fresh).
 func parseColumnType(s string) (iceberg.Type, error) {
 	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
 		return iceberg.ParsePrimitiveType(s)
 	}
-	return iceberg.ParseTypeJSON(json.RawMessage(s))
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf("type %s: %w", s, err)
+	}
+	next := 0
+	numberNested(v, &next)
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return iceberg.ParseTypeJSON(raw)
+}
+
+// numberNested gives the fields, elements, keys and values of a JSON
+// type that lack ids placeholder ones, so a user need not number them:
+// the added column's nested ids are assigned afresh anyway.
+func numberNested(v any, next *int) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	setID := func(m map[string]any, key string) {
+		if _, has := m[key]; !has {
+			*next++
+			m[key] = *next
+		}
+	}
+	switch obj["type"] {
+	case "struct":
+		fields, _ := obj["fields"].([]any)
+		for _, f := range fields {
+			if fm, ok := f.(map[string]any); ok {
+				setID(fm, "id")
+				numberNested(fm["type"], next)
+			}
+		}
+	case "list":
+		setID(obj, "element-id")
+		numberNested(obj["element"], next)
+	case "map":
+		setID(obj, "key-id")
+		setID(obj, "value-id")
+		numberNested(obj["key"], next)
+		numberNested(obj["value"], next)
+	}
 }

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/floedb/floe/iceberg/action"
 )
@@ -48,7 +51,7 @@ func runRef(ctx context.Context, raw []string, out io.Writer, kind, usage string
 	verb := a.positional[0]
 	n, ok := refVerbs[kind][verb]
 	if !ok {
-		return fmt.Errorf("unknown %s action %q\n%s", kind, verb, usage)
+		return fmt.Errorf("unknown %s action %q (%s)", kind, verb, strings.Join(slices.Sorted(maps.Keys(refVerbs[kind])), ", "))
 	}
 	if len(a.positional)-1 != n {
 		return errors.New(usage)
