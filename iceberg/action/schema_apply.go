@@ -237,20 +237,22 @@ func checkIdentifierFields(s *iceberg.Schema) error {
 
 func isStructType(t iceberg.Type) bool { _, ok := t.(*iceberg.StructType); return ok }
 
-// updates are the metadata updates that make the evolved schema current.
+// updates are the metadata updates that make the evolved schema current,
+// then those of the properties that name columns.
 func (e *schemaEdit) updates() ([]metadata.Update, error) {
 	if sameSchema(e.result, e.base) {
 		return nil, nil
 	}
+	props := e.propertyUpdates()
 	next := 0
 	for _, s := range e.md.Schemas {
 		if sameSchema(e.result, s) {
-			return []metadata.Update{metadata.SetCurrentSchema{SchemaID: s.ID}}, nil
+			return append([]metadata.Update{metadata.SetCurrentSchema{SchemaID: s.ID}}, props...), nil
 		}
 		next = max(next, s.ID+1)
 	}
 	s := iceberg.NewSchema(next, e.result.Fields, e.result.IdentifierFieldIDs...)
-	return []metadata.Update{metadata.AddSchema{Schema: s}, metadata.SetCurrentSchema{SchemaID: -1}}, nil
+	return append([]metadata.Update{metadata.AddSchema{Schema: s}, metadata.SetCurrentSchema{SchemaID: -1}}, props...), nil
 }
 
 // sameSchema compares two schemas but for their ids, by their JSON form

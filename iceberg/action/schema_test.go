@@ -132,8 +132,17 @@ func TestUpdateSchemaAddsColumnsAtAnyDepthWithFreshIDs(t *testing.T) {
 		AddColumn("struct_1_col.note", iceberg.StringType{}, action.ColumnOptions{Doc: "added by floe"}).
 		AddColumn("struct_2_col.struct_3_col.ratio", iceberg.FloatType{}).
 		AddColumn("point", point))
-	if len(updates) != 2 {
-		t.Fatalf("updates %v, want add-schema and set-current-schema", updates)
+	// The table's name mapping (Hive's, by another numbering than the
+	// schema's; matched by id as Java matches it) maps the new columns.
+	if len(updates) != 3 {
+		t.Fatalf("updates %v, want add-schema, set-current-schema and set-properties", updates)
+	}
+	nm, err := next.NameMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := nm.Find("point"); !ok || *f.FieldID != 24 || len(f.Fields) != 3 || *f.Fields[1].Fields[0].FieldID != 28 {
+		t.Errorf("point is mapped as %+v", f)
 	}
 	s := next.CurrentSchema()
 	if s.ID != 1 || next.CurrentSchemaID != 1 {
@@ -533,5 +542,39 @@ func TestUpdateSchemaRecordsTheFirstError(t *testing.T) {
 	_, err := us().DeleteColumn("nope").Build(md)
 	if err == nil || !strings.Contains(err.Error(), md.Location) {
 		t.Errorf("%v does not name the table %s", err, md.Location)
+	}
+}
+
+// Properties that name columns follow them (Java's SchemaUpdate): the
+// name mapping learns new columns and new names beside the old ones, and
+// per-column metrics settings are renamed or dropped.
+func TestUpdateSchemaKeepsColumnPropertiesInStep(t *testing.T) {
+	md := handBuilt(t, 2, `[{"id": 1, "name": "id", "required": true, "type": "long"},
+		{"id": 2, "name": "s", "required": false, "type": {"type": "struct", "fields": [{"id": 3, "name": "a", "required": false, "type": "string"}]}},
+		{"id": 4, "name": "b", "required": false, "type": "string"},
+		{"id": 5, "name": "c", "required": false, "type": "string"}]`,
+		`[{"spec-id": 0, "fields": []}]`, `[]`)
+	md.Properties = map[string]string{
+		metadata.PropertyNameMapping: `[{"field-id":1,"names":["id"]},{"field-id":2,"names":["s"],"fields":[{"field-id":3,"names":["a"]}]},{"field-id":4,"names":["b"]},{"field-id":5,"names":["c"]}]`,
+		"write.metadata.metrics.column.s.a":            "full",
+		"write.metadata.metrics.column.b":              "counts",
+		"write.metadata.metrics.column.c":              "none",
+		"write.parquet.bloom-filter-enabled.column.id": "true",
+		"owner":                                        "etl",
+	}
+	next, _ := evolveSchema(t, md, us().
+		RenameColumn("s", "t").
+		RenameColumn("b", "c").
+		DeleteColumn("c").
+		AddColumn("s.z", iceberg.IntType{}))
+	want := map[string]string{
+		metadata.PropertyNameMapping: `[{"field-id":1,"names":["id"]},{"field-id":2,"names":["s","t"],"fields":[{"field-id":3,"names":["a"]},{"field-id":21,"names":["z"]}]},{"field-id":4,"names":["b","c"]},{"field-id":5,"names":[]}]`,
+		"write.metadata.metrics.column.t.a":            "full",
+		"write.metadata.metrics.column.c":              "counts",
+		"write.parquet.bloom-filter-enabled.column.id": "true",
+		"owner":                                        "etl",
+	}
+	if !reflect.DeepEqual(next.Properties, want) {
+		t.Errorf("properties\n got %v\nwant %v", next.Properties, want)
 	}
 }
