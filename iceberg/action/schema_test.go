@@ -555,12 +555,12 @@ func TestUpdateSchemaKeepsColumnPropertiesInStep(t *testing.T) {
 		{"id": 5, "name": "c", "required": false, "type": "string"}]`,
 		`[{"spec-id": 0, "fields": []}]`, `[]`)
 	md.Properties = map[string]string{
-		metadata.PropertyNameMapping: `[{"field-id":1,"names":["id"]},{"field-id":2,"names":["s"],"fields":[{"field-id":3,"names":["a"]}]},{"field-id":4,"names":["b"]},{"field-id":5,"names":["c"]}]`,
+		metadata.PropertyNameMapping:                   `[{"field-id":1,"names":["id"]},{"field-id":2,"names":["s"],"fields":[{"field-id":3,"names":["a"]}]},{"field-id":4,"names":["b"]},{"field-id":5,"names":["c"]}]`,
 		"write.metadata.metrics.column.s.a":            "full",
 		"write.metadata.metrics.column.b":              "counts",
 		"write.metadata.metrics.column.c":              "none",
 		"write.parquet.bloom-filter-enabled.column.id": "true",
-		"owner":                                        "etl",
+		"owner": "etl",
 	}
 	next, _ := evolveSchema(t, md, us().
 		RenameColumn("s", "t").
@@ -568,11 +568,11 @@ func TestUpdateSchemaKeepsColumnPropertiesInStep(t *testing.T) {
 		DeleteColumn("c").
 		AddColumn("s.z", iceberg.IntType{}))
 	want := map[string]string{
-		metadata.PropertyNameMapping: `[{"field-id":1,"names":["id"]},{"field-id":2,"names":["s","t"],"fields":[{"field-id":3,"names":["a"]},{"field-id":21,"names":["z"]}]},{"field-id":4,"names":["b","c"]},{"field-id":5,"names":[]}]`,
+		metadata.PropertyNameMapping:                   `[{"field-id":1,"names":["id"]},{"field-id":2,"names":["s","t"],"fields":[{"field-id":3,"names":["a"]},{"field-id":21,"names":["z"]}]},{"field-id":4,"names":["b","c"]},{"field-id":5,"names":[]}]`,
 		"write.metadata.metrics.column.t.a":            "full",
 		"write.metadata.metrics.column.c":              "counts",
 		"write.parquet.bloom-filter-enabled.column.id": "true",
-		"owner":                                        "etl",
+		"owner": "etl",
 	}
 	if !reflect.DeepEqual(next.Properties, want) {
 		t.Errorf("properties\n got %v\nwant %v", next.Properties, want)
