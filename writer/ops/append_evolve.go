@@ -1,0 +1,62 @@
+package ops
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
+	"github.com/floedb/floe/iceberg/metadata"
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// AppendEvolving appends data after bringing t's schema up to wanted by
+// column name (action.UpdateSchema.UnionByName: columns wanted adds are
+// added at any depth), in one transaction: the new columns and the rows
+// that fill them are one version, so no reader sees one without the
+// other. The files are written under the evolved schema's field ids, so
+// the schema change is held to the version it was computed on: when
+// another writer changed the schema first, the commit fails with
+// table.ErrConflict, commits nothing and deletes the files (retry on the
+// newer version). When t already covers wanted it is Append. A token
+// already committed changes nothing, the schema included.
+func AppendEvolving(ctx context.Context, t *table.Table, wanted *iceberg.Schema, data array.RecordReader, opts table.CommitOptions) (Result, error) {
+	if res, ok, err := tokenFound(t, opts.Token); err != nil || ok {
+		return res, err
+	}
+	union := new(action.UpdateSchema).UnionByName(wanted)
+	updates, err := union.Build(t.Metadata)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(updates) == 0 {
+		return Append(ctx, t, data, opts)
+	}
+	evolved, err := metadata.Apply(t.Metadata, nil, updates)
+	if err != nil {
+		return Result{}, err
+	}
+	preview := *t
+	preview.Metadata = evolved
+	w := &written{io: t.IO}
+	files, err := write(ctx, &preview, data, w)
+	if err != nil {
+		return Result{}, err
+	}
+	tx := t.Transaction()
+	tx.Add(heldToStart{union})
+	if err := tx.Append(files, opts); err != nil {
+		w.remove(ctx)
+		return Result{}, err
+	}
+	return commit(ctx, w, files, func() (table.CommitResult, error) {
+		res, err := tx.Commit(ctx)
+		return commitResultOf(res), err
+	})
+}
+
+// heldToStart is an action that is never rebuilt on a schema other than
+// the one the transaction began on, whatever the action itself allows
+// (it hides action.Rebasable): files were written under the ids it
+// assigned there.
+type heldToStart struct{ action.Action }
