@@ -15,11 +15,13 @@ import (
 
 var _ catalog.MultiTableCommitter = (*Catalog)(nil)
 
-// The steps of a multi-table commit a crash test can stop at (besides
+// The steps of a multi-table commit a test can stop at (besides
 // "metadata-file", every new file written, and the commit loop's
-// "published"): every row swapped inside the database transaction, not yet
-// committed; and the database transaction committed.
+// "published"): one row swapped inside the database transaction (each
+// row); every row swapped, not yet committed; the database transaction
+// committed.
 const (
+	StepTransactionRow       = "transaction-row"
 	StepTransactionRows      = "transaction-rows"
 	StepTransactionCommitted = "transaction-committed"
 )
@@ -118,6 +120,7 @@ func (c *Catalog) swapRows(ctx context.Context, order []*staged) error {
 		case err != nil || n != 1:
 			return fail(errkind.Errorf(errkind.Corrupt, "commit %s: %d catalog rows changed (%v)", s.id, n, err))
 		}
+		commitstep.Reached(StepTransactionRow)
 	}
 	commitstep.Reached(StepTransactionRows)
 	if err := tx.Commit(); err != nil {
