@@ -3,11 +3,10 @@
 // there) whichever package the step is in: the table's commit loop
 // ("manifests", "manifest-list", "published", "hint") and the catalogs
 // ("metadata-file": written, not yet swapped in; the SQL catalog's
-// multi-table commit adds "transaction-row" after each row it swaps and
-// "transaction-rows", every row swapped inside a
-// database transaction not yet committed, and "transaction-committed").
-// Outside tests no hook
-// is set and reporting costs one atomic load.
+// multi-table commit adds "transaction-row" after each row it swaps,
+// "transaction-rows" with every row swapped in a database transaction not
+// yet committed, and "transaction-committed"). Outside tests no hook is
+// set and reporting costs one atomic load.
 package commitstep
 
 import "sync/atomic"
