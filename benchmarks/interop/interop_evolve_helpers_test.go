@@ -242,7 +242,6 @@ func assertColumnTypes(t *testing.T, who string, batches []arrow.RecordBatch, wa
 // branch or tag of that name.
 func icebergGoScan(t *testing.T, tbl *icebergtable.Table, ref string) []arrow.RecordBatch {
 	t.Helper()
-	ctx := context.Background()
 	sc := tbl.Scan()
 	if ref != "" {
 		var err error
@@ -250,14 +249,26 @@ func icebergGoScan(t *testing.T, tbl *icebergtable.Table, ref string) []arrow.Re
 			t.Fatalf("iceberg-go UseRef(%q): %v", ref, err)
 		}
 	}
+	return icebergGoRead(t, sc, ref)
+}
+
+// icebergGoScanSnapshot reads one snapshot of the table with iceberg-go.
+func icebergGoScanSnapshot(t *testing.T, tbl *icebergtable.Table, id int64) []arrow.RecordBatch {
+	t.Helper()
+	return icebergGoRead(t, tbl.Scan(icebergtable.WithSnapshotID(id)), fmt.Sprint("snapshot ", id))
+}
+
+func icebergGoRead(t *testing.T, sc *icebergtable.Scan, what string) []arrow.RecordBatch {
+	t.Helper()
+	ctx := context.Background()
 	_, records, err := sc.ToArrowRecords(ctx)
 	if err != nil {
-		t.Fatalf("iceberg-go scan of %q: %v", ref, err)
+		t.Fatalf("iceberg-go scan of %q: %v", what, err)
 	}
 	var out []arrow.RecordBatch
 	for rec, err := range records {
 		if err != nil {
-			t.Fatalf("iceberg-go scan of %q: %v", ref, err)
+			t.Fatalf("iceberg-go scan of %q: %v", what, err)
 		}
 		t.Cleanup(rec.Release)
 		out = append(out, rec)
@@ -269,14 +280,25 @@ func icebergGoScan(t *testing.T, tbl *icebergtable.Table, ref string) []arrow.Re
 // branch or tag of that name.
 func floeScan(t *testing.T, tbl *table.Table, ref string) []arrow.RecordBatch {
 	t.Helper()
+	return floeRead(t, tbl, scan.Options{Ref: ref}, ref)
+}
+
+// floeScanSnapshot reads one snapshot of the table with floe's reader.
+func floeScanSnapshot(t *testing.T, tbl *table.Table, id int64) []arrow.RecordBatch {
+	t.Helper()
+	return floeRead(t, tbl, scan.Options{SnapshotID: &id}, fmt.Sprint("snapshot ", id))
+}
+
+func floeRead(t *testing.T, tbl *table.Table, opts scan.Options, what string) []arrow.RecordBatch {
+	t.Helper()
 	ctx := context.Background()
-	sc, err := scan.New(ctx, tbl, scan.Options{Ref: ref})
+	sc, err := scan.New(ctx, tbl, opts)
 	if err != nil {
-		t.Fatalf("floe scan of %q: %v", ref, err)
+		t.Fatalf("floe scan of %q: %v", what, err)
 	}
 	rr, err := sc.Reader(ctx, memory.DefaultAllocator)
 	if err != nil {
-		t.Fatalf("floe reader of %q: %v", ref, err)
+		t.Fatalf("floe reader of %q: %v", what, err)
 	}
 	defer rr.Release()
 	var out []arrow.RecordBatch
@@ -287,7 +309,7 @@ func floeScan(t *testing.T, tbl *table.Table, ref string) []arrow.RecordBatch {
 		out = append(out, rec)
 	}
 	if err := rr.Err(); err != nil {
-		t.Fatalf("floe read of %q: %v", ref, err)
+		t.Fatalf("floe read of %q: %v", what, err)
 	}
 	return out
 }

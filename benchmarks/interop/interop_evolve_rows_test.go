@@ -40,6 +40,7 @@ type evRow struct {
 	dec   *int64 // unscaled, scale 2
 	gone  *int32
 	note  *string
+	tier  *int32 // only in TestFloeColumnDefaultReadByIcebergGo
 }
 
 // makeEvRows builds count rows from firstID. Rows for the schema before
@@ -117,6 +118,8 @@ func evKeys(rows []evRow, columns []string) []string {
 				parts[c] = optStr(x.gone, func(v int32) string { return fmt.Sprint(v) })
 			case "note":
 				parts[c] = optStr(x.note, func(v string) string { return fmt.Sprintf("%q", v) })
+			case "tier":
+				parts[c] = optStr(x.tier, func(v int32) string { return fmt.Sprint(v) })
 			default:
 				panic("evKeys: no column " + name)
 			}
