@@ -603,6 +603,126 @@ typedef struct floe_scan floe_scan;
  *   "split_size": <int64> bytes of data per task (default: the table
  *               property read.split.target-size, else 134217728). Larger
  *               files are cut into byte ranges (along the manifest's
+/* ------------------------------------------------------------------------
+ * Transactions: several changes to one table as one commit
+ *
+ * floe_table_transaction applies a list of actions, in order, each on the
+ * metadata the ones before it produced, and commits them as one new
+ * metadata version (one snapshot per snapshot action) through whatever
+ * loaded the table (its directory, a SQL or REST catalog). When another
+ * writer committed first, the list is built again on the newer version if
+ * what its metadata actions depended on still holds (the current schema,
+ * the default spec and sort order, the refs they move); else the call is
+ * FLOE_CONFLICT and nothing is committed. On success the handle holds the
+ * committed version.
+ *
+ * actions_json is a JSON array of objects, each {"action": "<name>", ...}.
+ * An unknown name or field, or a field missing, is FLOE_INVALID_ARGUMENT
+ * naming the action by its index and name (and, for a name, the closest
+ * one); a change the table refuses (a column that does not exist, a type
+ * narrowed, a snapshot that is not an ancestor) is FLOE_INVALID_ARGUMENT
+ * or FLOE_NOT_FOUND naming it, nothing committed. Consecutive actions of
+ * one kind (the schema actions; the partition field actions; the branch,
+ * tag and snapshot actions) make one change, as the calls of one
+ * pyiceberg update_schema() block do: one new schema, one new spec. The
+ * same list (an element per table) is what multi-table transactions take.
+ * Column paths ("path", "before", "after", "fields") are a dotted name
+ * ("payload.kind") or an array of names (["payload", "kind"], for names
+ * holding a dot); "case-sensitive": false on a schema, partition or sort
+ * action matches names ignoring case.
+ *
+ *  Schema (types in the JSON form of table metadata: "long",
+ *  "decimal(9, 2)", {"type": "struct", "fields": [...]}; defaults as
+ *  single-value JSON, v3 tables only):
+ *   {"action": "add-column", "path": P, "type": T, "doc": "...",
+ *    "required": false, "initial-default": V, "write-default": V,
+ *    "first": true | "before": P | "after": P}   (a required column needs
+ *                  an initial-default, or "allow-incompatible-changes")
+ *   {"action": "rename-column", "path": P, "new-name": "n"}
+ *   {"action": "move-column", "path": P, "first": true | "before": P | "after": P}
+ *   {"action": "update-column", "path": P, "type": T, "doc": "...", "required": b}
+ *                 (type: the spec's promotions only)
+ *   {"action": "make-column-optional", "path": P}
+ *   {"action": "require-column", "path": P}  (refused when data may hold nulls)
+ *   {"action": "delete-column", "path": P}
+ *   {"action": "union-by-name", "schema": S}  (columns of S the table lacks
+ *                  added, by name at every depth; widening promotions)
+ *   {"action": "set-identifier-fields", "fields": [P, ...]}
+ *   any of these may carry "allow-incompatible-changes": true (Java's
+ *   allowIncompatibleChanges: a required column without default).
+ *  Partition spec:
+ *   {"action": "add-partition-field", "source": P, "transform": "day",
+ *    "name": "..."}  (transform in Iceberg's form, default identity: pyiceberg's
+ *                  add_identity; name defaults as Java names it)
+ *   {"action": "remove-partition-field", "name": "ts_day"}  or
+ *   {"action": "remove-partition-field", "source": P, "transform": "day"}
+ *   {"action": "rename-partition-field", "name": "a", "new-name": "b"}
+ *  Sort order (replaced whole; no fields is unsorted):
+ *   {"action": "replace-sort-order", "fields": [{"source": P,
+ *    "transform": "identity", "direction": "asc"|"desc",
+ *    "null-order": "nulls-first"|"nulls-last"}, ...]}
+ *  Branches, tags and main (snapshot-id omitted: main's snapshot):
+ *   {"action": "create-branch", "name": "b", "snapshot-id": id,
+ *    "min-snapshots-to-keep": n, "max-snapshot-age-ms": ms, "max-ref-age-ms": ms}
+ *   {"action": "create-tag", "name": "t", "snapshot-id": id, "max-ref-age-ms": ms}
+ *   {"action": "replace-branch", "name": "b", "snapshot-id": id | "ref": "other"} (+ retention)
+ *   {"action": "replace-tag", "name": "t", "snapshot-id": id, "max-ref-age-ms": ms}
+ *   {"action": "rename-branch", "name": "b", "new-name": "c"}
+ *   {"action": "remove-branch", "name": "b"}, {"action": "remove-tag", "name": "t"}
+ *   {"action": "set-ref-retention", "name": "b", "min-snapshots-to-keep": n, ...}
+ *   {"action": "rollback-to-snapshot", "snapshot-id": id}  (an ancestor of main)
+ *   {"action": "rollback-to-timestamp", "timestamp-ms": ms}  (main's latest
+ *                  ancestor committed before ms)
+ *   {"action": "set-current-snapshot", "snapshot-id": id | "ref": "name"}
+ *   {"action": "fast-forward", "branch": "main", "to": "audit"}
+ *  Cherry-pick (a snapshot of its own, or a fast-forward):
+ *   {"action": "cherry-pick", "snapshot-id": id, "branch": "main"}  (a
+ *                  staged or other branch's append or partition replace
+ *                  onto the branch, as Java allows; write-audit-publish)
+ *  Properties and format:
+ *   {"action": "set-properties", "updates": {"k": "v", ...}}
+ *   {"action": "remove-properties", "removals": ["k", ...]}
+ *   {"action": "upgrade-format-version", "format-version": 2}
+ *  Snapshots (files: floe_write_files' bytes, base64; each may carry
+ *  "branch": "b" and "snapshot-properties": {"k": "v"}):
+ *   {"action": "append-files", "files": "<base64>"}
+ *   {"action": "replace-partitions-files", "files": "<base64>", "run-id": "r"}
+ *   {"action": "overwrite-files", "filter": "id < 10" | {REST expression},
+ *    "files": "<base64>"}  (the filter must select whole files)
+ *   {"action": "commit-files", "files": "<base64>", "removed": ["path", ...]}
+ *   {"action": "delete-files", "removed": ["path", ...]}
+ *
+ * options_json may be NULL or "{}". Keys:
+ *   "token":      "<string>"  as commit_json's: recorded in the summary of
+ *                 each snapshot the transaction makes; when a snapshot
+ *                 already carries it nothing is committed and
+ *                 "token_found" is true. Needs a snapshot action.
+ *   "timeout_ms": <int64>  bounds this call instead of the table's.
+ *   "discard_refused": true  the snapshot actions' files were written for
+ *                 this transaction only and are deleted (as
+ *                 floe_discard_files does) when it fails (any status but
+ *                 FLOE_COMMIT_STATE_UNKNOWN) or finds its token.
+ *
+ * *result_json (free with floe_string_free) is {"committed": bool (false:
+ * nothing to change, or token found), "token_found": bool,
+ * "snapshot_ids": [ids of the snapshots made, in order],
+ * "metadata_location": "...", "format_version": n,
+ * "current_snapshot_id": id | null, "current_schema_id": n,
+ * "default_spec_id": n, "default_sort_order_id": n,
+ * "refs": {"main": {"snapshot-id": id, "type": "branch", retention...}}}. */
+floe_status floe_table_transaction(floe_table* table, const char* actions_json, const char* options_json,
+                                   char** result_json);
+
+/* A new handle (free with floe_table_free) holding the table as the
+ * metadata actions of actions_json (a list as above; NULL or "[]" for
+ * none) leave it: snapshot actions are skipped, nothing is committed.
+ * For the data of a later snapshot action of the same transaction:
+ * floe_write_files and floe_json_rows_stream through it write and bind
+ * with the schema, partition spec and write properties the table will
+ * have (a column added earlier in the list is written). Every commit
+ * through it is FLOE_INVALID_ARGUMENT. */
+floe_status floe_table_transaction_preview(floe_table* table, const char* actions_json, floe_table** out);
+
  *               split_offsets when present); smaller ones are packed into
  *               one task, each counting at least read.split.open-file-cost
  *               bytes (default 4194304).

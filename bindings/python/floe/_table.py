@@ -10,6 +10,7 @@ from ._errors import FloeError, Status
 from ._calls import _c_str, _check, _dumps, _json_arg, _take_string
 from ._lib import ArrowArray, ArrowArrayStream, ArrowSchema, library
 from ._table_info import TableInfo
+from ._transaction import TableChanges
 from ._write import TableWrites
 
 _py_capsule_new = ctypes.pythonapi.PyCapsule_New
@@ -49,7 +50,7 @@ class _Handle:
             pass
 
 
-class Table(_Handle, TableWrites, TableInfo):
+class Table(_Handle, TableWrites, TableInfo, TableChanges):
     """An opened Iceberg table (one version of its metadata). Commits made
     through it (see TableWrites) move it to the version they commit."""
 
