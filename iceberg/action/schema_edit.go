@@ -314,7 +314,14 @@ func (e *schemaEdit) freshType(name string, t iceberg.Type, depth int) (iceberg.
 		}
 		for i := range out.Fields {
 			f := &out.Fields[i]
-			if f.Type, err = e.freshType(joinName(name, f.Name), f.Type, depth+1); err != nil {
+			child := joinName(name, f.Name)
+			if f.Type, err = e.freshType(child, f.Type, depth+1); err != nil {
+				return nil, err
+			}
+			if err := e.checkDefault(child, "initial-default", f.Type, f.InitialDefault); err != nil {
+				return nil, err
+			}
+			if err := e.checkDefault(child, "write-default", f.Type, f.WriteDefault); err != nil {
 				return nil, err
 			}
 		}

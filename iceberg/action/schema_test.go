@@ -306,6 +306,7 @@ func TestUpdateSchemaDocsDefaultsAndRequiredness(t *testing.T) {
 	refusedSchema(t, md, us().AddColumn("r", iceberg.IntType{}).RequireColumn("r"), "r", "without an initial-default")
 	refusedSchema(t, md, us().UpdateColumnDefault("col_int", "x"), "col_int", "write-default")
 	refusedSchema(t, md, us().AddColumn("v", iceberg.VariantType{}, action.ColumnOptions{InitialDefault: []byte{1}}), "v", "default to null")
+	refusedSchema(t, md, us().AddColumn("s", &iceberg.StructType{Fields: []iceberg.NestedField{{Name: "n", Type: iceberg.IntType{}, WriteDefault: "x"}}}), "s.n", "write-default")
 	// Java's allowIncompatibleChanges lets a required column come without
 	// a default.
 	next, _ = evolveSchema(t, md, us().AllowIncompatibleChanges().AddColumn("r", iceberg.IntType{}, action.ColumnOptions{Required: true}))
