@@ -2,6 +2,7 @@ package table
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"reflect"
@@ -21,6 +22,18 @@ var replay struct {
 	sync.Mutex
 	commits  int
 	failures []string
+	// kinds counts the updates replayed by action name.
+	kinds map[string]int
+}
+
+// everyUpdateKind is every metadata update floe's commits make (a new
+// table's assign-uuid is written by Create, not committed; floe never
+// moves a table's location). A full run of this package's tests must
+// replay each, so every action a transaction can take is covered.
+var everyUpdateKind = []string{
+	"upgrade-format-version", "add-schema", "set-current-schema", "add-spec", "set-default-spec",
+	"add-sort-order", "set-default-sort-order", "add-snapshot", "set-snapshot-ref", "remove-snapshots",
+	"remove-snapshot-ref", "set-properties", "remove-properties",
 }
 
 func TestMain(m *testing.M) {
@@ -29,6 +42,12 @@ func TestMain(m *testing.M) {
 		replay.Lock()
 		defer replay.Unlock()
 		replay.commits++
+		if replay.kinds == nil {
+			replay.kinds = map[string]int{}
+		}
+		for _, u := range changes.Updates() {
+			replay.kinds[u.Action()]++
+		}
 		if err != nil {
 			replay.failures = append(replay.failures, err.Error())
 		}
@@ -37,6 +56,15 @@ func TestMain(m *testing.M) {
 	if code == 0 && len(replay.failures) > 0 {
 		fmt.Fprintf(os.Stderr, "%d of %d commits did not replay from their updates; the first: %s\n", len(replay.failures), replay.commits, replay.failures[0])
 		code = 1
+	}
+	// Only a run of every test must have made every kind.
+	if run := flag.Lookup("test.run"); code == 0 && run != nil && run.Value.String() == "" {
+		for _, kind := range everyUpdateKind {
+			if replay.kinds[kind] == 0 {
+				fmt.Fprintf(os.Stderr, "no commit of this package's tests made a %s update, so the replay did not cover it\n", kind)
+				code = 1
+			}
+		}
 	}
 	os.Exit(code)
 }
