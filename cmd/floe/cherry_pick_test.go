@@ -20,7 +20,7 @@ func rowsFile(t *testing.T, values ...int) string {
 	return p
 }
 
-var snapshotOut = regexp.MustCompile(`^snapshot (-?\d+)`)
+var snapshotOut = regexp.MustCompile(`(?m)^snapshot (-?\d+)`)
 
 // writtenSnapshot is the snapshot id a write command's output names.
 func writtenSnapshot(t *testing.T, out string) int64 {
