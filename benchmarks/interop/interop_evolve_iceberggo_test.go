@@ -13,6 +13,8 @@ import (
 	icebergtable "github.com/apache/iceberg-go/table"
 	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/catalog/open"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	sqlcatalog "github.com/floedb/floe/catalog/sql"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
@@ -193,7 +195,9 @@ func assertIcebergGoEvolved(t *testing.T, md *metadata.Metadata) {
 // rows of main, the branch and the tag (the tag with the schema it was
 // written with) as iceberg-go; then floe appends through writer/ops to
 // main and to the branch, and iceberg-go reads every row back, floe's
-// files partitioned by the evolved spec.
+// files partitioned by the evolved spec. Last floe changes the schema,
+// spec and sort order and tags main in one transaction, and iceberg-go
+// appends under floe's spec; both read every ref alike.
 func TestIcebergGoEvolvedReadAndWrittenByFloe(t *testing.T) {
 	for _, version := range []int{2, 3} {
 		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
@@ -264,6 +268,44 @@ func TestIcebergGoEvolvedReadAndWrittenByFloe(t *testing.T) {
 			}
 			if seen != len(res.Files) || withDay == 0 {
 				t.Fatalf("iceberg-go plans %d of floe's %d files, %d with a ts_day value", seen, len(res.Files), withDay)
+			}
+
+			// floe evolves the table further in one transaction (schema,
+			// spec, sort order, a tag) and iceberg-go writes on top of it.
+			_, err = floeTbl.Apply(ctx,
+				new(action.UpdateSchema).MakeColumnOptional("id").UpdateColumnDoc("label", "renamed from s by iceberg-go"),
+				new(action.UpdateSpec).RemoveField("id_bucket"),
+				new(action.ReplaceSortOrder).Asc("label", iceberg.IdentityTransform{}, action.NullsLast),
+				new(action.ManageSnapshots).CreateTag("floe_tag", 0))
+			if err != nil {
+				t.Fatalf("floe transaction on iceberg-go's table: %v", err)
+			}
+			tagged := concatRows(main, ours)
+			goTbl = goLoad(t, goCat)
+			assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
+			floeSpec := floeTbl.Metadata.DefaultSpec()
+			if len(floeTbl.Metadata.Schemas) != 3 || len(floeSpec.Fields) != 1 || floeSpec.Fields[0].Name != "ts_day" {
+				t.Fatalf("after floe's transaction: %d schemas, default spec %v", len(floeTbl.Metadata.Schemas), floeSpec)
+			}
+			more := makeEvRows(7, 6000, 40, true)
+			goTbl = goAppend(t, goTbl, "", more, true)
+			floeTbl = c.floeLoad(t)
+			assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
+			checkReads(floeTbl, goTbl, concatRows(tagged, more), concatRows(audit, oursOnBranch))
+			assertRead(t, "floe floe_tag", floeScan(t, floeTbl, "floe_tag"), tagged, evolvedColumns, evolvedTypes)
+			assertRead(t, "iceberg-go floe_tag", icebergGoScan(t, goTbl, "floe_tag"), tagged, evolvedColumns, evolvedTypes)
+			// iceberg-go wrote its rows under floe's spec.
+			if tasks, err = goTbl.Scan().PlanFiles(ctx); err != nil {
+				t.Fatalf("iceberg-go PlanFiles: %v", err)
+			}
+			var underFloeSpec int64
+			for _, task := range tasks {
+				if int(task.File.SpecID()) == floeSpec.ID {
+					underFloeSpec += task.File.Count()
+				}
+			}
+			if underFloeSpec != int64(len(more)) {
+				t.Fatalf("iceberg-go wrote %d rows under floe's spec %d, want %d", underFloeSpec, floeSpec.ID, len(more))
 			}
 		})
 	}
