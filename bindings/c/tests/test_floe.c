@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "test_filters.h"
 #include "test_host_io.h"
+#include "test_transaction.h"
 #include "test_write.h"
 
 atomic_int test_failures;
@@ -866,6 +867,9 @@ static const struct test tests[] = {
     {"write", "delete_rows", test_write_delete_rows},
     {"write", "catalog", test_write_catalog},
     {"write", "add_files", test_write_add_files},
+    {"transaction", "schema_and_append", test_transaction_schema_and_append},
+    {"transaction", "refs_and_spec", test_transaction_refs_and_spec},
+    {"transaction", "errors", test_transaction_errors},
 };
 
 static int selected(const char* group, int argc, char** argv) {
@@ -878,7 +882,7 @@ static int selected(const char* group, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream filters threads_filter write all single)\n",
+    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream filters threads_filter write transaction all single)\n",
             argv[0]);
     return 2;
   }
