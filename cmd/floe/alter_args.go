@@ -43,6 +43,7 @@ var alterVerbs = map[string]alterVerb{
 	"make-optional":          {args: 1, group: "schema", usage: "make-optional NAME"},
 	"make-required":          {args: 1, group: "schema", usage: "make-required NAME"},
 	"move-column":            {args: 1, flags: map[string]bool{"after": true, "before": true, "first": false}, group: "schema", usage: "move-column NAME --first|--before COL|--after COL"},
+	"set-identifier-fields":  {optional: -1, group: "schema", usage: "set-identifier-fields [COL]…"},
 	"add-partition-field":    {args: 1, flags: map[string]bool{"name": true}, group: "spec", usage: "add-partition-field COL[:TRANSFORM] [--name NAME]"},
 	"drop-partition-field":   {args: 1, group: "spec", usage: "drop-partition-field NAME|COL:TRANSFORM"},
 	"rename-partition-field": {args: 2, group: "spec", usage: "rename-partition-field NAME NEW_NAME"},

@@ -17,6 +17,10 @@ func schemaBuild(run []alterStep) ([]alterBuild, error) {
 	u := &action.UpdateSchema{}
 	var defaults []columnDefault
 	for _, s := range run {
+		if s.verb == "set-identifier-fields" {
+			u.SetIdentifierFields(s.args...)
+			continue
+		}
 		name := s.args[0]
 		switch s.verb {
 		case "add-column":

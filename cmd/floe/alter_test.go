@@ -248,3 +248,26 @@ func TestChangeAndWriteCommandHelp(t *testing.T) {
 		}
 	}
 }
+
+// make-required is checked against the data (a column Hive's files lack
+// may hold nulls; id holds none) and identifier fields must be required:
+// required and key in one call is one schema.
+func TestAlterMakeRequiredAndIdentifierFields(t *testing.T) {
+	dir := copyFixture(t, "impala_iceberg_v2_partitioned_position_deletes")
+	refuse(t, dir, []string{`"id"`, "required"}, "alter", dir, "set-identifier-fields", "id")
+	runChange(t, "alter", dir, "add-column", "z", "long")
+	refuse(t, dir, []string{`"z"`, "nulls"}, "alter", dir, "make-required", "z")
+	res := runChange(t, "alter", dir, "make-required", "id", "make-required", "user", "set-identifier-fields", "id", "user")
+	if res.SchemaID != 2 {
+		t.Errorf("schema %d, want 2 (one new schema for the three actions)", res.SchemaID)
+	}
+	_, md := openMetadata(t, dir)
+	if s := md.CurrentSchema(); !reflect.DeepEqual(s.IdentifierFieldIDs, []int{1, 2}) || !s.Fields[0].Required {
+		t.Errorf("schema after: ids %v, id required %v", s.IdentifierFieldIDs, s.Fields[0].Required)
+	}
+	// No column: no row key.
+	runChange(t, "alter", dir, "set-identifier-fields")
+	if _, md = openMetadata(t, dir); len(md.CurrentSchema().IdentifierFieldIDs) != 0 {
+		t.Errorf("identifier fields left: %v", md.CurrentSchema().IdentifierFieldIDs)
+	}
+}

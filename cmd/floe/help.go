@@ -66,6 +66,7 @@ var commandHelp = []struct{ name, text string }{
                           --default: the write-default, v3)
                make-optional NAME | make-required NAME
                move-column NAME --first|--before COL|--after COL
+               set-identifier-fields [COL]…  (the row key; none: no key)
                add-partition-field COL[:TRANSFORM] [--name NAME]
                drop-partition-field NAME|COL:TRANSFORM
                rename-partition-field NAME NEW_NAME
