@@ -30,6 +30,10 @@ type UpdateSchema struct {
 	ops []schemaOp
 	// err is the first refusal found while recording (an empty name).
 	err error
+	// pinned is set by any operation but a union by name and the
+	// settings: what it asks for depends on the schema it was asked on
+	// (see Rebasable).
+	pinned bool
 }
 
 // schemaOp is one recorded operation, applied to the edit of one build.
@@ -52,8 +56,23 @@ func (*UpdateSchema) Name() string { return "update-schema" }
 
 func (u *UpdateSchema) add(op schemaOp) *UpdateSchema {
 	u.ops = append(u.ops, op)
+	u.pinned = true
 	return u
 }
+
+// addRebasable records an operation that means the same on any version
+// of the table.
+func (u *UpdateSchema) addRebasable(op schemaOp) *UpdateSchema {
+	u.ops = append(u.ops, op)
+	return u
+}
+
+// Rebasable (action.Rebasable) is true for an update that only unions by
+// name: it asks for the wanted columns whatever the schema is by then, so
+// a transaction rebuilds it on a table another writer changed meanwhile.
+// Any other operation names columns of the schema it was asked on, and
+// the transaction conflicts when that schema is no longer current.
+func (u *UpdateSchema) Rebasable() bool { return len(u.ops) > 0 && !u.pinned }
 
 func (u *UpdateSchema) fail(column, reason string) *UpdateSchema {
 	if u.err == nil {
@@ -147,7 +166,7 @@ func (u *UpdateSchema) UnionByName(wanted *iceberg.Schema) *UpdateSchema {
 	if wanted == nil {
 		return u.fail("", "union by name needs a schema")
 	}
-	return u.add(func(e *schemaEdit) error { return e.unionByName(wanted) })
+	return u.addRebasable(func(e *schemaEdit) error { return e.unionByName(wanted) })
 }
 
 // SetIdentifierFields replaces the identifier fields (the row key of
@@ -166,7 +185,7 @@ func (u *UpdateSchema) SetIdentifierFields(names ...string) *UpdateSchema {
 // CaseSensitive sets whether the names of the operations recorded after
 // it match columns exactly (the default) or ignoring case.
 func (u *UpdateSchema) CaseSensitive(sensitive bool) *UpdateSchema {
-	return u.add(func(e *schemaEdit) error { e.caseSensitive = sensitive; return nil })
+	return u.addRebasable(func(e *schemaEdit) error { e.caseSensitive = sensitive; return nil })
 }
 
 // AllowIncompatibleChanges lets the update add a required column without
@@ -174,7 +193,7 @@ func (u *UpdateSchema) CaseSensitive(sensitive bool) *UpdateSchema {
 // allowIncompatibleChanges): rows written before have no value for it.
 // It applies to the operations recorded after it.
 func (u *UpdateSchema) AllowIncompatibleChanges() *UpdateSchema {
-	return u.add(func(e *schemaEdit) error { e.allowIncompatible = true; return nil })
+	return u.addRebasable(func(e *schemaEdit) error { e.allowIncompatible = true; return nil })
 }
 
 // Build applies the operations to md's current schema. The result is

@@ -579,3 +579,22 @@ func TestUpdateSchemaKeepsColumnPropertiesInStep(t *testing.T) {
 		t.Errorf("properties\n got %v\nwant %v", next.Properties, want)
 	}
 }
+
+// Only a union by name means the same on any newer schema; every other
+// operation names columns of the schema it was asked on.
+func TestUpdateSchemaIsRebasableOnlyForUnionByName(t *testing.T) {
+	wanted := iceberg.NewSchema(0, []iceberg.NestedField{{Name: "x", Type: iceberg.IntType{}}})
+	var r action.Rebasable = us()
+	if r.Rebasable() {
+		t.Error("an empty update is rebasable")
+	}
+	if !us().CaseSensitive(false).UnionByName(wanted).Rebasable() {
+		t.Error("a union by name is not rebasable")
+	}
+	if us().UnionByName(wanted).AddColumn("y", iceberg.IntType{}).Rebasable() {
+		t.Error("a union with an addition is rebasable")
+	}
+	if us().RenameColumn("a", "b").Rebasable() {
+		t.Error("a rename is rebasable")
+	}
+}

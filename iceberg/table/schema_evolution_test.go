@@ -296,3 +296,36 @@ func TestRequireColumnRefusedWhileFilesHoldNulls(t *testing.T) {
 		t.Errorf("after the append the table reads %v", got)
 	}
 }
+
+// Two schema changes from one version: the second conflicts and commits
+// nothing, as Java's and a REST catalog's assert-current-schema-id make it;
+// a union by name (append --evolve, ensure_table) is rebuilt on the newer
+// schema instead.
+func TestConcurrentSchemaChanges(t *testing.T) {
+	ctx := context.Background()
+	e := copyEvolvingFixture(t)
+	first, second, union := e.open(t), e.open(t), e.open(t)
+	if _, err := first.Apply(ctx, new(action.UpdateSchema).AddColumn("a", iceberg.StringType{})); err != nil {
+		t.Fatal(err)
+	}
+	versions := e.versions(t)
+	_, err := second.Apply(ctx, new(action.UpdateSchema).AddColumn("b", iceberg.StringType{}))
+	if !errors.Is(err, table.ErrConflict) {
+		t.Fatalf("a schema change from a stale version: %v, want a conflict", err)
+	}
+	if got := e.versions(t); got != versions {
+		t.Fatalf("the conflicting change committed: %d metadata versions, had %d", got, versions)
+	}
+	wanted := iceberg.NewSchema(0, []iceberg.NestedField{{Name: "c", Type: iceberg.StringType{}}})
+	if _, err := union.Apply(ctx, new(action.UpdateSchema).UnionByName(wanted)); err != nil {
+		t.Fatalf("a union by name from a stale version: %v", err)
+	}
+	tbl := e.open(t)
+	a, c := schemaColumn(t, tbl, "a"), schemaColumn(t, tbl, "c")
+	if a.ID != 3 || c.ID != 4 {
+		t.Errorf("a has id %d and c %d, want 3 and 4", a.ID, c.ID)
+	}
+	if _, ok := tbl.Metadata.CurrentSchema().FindFieldByName("b"); ok {
+		t.Error("the conflicting column b is in the table")
+	}
+}
