@@ -3,6 +3,7 @@ package action
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/metadata"
@@ -87,17 +88,31 @@ func (u *UpdateSchema) fail(column, reason string) *UpdateSchema {
 // points). Nested types get fresh field ids after the column's own, as
 // Java numbers them. At most one ColumnOptions is given.
 func (u *UpdateSchema) AddColumn(path string, t iceberg.Type, opts ...ColumnOptions) *UpdateSchema {
+	if path == "" || path[len(path)-1] == '.' {
+		return u.fail(path, "a new column needs a name")
+	}
+	parent, name := "", path
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		parent, name = path[:i], path[i+1:]
+	}
+	return u.AddColumnTo(parent, name, t, opts...)
+}
+
+// AddColumnTo adds a column named name to the struct parent ("" for the
+// top level), for names that hold a dot, which AddColumn's path cannot
+// spell (Java's addColumn(parent, name, type)).
+func (u *UpdateSchema) AddColumnTo(parent, name string, t iceberg.Type, opts ...ColumnOptions) *UpdateSchema {
 	if len(opts) > 1 {
-		return u.fail(path, "give at most one ColumnOptions")
+		return u.fail(joinName(parent, name), "give at most one ColumnOptions")
 	}
 	var o ColumnOptions
 	if len(opts) == 1 {
 		o = opts[0]
 	}
-	if path == "" || path[len(path)-1] == '.' {
-		return u.fail(path, "a new column needs a name")
+	if name == "" {
+		return u.fail(joinName(parent, name), "a new column needs a name")
 	}
-	return u.add(func(e *schemaEdit) error { return e.addColumn(path, t, o) })
+	return u.add(func(e *schemaEdit) error { return e.addColumn(parent, name, t, o) })
 }
 
 // DeleteColumn drops a column (and everything inside it).

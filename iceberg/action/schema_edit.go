@@ -217,11 +217,8 @@ func (e *schemaEdit) nextID(name string) (int, error) {
 	return e.last, nil
 }
 
-func (e *schemaEdit) addColumn(path string, t iceberg.Type, o ColumnOptions) error {
-	parentName, name := "", path
-	if i := strings.LastIndexByte(path, '.'); i >= 0 {
-		parentName, name = path[:i], path[i+1:]
-	}
+func (e *schemaEdit) addColumn(parentName, name string, t iceberg.Type, o ColumnOptions) error {
+	path := joinName(parentName, name)
 	parentID, fullName := rootID, name
 	if parentName != "" {
 		p, err := e.find(parentName)

@@ -369,6 +369,12 @@ func TestUpdateSchemaDeletes(t *testing.T) {
 func TestUpdateSchemaAddingANameInUse(t *testing.T) {
 	md := sparkPartitioned(t)
 	refusedSchema(t, md, us().AddColumn("bir", iceberg.StringType{}), "bir", "the name exists")
+	// A name with a dot is added by its parent (Java's addColumn(parent,
+	// name, type)) and named in full afterwards.
+	dotted, _ := evolveSchema(t, md, us().AddColumnTo("", "a.b", iceberg.IntType{}).MoveFirst("a.b").SetIdentifierFields("id"))
+	if f := dotted.CurrentSchema().Fields[0]; f.Name != "a.b" || f.ID != 4 {
+		t.Errorf("the first column is %+v", f)
+	}
 	refusedSchema(t, md, us().AddColumn("x", iceberg.StringType{}).AddColumn("x", iceberg.IntType{}), "x", "twice")
 	// As in Java, a column deleted by the same update frees its name: the
 	// new column is another column, with a new id.
