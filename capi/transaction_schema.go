@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/floedb/floe/iceberg"
@@ -240,8 +241,12 @@ func init() {
 			if len(v.Schema) == 0 {
 				return a.invalid("no \"schema\" (a schema in the metadata JSON's form)")
 			}
+			raw, err := withoutFieldIDs(v.Schema)
+			if err != nil {
+				return a.invalid("schema: %v", err)
+			}
 			var s iceberg.Schema
-			if err := json.Unmarshal(v.Schema, &s); err != nil {
+			if err := json.Unmarshal(raw, &s); err != nil {
 				return a.invalid("schema: %v", err)
 			}
 			schema(into, v.txSchemaFields).UnionByName(&s)
@@ -266,4 +271,44 @@ func init() {
 			return nil
 		},
 	})
+}
+
+// withoutFieldIDs zeroes the field ids of a schema in the metadata JSON's
+// form (and drops its identifier field ids): union-by-name matches
+// columns by name, as pyiceberg's does, so the ids of a schema built
+// elsewhere mean nothing here, and new columns get fresh ones.
+func withoutFieldIDs(raw json.RawMessage) (json.RawMessage, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var walk func(t any)
+	walk = func(t any) {
+		m, ok := t.(map[string]any)
+		if !ok {
+			return
+		}
+		switch m["type"] {
+		case "struct":
+			delete(m, "identifier-field-ids")
+			fields, _ := m["fields"].([]any)
+			for _, f := range fields {
+				if fm, ok := f.(map[string]any); ok {
+					fm["id"] = 0
+					walk(fm["type"])
+				}
+			}
+		case "list":
+			m["element-id"] = 0
+			walk(m["element"])
+		case "map":
+			m["key-id"], m["value-id"] = 0, 0
+			walk(m["key"])
+			walk(m["value"])
+		}
+	}
+	walk(v)
+	return json.Marshal(v)
 }

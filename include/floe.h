@@ -646,7 +646,8 @@ typedef struct floe_scan floe_scan;
  *   {"action": "require-column", "path": P}  (refused when data may hold nulls)
  *   {"action": "delete-column", "path": P}
  *   {"action": "union-by-name", "schema": S}  (columns of S the table lacks
- *                  added, by name at every depth; widening promotions)
+ *                  added, matched by name at every depth (S's field ids
+ *                  are ignored); widening promotions)
  *   {"action": "set-identifier-fields", "fields": [P, ...]}
  *   any of these may carry "allow-incompatible-changes": true (Java's
  *   allowIncompatibleChanges: a required column without default).
