@@ -378,9 +378,17 @@ func TestUpdateSchemaAddingANameInUse(t *testing.T) {
 	refusedSchema(t, md, us().AddColumn("x", iceberg.StringType{}).AddColumn("x", iceberg.IntType{}), "x", "twice")
 	// As in Java, a column deleted by the same update frees its name: the
 	// new column is another column, with a new id.
-	next, _ := evolveSchema(t, md, us().DeleteColumn("bir").AddColumn("bir", iceberg.StringType{}))
-	if f := column(t, next, "bir"); f.ID != 4 || f.Type != (iceberg.StringType{}) {
-		t.Errorf("bir is %+v, want a new string column 4", f)
+	next, _ := evolveSchema(t, md, us().DeleteColumn("bir").AddColumn("bir", iceberg.StringType{}).MoveFirst("bir"))
+	if f := column(t, next, "bir"); f.ID != 4 || f.Type != (iceberg.StringType{}) || next.CurrentSchema().Fields[0].ID != 4 {
+		t.Errorf("bir is %+v in %v, want a new string column 4, first", f, next.CurrentSchema())
+	}
+	// Moves name the added column, as Java's findForMove does.
+	nested, _ := evolveSchema(t, hiveNested(t), us().
+		DeleteColumn("struct_1_col.string_col").
+		AddColumn("struct_1_col.string_col", iceberg.IntType{}).
+		MoveAfter("struct_1_col.string_col", "struct_1_col.int_array_col"))
+	if s := column(t, nested, "struct_1_col").Type.(*iceberg.StructType); s.Fields[1].ID != 22 || s.Fields[1].Type != (iceberg.IntType{}) {
+		t.Errorf("struct_1_col is %v", s)
 	}
 }
 
