@@ -271,6 +271,61 @@ class TransactionTest(unittest.TestCase):
         self.assertEqual(again.properties["b"], "2")
         self.assertEqual(again.scan().count(), 20)
 
+    def test_through_a_sqlite_catalog(self):
+        cat = floe.load_catalog("py", uri="sqlite:" + os.path.join(self.dir, "catalog.db"),
+                                warehouse=os.path.join(self.dir, "wh"))
+        cat.create_namespace("db")
+        t = cat.create_table("db.t", {"type": "struct", "fields": [
+            {"id": 1, "name": "i", "required": False, "type": "int"},
+            {"id": 2, "name": "j", "required": False, "type": "int"}]})
+        t.append(ROWS)
+        with t.transaction() as tx:
+            tx.update_schema().add_column("s", "string").commit()
+            tx.update_spec().add_identity("j").commit()
+            tx.append([{"i": 6, "j": 1, "s": "new"}])
+            tx.manage_snapshots().create_tag(None, "loaded").commit()
+        loaded = floe.load_catalog("py", uri="sqlite:" + os.path.join(self.dir, "catalog.db")).load_table("db.t")
+        self.assertEqual(loaded.metadata_location, tx.result["metadata_location"])
+        self.assertEqual(loaded.schema().column_names(), ["i", "j", "s"])
+        self.assertEqual([f.name for f in loaded.spec().fields], ["j"])
+        self.assertEqual(loaded.snapshot_by_name("loaded").snapshot_id, tx.result["snapshot_ids"][0])
+        rows = sorted(loaded.scan().to_pylist(), key=by("i"))
+        self.assertEqual(rows, [dict(r, s=None) for r in ROWS] + [{"i": 6, "j": 1, "s": "new"}])
+
+    def test_pyiceberg_style_arguments(self):
+        """pyiceberg's type, transform and null-order objects are taken by
+        their JSON form, str() and value, without pyiceberg installed."""
+
+        class LongType:  # a pydantic model's JSON form, as pyiceberg's types have
+            def model_dump_json(self, by_alias=False):
+                return '"long"'
+
+        class BucketTransform:
+            def __init__(self, n):
+                self.n = n
+
+            def __str__(self):
+                return f"bucket[{self.n}]"
+
+        class NullOrder:
+            value = "nulls-first"
+
+        loc = self.copy("impala_test_default_part")
+        t = floe.Table.open(loc)
+        with t.transaction() as tx:
+            with tx.update_schema() as u:
+                u.add_column("big", LongType(), "a long", False)
+            with tx.update_spec() as s:
+                s.add_field("i", BucketTransform(8), "i_b")
+            with tx.update_sort_order() as o:
+                o.desc("i", BucketTransform(8), NullOrder())
+        again = floe.Table.open(loc)
+        self.assertEqual(again.schema().find_field("big").field_type, "long")
+        self.assertEqual([(f.name, f.transform) for f in again.spec().fields], [("j", "identity"), ("i_b", "bucket[8]")])
+        self.assertEqual([(f.transform, f.direction, f.null_order) for f in again.sort_order().fields],
+                         [("bucket[8]", "desc", "nulls-first")])
+        self.assertEqual(len(metadata_files(loc)), len(metadata_files(fixture("impala_test_default_part").location)) + 1)
+
 
 if __name__ == "__main__":
     unittest.main()
