@@ -64,7 +64,7 @@ func (r *ReplaceSortOrder) add(source string, t iceberg.Transform, direction, nu
 	case NullsFirst, NullsLast:
 	default:
 		if r.err == nil {
-			r.err = invalid("update-sort-order: sort field %q: null order must be %s or %s, not %q", source, NullsFirst, NullsLast, nullOrder)
+			r.err = invalid("sort field %q: null order must be %s or %s, not %q", source, NullsFirst, NullsLast, nullOrder)
 		}
 		return r
 	}
@@ -81,11 +81,11 @@ func (r *ReplaceSortOrder) Build(md *metadata.Metadata) ([]metadata.Update, erro
 	}
 	schema := md.CurrentSchema()
 	if schema == nil {
-		return nil, invalid("update-sort-order: the table has no current schema")
+		return nil, invalid("the table has no current schema")
 	}
 	order := iceberg.SortOrder{Fields: make([]iceberg.SortField, len(r.fields))}
 	for i, f := range r.fields {
-		what := fmt.Sprintf("update-sort-order: sort field %s(%s)", f.transform, f.source)
+		what := fmt.Sprintf("sort field %s(%s)", f.transform, f.source)
 		src, err := sourceColumn(schema, f.source, !r.caseInsensitive, what)
 		if err != nil {
 			return nil, err

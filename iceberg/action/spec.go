@@ -52,7 +52,7 @@ func (*UpdateSpec) Name() string { return "update-spec" }
 // field id (and, without a name, its name).
 func (u *UpdateSpec) AddField(source string, transform iceberg.Transform, name string) *UpdateSpec {
 	if transform == nil {
-		u.fail(invalid("update-spec: add partition field on %q: no transform", source))
+		u.fail(invalid("add partition field on %q: no transform", source))
 		return u
 	}
 	u.ops = append(u.ops, specOp{kind: specAdd, source: source, transform: transform, name: name})
@@ -77,7 +77,7 @@ func (u *UpdateSpec) RemoveField(name string) *UpdateSpec {
 // to the source column.
 func (u *UpdateSpec) RemoveFieldBySource(source string, transform iceberg.Transform) *UpdateSpec {
 	if transform == nil {
-		u.fail(invalid("update-spec: remove partition field on %q: no transform", source))
+		u.fail(invalid("remove partition field on %q: no transform", source))
 		return u
 	}
 	u.ops = append(u.ops, specOp{kind: specRemoveTransform, source: source, transform: transform})
@@ -87,7 +87,7 @@ func (u *UpdateSpec) RemoveFieldBySource(source string, transform iceberg.Transf
 // RenameField renames a partition field of the default spec.
 func (u *UpdateSpec) RenameField(name, newName string) *UpdateSpec {
 	if newName == "" {
-		u.fail(invalid("update-spec: rename partition field %q: empty new name", name))
+		u.fail(invalid("rename partition field %q: empty new name", name))
 		return u
 	}
 	u.ops = append(u.ops, specOp{kind: specRename, name: name, newName: newName})

@@ -43,7 +43,7 @@ func keyOf(source int, t iceberg.Transform) transformKey {
 func newSpecBuild(md *metadata.Metadata, caseSensitive bool) (*specBuild, error) {
 	schema, spec := md.CurrentSchema(), md.DefaultSpec()
 	if schema == nil || spec == nil {
-		return nil, invalid("update-spec: the table has no current schema or default partition spec")
+		return nil, invalid("the table has no current schema or default partition spec")
 	}
 	b := &specBuild{
 		md: md, schema: schema, spec: spec, caseSensitive: caseSensitive,
@@ -58,7 +58,7 @@ func newSpecBuild(md *metadata.Metadata, caseSensitive bool) (*specBuild, error)
 	}
 	for _, f := range spec.Fields {
 		if _, unknown := f.Transform.(iceberg.UnknownTransform); unknown {
-			return nil, errkind.Errorf(errkind.Unsupported, "update-spec: partition field %q of spec %d uses transform %q, which floe does not know", f.Name, spec.ID, f.Transform)
+			return nil, errkind.Errorf(errkind.Unsupported, "partition field %q of spec %d uses transform %q, which floe does not know", f.Name, spec.ID, f.Transform)
 		}
 		b.byName[f.Name] = f
 		b.byTransform[keyOf(f.SourceID, f.Transform)] = f
@@ -76,9 +76,9 @@ func (b *specBuild) resolve(source string, t iceberg.Transform, what string) (ic
 }
 
 func (b *specBuild) add(source string, t iceberg.Transform, name string) error {
-	what := fmt.Sprintf("update-spec: add partition field %s(%s)", t, source)
+	what := fmt.Sprintf("add partition field %s(%s)", t, source)
 	if name != "" {
-		what = fmt.Sprintf("update-spec: add partition field %q", name)
+		what = fmt.Sprintf("add partition field %q", name)
 		if added, ok := b.addedByName[name]; ok {
 			return invalid("%s: a field of that name was already added (%s of column %d)", what, added.Transform, added.SourceID)
 		}
@@ -176,7 +176,7 @@ func (b *specBuild) idTaken(id int) bool {
 }
 
 func (b *specBuild) removeByName(name string) error {
-	what := fmt.Sprintf("update-spec: remove partition field %q", name)
+	what := fmt.Sprintf("remove partition field %q", name)
 	if _, ok := b.addedByName[name]; ok {
 		return invalid("%s: it is added by this same update", what)
 	}
@@ -192,7 +192,7 @@ func (b *specBuild) removeByName(name string) error {
 }
 
 func (b *specBuild) removeByTransform(source string, t iceberg.Transform) error {
-	what := fmt.Sprintf("update-spec: remove partition field %s(%s)", t, source)
+	what := fmt.Sprintf("remove partition field %s(%s)", t, source)
 	src, err := sourceColumn(b.schema, source, b.caseSensitive, what)
 	if err != nil {
 		return err
@@ -213,7 +213,7 @@ func (b *specBuild) removeByTransform(source string, t iceberg.Transform) error 
 }
 
 func (b *specBuild) rename(name, newName string) error {
-	what := fmt.Sprintf("update-spec: rename partition field %q to %q", name, newName)
+	what := fmt.Sprintf("rename partition field %q to %q", name, newName)
 	if existing, ok := b.byName[newName]; ok && isVoid(existing.Transform) && existing.Name != name {
 		// A voided field (v1's removed fields) gives up its name.
 		if err := b.rename(existing.Name, fmt.Sprintf("%s_%d", existing.Name, existing.FieldID)); err != nil {
@@ -288,9 +288,9 @@ func (b *specBuild) result() (iceberg.PartitionSpec, error) {
 	}
 	names := map[string]bool{}
 	for _, f := range out.Fields {
-		what := fmt.Sprintf("update-spec: partition field %q", f.Name)
+		what := fmt.Sprintf("partition field %q", f.Name)
 		if f.Name == "" {
-			return out, invalid("update-spec: a partition field of column %d has an empty name", f.SourceID)
+			return out, invalid("a partition field of column %d has an empty name", f.SourceID)
 		}
 		if names[f.Name] {
 			return out, invalid("%s: the name is used twice", what)
@@ -307,12 +307,12 @@ func (b *specBuild) result() (iceberg.PartitionSpec, error) {
 		}
 	}
 	if _, err := out.PartitionType(b.schema); err != nil {
-		return out, invalid("update-spec: %v", err)
+		return out, invalid("%v", err)
 	}
 	if b.md.FormatVersion < 2 {
 		for i, f := range out.Fields {
 			if f.FieldID != iceberg.PartitionFieldIDStart+i {
-				return out, invalid("update-spec: partition field %q has id %d at position %d; format version 1 needs ids numbered from %d in order", f.Name, f.FieldID, i, iceberg.PartitionFieldIDStart)
+				return out, invalid("partition field %q has id %d at position %d; format version 1 needs ids numbered from %d in order", f.Name, f.FieldID, i, iceberg.PartitionFieldIDStart)
 			}
 		}
 	}
