@@ -116,7 +116,7 @@ func (c *cherryPick) build(ctx context.Context, base *Table, attempt int) (*meta
 	md := base.Metadata
 	src := md.SnapshotByID(c.snapshotID)
 	if src == nil {
-		return nil, errkind.Errorf(errkind.NotFound, "cherry-pick: table has no snapshot %d", c.snapshotID)
+		return nil, errkind.Errorf(errkind.NotFound, "table has no snapshot %d", c.snapshotID)
 	}
 	b, err := newCommitBase(base, c.opts.branch())
 	if err != nil {
@@ -143,12 +143,12 @@ func (c *cherryPick) build(ctx context.Context, base *Table, attempt int) (*meta
 	replace := src.Summary["operation"] == OpOverwrite && src.Summary["replace-partitions"] == "true"
 	if op := src.Summary["operation"]; op != OpAppend && !replace {
 		return nil, errkind.Errorf(errkind.InvalidArgument,
-			"cherry-pick: snapshot %d (operation %q): only appends and dynamic partition overwrites (replace-partitions) are applied onto a branch that moved on, and its parent %s is not the head of branch %q (%s)",
+			"snapshot %d (operation %q): only appends and dynamic partition overwrites (replace-partitions) are applied onto a branch that moved on, and its parent %s is not the head of branch %q (%s)",
 			src.SnapshotID, op, idString(src.ParentSnapshotID), b.branch, idString(b.headID()))
 	}
 	if replace && src.ParentSnapshotID != nil && !isAncestor(md, b.head, *src.ParentSnapshotID) {
 		return nil, errkind.Errorf(errkind.InvalidArgument,
-			"cherry-pick: snapshot %d replaces partitions on snapshot %d, which is not an ancestor of branch %q: what it replaced cannot be checked",
+			"snapshot %d replaces partitions on snapshot %d, which is not an ancestor of branch %q: what it replaced cannot be checked",
 			src.SnapshotID, *src.ParentSnapshotID, b.branch)
 	}
 	if err := c.readSource(ctx, b, src, replace); err != nil {
@@ -164,7 +164,7 @@ func (c *cherryPick) build(ctx context.Context, base *Table, attempt int) (*meta
 	if changes == nil {
 		// Only a token makes a producer commit nothing, and a cherry-pick's
 		// producer has none.
-		return nil, fmt.Errorf("cherry-pick: snapshot %d: the snapshot copying it was not built", c.snapshotID)
+		return nil, fmt.Errorf("snapshot %d: the snapshot copying it was not built", c.snapshotID)
 	}
 	c.result.SnapshotID = c.producer.snapshotID
 	return changes, nil
@@ -198,16 +198,26 @@ func (c *cherryPick) readSource(ctx context.Context, b *commitBase, src *metadat
 	}
 	changes, err := b.changesOf(ctx, []*metadata.Snapshot{src})
 	if err != nil {
-		return fmt.Errorf("cherry-pick: read snapshot %d: %w", src.SnapshotID, err)
+		return fmt.Errorf("read snapshot %d: %w", src.SnapshotID, err)
 	}
 	ch := changes[0]
+	// The files are found by the snapshot id their manifests carry: a
+	// table whose metadata names its snapshots otherwise (ids rounded by
+	// a tool that read them as floating point) would copy nothing where
+	// the summary says files were added.
+	if err := checkCounted(src, "added-data-files", len(ch.added)); err != nil {
+		return err
+	}
+	if err := checkCounted(src, "deleted-data-files", countData(ch.deleted)); err != nil {
+		return err
+	}
 	for i := range ch.added {
 		if df := &ch.added[i].DataFile; df.Content != manifest.ContentData {
-			return errkind.Errorf(errkind.InvalidArgument, "cherry-pick: snapshot %d (operation %q) adds %s file %s: only data files are copied", src.SnapshotID, src.Summary["operation"], df.Content, df.FilePath)
+			return errkind.Errorf(errkind.InvalidArgument, "snapshot %d (operation %q) adds %s file %s: only data files are copied", src.SnapshotID, src.Summary["operation"], df.Content, df.FilePath)
 		}
 	}
 	if !replace && len(ch.deleted) > 0 {
-		return errkind.Errorf(errkind.InvalidArgument, "cherry-pick: snapshot %d is an append but removes file %s", src.SnapshotID, ch.deleted[0].DataFile.FilePath)
+		return errkind.Errorf(errkind.InvalidArgument, "snapshot %d is an append but removes file %s", src.SnapshotID, ch.deleted[0].DataFile.FilePath)
 	}
 	c.source = &ch
 	return nil
@@ -238,13 +248,20 @@ func (c *cherryPick) newProducer(src *metadata.Snapshot, replace bool, wapID str
 		}
 		rm.summary["replace-partitions"] = "true"
 		replaced := map[string]bool{}
+		specs := map[int]bool{}
 		for i := range added {
 			replaced[partitionKey(added[i].SpecID, added[i].Partition)] = true
 		}
 		for i := range c.source.deleted {
 			df := &c.source.deleted[i].DataFile
 			replaced[partitionKey(df.SpecID, df.Partition)] = true
+			specs[df.SpecID] = true
 			rm.add(df)
+		}
+		// The head's manifests that may hold the removed files are read,
+		// so the snapshot rewrites them without those files.
+		if _, err := b.readEntries(ctx, func(mf *manifest.ManifestFile) bool { return specs[mf.PartitionSpecID] }); err != nil {
+			return nil, err
 		}
 		since, err := b.changesSince(ctx, parent)
 		if err != nil {
@@ -255,7 +272,7 @@ func (c *cherryPick) newProducer(src *metadata.Snapshot, replace bool, wapID str
 				for i := range group {
 					df := &group[i].DataFile
 					if replaced[partitionKey(df.SpecID, df.Partition)] {
-						return nil, fmt.Errorf("cherry-pick: snapshot %d changed %s (file %s), which snapshot %d replaced on its parent %s: %w",
+						return nil, fmt.Errorf("snapshot %d changed %s (file %s), which snapshot %d replaced on its parent %s: %w",
 							ch.snap.SnapshotID, describePartition(b.t, df), df.FilePath, srcID, idString(parent), ErrConflict)
 					}
 				}
@@ -264,4 +281,29 @@ func (c *cherryPick) newProducer(src *metadata.Snapshot, replace bool, wapID str
 		return rm, nil
 	}
 	return &snapshotProducer{t: c.t, u: u, commitID: uuid.NewString(), writtenEntries: map[string][]manifest.Entry{}}
+}
+
+// checkCounted refuses a snapshot whose summary counts a different number
+// of files under key than its manifests hold for it (a summary without
+// the count is taken as it is).
+func checkCounted(src *metadata.Snapshot, key string, found int) error {
+	text, ok := src.Summary[key]
+	if !ok {
+		return nil
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil || n == found {
+		return nil
+	}
+	return errkind.Errorf(errkind.Corrupt, "snapshot %d: its summary says %s=%d, but its manifests hold %d such files written by snapshot %d", src.SnapshotID, key, n, found, src.SnapshotID)
+}
+
+func countData(entries []manifest.Entry) int {
+	n := 0
+	for i := range entries {
+		if entries[i].DataFile.Content == manifest.ContentData {
+			n++
+		}
+	}
+	return n
 }

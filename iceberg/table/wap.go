@@ -97,11 +97,11 @@ func checkNotPublished(md *metadata.Metadata, head *metadata.Snapshot, src *meta
 	for _, a := range md.Ancestors(head) {
 		switch {
 		case a.SnapshotID == src.SnapshotID:
-			return "", fmt.Errorf("cherry-pick: snapshot %d is already in branch %q: %w", src.SnapshotID, branch, ErrPublished)
+			return "", fmt.Errorf("snapshot %d is already in branch %q: %w", src.SnapshotID, branch, ErrPublished)
 		case a.Summary[SummarySourceSnapshotID] == srcID:
-			return "", fmt.Errorf("cherry-pick: snapshot %d was already cherry-picked into branch %q as snapshot %d: %w", src.SnapshotID, branch, a.SnapshotID, ErrPublished)
+			return "", fmt.Errorf("snapshot %d was already cherry-picked into branch %q as snapshot %d: %w", src.SnapshotID, branch, a.SnapshotID, ErrPublished)
 		case wapID != "" && (a.Summary[SummaryWAPID] == wapID || a.Summary[SummaryPublishedWAPID] == wapID):
-			return "", fmt.Errorf("cherry-pick: snapshot %d: wap id %q was already published to branch %q (snapshot %d): %w", src.SnapshotID, wapID, branch, a.SnapshotID, ErrPublished)
+			return "", fmt.Errorf("snapshot %d: wap id %q was already published to branch %q (snapshot %d): %w", src.SnapshotID, wapID, branch, a.SnapshotID, ErrPublished)
 		}
 	}
 	return wapID, nil

@@ -19,7 +19,8 @@ var wapOn = map[string]string{PropWAPEnabled: "true"}
 // versionsOf counts the table's metadata JSON files: one per version.
 func versionsOf(t *testing.T, tbl *Table) int {
 	t.Helper()
-	names, err := filepath.Glob(filepath.Join(tbl.Metadata.Location, "metadata", "*.metadata.json"))
+	dir := filepath.Dir(strings.TrimPrefix(tbl.MetadataLocation, "file://"))
+	names, err := filepath.Glob(filepath.Join(dir, "*.metadata.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
