@@ -533,6 +533,11 @@ func TestUpdateSchemaUnionByName(t *testing.T) {
 	}
 	refusedSchema(t, md, us().DeleteColumn("struct_2_col.int_int_map_col").UnionByName(wanted), "struct_2_col.int_int_map_col.value", "deletes")
 	refusedSchema(t, md, us().AddColumn("top", iceberg.IntType{}).UnionByName(wanted), "top", "twice")
+	// A promotion by the union carries the defaults with it.
+	promoted, _ := evolveSchema(t, impalaAllTypes(t), us().UnionByName(iceberg.NewSchema(0, []iceberg.NestedField{{Name: "col_int", Type: iceberg.LongType{}}})))
+	if f := column(t, promoted, "col_int"); f.Type != (iceberg.LongType{}) || f.InitialDefault != int64(-1) || f.WriteDefault != int64(-999) {
+		t.Errorf("col_int is %+v", f)
+	}
 	narrower := iceberg.NewSchema(0, []iceberg.NestedField{{Name: "int_bigint_map_col", Type: iceberg.StringType{}}})
 	refusedSchema(t, md, us().UnionByName(narrower), "int_bigint_map_col", "cannot change type")
 }
