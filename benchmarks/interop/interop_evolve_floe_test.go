@@ -15,6 +15,7 @@ import (
 	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/weedtest"
 	"github.com/floedb/floe/writer/ops"
 )
 
@@ -74,7 +75,28 @@ var floePlaces = []floePlace{
 				t.Fatalf("floe CreateTable: %v", err)
 			}
 			goCat := c.icebergGo(t)
-			return tbl, func(t *testing.T) *icebergtable.Table { return goLoad(t, goCat) }
+			return tbl, func(t *testing.T) *icebergtable.Table { return goLoad(t, goCat, "ns") }
+		},
+	},
+	{
+		// SeaweedFS's REST catalog (weed mini) applies floe's updates
+		// itself: a third reading of what floe's actions send.
+		name: "rest",
+		create: func(t *testing.T, schema *iceberg.Schema, spec *iceberg.PartitionSpec, formatVersion int) (*table.Table, func(*testing.T) *icebergtable.Table) {
+			ctx := context.Background()
+			w := weedtest.Shared(t)
+			ns := w.Namespace("evolve")
+			floeCat := floeREST(t, w)
+			if err := floeCat.CreateNamespace(ctx, []string{ns}, nil); err != nil {
+				t.Fatal(err)
+			}
+			tbl, err := floeCat.CreateTable(ctx, catalog.Identifier{Namespace: []string{ns}, Name: "t"}, schema,
+				catalog.CreateOptions{Spec: spec, FormatVersion: formatVersion})
+			if err != nil {
+				t.Fatalf("floe CreateTable: %v", err)
+			}
+			goCat := icebergGoREST(t, w)
+			return tbl, func(t *testing.T) *icebergtable.Table { return goLoad(t, goCat, ns) }
 		},
 	},
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/weedtest"
 	"github.com/floedb/floe/writer/ops"
 )
 
@@ -46,9 +47,10 @@ func (c sharedCatalog) floeLoad(t *testing.T) *table.Table {
 	return tbl
 }
 
-func goLoad(t *testing.T, cat gocatalog.Catalog) *icebergtable.Table {
+// goLoad loads ns.t with iceberg-go.
+func goLoad(t *testing.T, cat gocatalog.Catalog, ns string) *icebergtable.Table {
 	t.Helper()
-	tbl, err := cat.LoadTable(context.Background(), icebergtable.Identifier{"ns", "t"})
+	tbl, err := cat.LoadTable(context.Background(), icebergtable.Identifier{ns, "t"})
 	if err != nil {
 		t.Fatalf("iceberg-go LoadTable: %v", err)
 	}
@@ -86,10 +88,10 @@ func goOpt[T any](v T) goiceberg.Optional[T] { return goiceberg.Optional[T]{Val:
 // its set-snapshot-ref update, committed through its catalog); append to
 // a new branch "audit" (its first write creates it from main). It returns
 // the rows of each append.
-func icebergGoEvolve(t *testing.T, goCat gocatalog.Catalog, formatVersion int) (pre, mid, post, branch []evRow) {
+func icebergGoEvolve(t *testing.T, goCat gocatalog.Catalog, ns string, formatVersion int) (pre, mid, post, branch []evRow) {
 	t.Helper()
 	ctx := context.Background()
-	if err := goCat.CreateNamespace(ctx, icebergtable.Identifier{"ns"}, nil); err != nil {
+	if err := goCat.CreateNamespace(ctx, icebergtable.Identifier{ns}, nil); err != nil {
 		t.Fatalf("iceberg-go CreateNamespace: %v", err)
 	}
 	schema := goiceberg.NewSchema(0,
@@ -102,7 +104,7 @@ func icebergGoEvolve(t *testing.T, goCat gocatalog.Catalog, formatVersion int) (
 		goiceberg.NestedField{ID: 7, Name: "gone", Type: goiceberg.PrimitiveTypes.Int32},
 	)
 	spec := goiceberg.NewPartitionSpec(goiceberg.PartitionField{SourceIDs: []int{1}, FieldID: 1000, Name: "id_bucket", Transform: goiceberg.BucketTransform{NumBuckets: 4}})
-	tbl, err := goCat.CreateTable(ctx, icebergtable.Identifier{"ns", "t"}, schema, gocatalog.WithPartitionSpec(&spec),
+	tbl, err := goCat.CreateTable(ctx, icebergtable.Identifier{ns, "t"}, schema, gocatalog.WithPartitionSpec(&spec),
 		gocatalog.WithProperties(goiceberg.Properties{"format-version": fmt.Sprint(formatVersion)}))
 	if err != nil {
 		t.Fatalf("iceberg-go CreateTable: %v", err)
@@ -157,7 +159,7 @@ func icebergGoEvolve(t *testing.T, goCat gocatalog.Catalog, formatVersion int) (
 	if _, _, err := goCat.CommitTable(ctx, tbl.Identifier(), nil, []icebergtable.Update{tag}); err != nil {
 		t.Fatalf("iceberg-go tag commit: %v", err)
 	}
-	tbl = goLoad(t, goCat)
+	tbl = goLoad(t, goCat, ns)
 
 	branch = makeEvRows(4, 3000, 30, true)
 	goAppend(t, tbl, "audit", branch, true)
@@ -188,10 +190,11 @@ func assertIcebergGoEvolved(t *testing.T, md *metadata.Metadata) {
 	}
 }
 
-// iceberg-go evolves a table in a SQLite catalog (schema: add, move,
-// rename, promote int/float/decimal, drop; spec: add day(ts); sort order:
-// replace; a tag and a branch), appending between; floe loads it through
-// catalog/open with the same URI, reads the same metadata and the same
+// iceberg-go evolves a table in a SQLite catalog, and in SeaweedFS's REST
+// catalog when weed is there (schema: add, move, rename, promote
+// int/float/decimal, drop; spec: add day(ts); sort order: replace; a tag
+// and a branch), appending between; floe loads it through the same
+// catalog (SQLite: catalog/open on the same URI, as the CLI), reads the same metadata and the same
 // rows of main, the branch and the tag (the tag with the schema it was
 // written with) as iceberg-go; then floe appends through writer/ops to
 // main and to the branch, and iceberg-go reads every row back, floe's
@@ -200,113 +203,127 @@ func assertIcebergGoEvolved(t *testing.T, md *metadata.Metadata) {
 // appends under floe's spec; both read every ref alike.
 func TestIcebergGoEvolvedReadAndWrittenByFloe(t *testing.T) {
 	for _, version := range []int{2, 3} {
-		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
-			ctx := context.Background()
+		t.Run(fmt.Sprintf("sqlite/v%d", version), func(t *testing.T) {
 			c := sqliteCatalog(t)
-			goCat := c.icebergGo(t)
-			pre, mid, post, branch := icebergGoEvolve(t, goCat, version)
-
-			goTbl := goLoad(t, goCat)
-			floeTbl := c.floeLoad(t)
-			assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
-			assertIcebergGoEvolved(t, floeTbl.Metadata)
-
-			main := concatRows(pre, mid, post)
-			audit := concatRows(main, branch)
-			checkReads := func(floeTbl *table.Table, goTbl *icebergtable.Table, main, audit []evRow) {
-				t.Helper()
-				for _, ref := range []struct {
-					name string
-					rows []evRow
-				}{{"", main}, {"audit", audit}} {
-					assertRead(t, "floe "+ref.name, floeScan(t, floeTbl, ref.name), ref.rows, evolvedColumns, evolvedTypes)
-					assertRead(t, "iceberg-go "+ref.name, icebergGoScan(t, goTbl, ref.name), ref.rows, evolvedColumns, evolvedTypes)
-				}
-				// A tag reads with the schema its snapshot was written with.
-				assertRead(t, "floe tag", floeScan(t, floeTbl, "pre_evolution"), pre, preColumns, preTypes)
-				assertRead(t, "iceberg-go tag", icebergGoScan(t, goTbl, "pre_evolution"), pre, preColumns, preTypes)
-			}
-			checkReads(floeTbl, goTbl, main, audit)
-
-			// floe writes the evolved table as the CLI's append does.
-			ours, oursOnBranch := makeEvRows(5, 4000, 50, true), makeEvRows(6, 5000, 20, true)
-			res, err := ops.Append(ctx, floeTbl, evReader(ours, true), table.CommitOptions{})
-			if err != nil {
-				t.Fatalf("floe append to main: %v", err)
-			}
-			if _, err := ops.Append(ctx, floeTbl, evReader(oursOnBranch, true), table.CommitOptions{Branch: "audit"}); err != nil {
-				t.Fatalf("floe append to audit: %v", err)
-			}
-			goTbl = goLoad(t, goCat)
-			assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
-			assertSameMetadata(t, c.floeLoad(t).Metadata, goTbl.Metadata())
-			checkReads(c.floeLoad(t), goTbl, concatRows(main, ours), concatRows(audit, oursOnBranch))
-
-			// iceberg-go sees floe's files under the evolved spec (spec 1,
-			// with a ts_day value; ts is null in some rows, so not all).
-			tasks, err := goTbl.Scan().PlanFiles(ctx)
-			if err != nil {
-				t.Fatalf("iceberg-go PlanFiles: %v", err)
-			}
-			floeFiles := map[string]bool{}
-			for _, f := range res.Files {
-				floeFiles[f.FilePath] = true
-			}
-			daySpecID, dayField := floeTbl.Metadata.DefaultSpecID, floeTbl.Metadata.DefaultSpec().Fields[1].FieldID
-			seen, withDay := 0, 0
-			for _, task := range tasks {
-				if !floeFiles[task.File.FilePath()] {
-					continue
-				}
-				seen++
-				if int(task.File.SpecID()) != daySpecID {
-					t.Errorf("iceberg-go reads floe's file %s with spec %d, want %d", task.File.FilePath(), task.File.SpecID(), daySpecID)
-				}
-				if task.File.Partition()[dayField] != nil {
-					withDay++
-				}
-			}
-			if seen != len(res.Files) || withDay == 0 {
-				t.Fatalf("iceberg-go plans %d of floe's %d files, %d with a ts_day value", seen, len(res.Files), withDay)
-			}
-
-			// floe evolves the table further in one transaction (schema,
-			// spec, sort order, a tag) and iceberg-go writes on top of it.
-			_, err = floeTbl.Apply(ctx,
-				new(action.UpdateSchema).MakeColumnOptional("id").UpdateColumnDoc("label", "renamed from s by iceberg-go"),
-				new(action.UpdateSpec).RemoveField("id_bucket"),
-				new(action.ReplaceSortOrder).Asc("label", iceberg.IdentityTransform{}, action.NullsLast),
-				new(action.ManageSnapshots).CreateTag("floe_tag", 0))
-			if err != nil {
-				t.Fatalf("floe transaction on iceberg-go's table: %v", err)
-			}
-			tagged := concatRows(main, ours)
-			goTbl = goLoad(t, goCat)
-			assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
-			floeSpec := floeTbl.Metadata.DefaultSpec()
-			if len(floeTbl.Metadata.Schemas) != 3 || len(floeSpec.Fields) != 1 || floeSpec.Fields[0].Name != "ts_day" {
-				t.Fatalf("after floe's transaction: %d schemas, default spec %v", len(floeTbl.Metadata.Schemas), floeSpec)
-			}
-			more := makeEvRows(7, 6000, 40, true)
-			goTbl = goAppend(t, goTbl, "", more, true)
-			floeTbl = c.floeLoad(t)
-			assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
-			checkReads(floeTbl, goTbl, concatRows(tagged, more), concatRows(audit, oursOnBranch))
-			assertRead(t, "floe floe_tag", floeScan(t, floeTbl, "floe_tag"), tagged, evolvedColumns, evolvedTypes)
-			assertRead(t, "iceberg-go floe_tag", icebergGoScan(t, goTbl, "floe_tag"), tagged, evolvedColumns, evolvedTypes)
-			// iceberg-go wrote its rows under floe's spec.
-			if tasks, err = goTbl.Scan().PlanFiles(ctx); err != nil {
-				t.Fatalf("iceberg-go PlanFiles: %v", err)
-			}
-			var underFloeSpec int64
-			for _, task := range tasks {
-				if int(task.File.SpecID()) == floeSpec.ID {
-					underFloeSpec += task.File.Count()
-				}
-			}
-			if underFloeSpec != int64(len(more)) {
-				t.Fatalf("iceberg-go wrote %d rows under floe's spec %d, want %d", underFloeSpec, floeSpec.ID, len(more))
-			}
+			icebergGoEvolvedByFloe(t, c.icebergGo(t), "ns", c.floeLoad, version)
 		})
+		// SeaweedFS's REST catalog (weed mini) between them, applying
+		// iceberg-go's updates and floe's.
+		t.Run(fmt.Sprintf("rest/v%d", version), func(t *testing.T) {
+			w := weedtest.Shared(t)
+			ns := w.Namespace("goevolve")
+			floeCat := floeREST(t, w)
+			floeLoad := func(t *testing.T) *table.Table {
+				return loadFloe(t, floeCat, catalog.Identifier{Namespace: []string{ns}, Name: "t"})
+			}
+			icebergGoEvolvedByFloe(t, icebergGoREST(t, w), ns, floeLoad, version)
+		})
+	}
+}
+
+func icebergGoEvolvedByFloe(t *testing.T, goCat gocatalog.Catalog, ns string, floeLoad func(*testing.T) *table.Table, version int) {
+	ctx := context.Background()
+	pre, mid, post, branch := icebergGoEvolve(t, goCat, ns, version)
+
+	goTbl := goLoad(t, goCat, ns)
+	floeTbl := floeLoad(t)
+	assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
+	assertIcebergGoEvolved(t, floeTbl.Metadata)
+
+	main := concatRows(pre, mid, post)
+	audit := concatRows(main, branch)
+	checkReads := func(floeTbl *table.Table, goTbl *icebergtable.Table, main, audit []evRow) {
+		t.Helper()
+		for _, ref := range []struct {
+			name string
+			rows []evRow
+		}{{"", main}, {"audit", audit}} {
+			assertRead(t, "floe "+ref.name, floeScan(t, floeTbl, ref.name), ref.rows, evolvedColumns, evolvedTypes)
+			assertRead(t, "iceberg-go "+ref.name, icebergGoScan(t, goTbl, ref.name), ref.rows, evolvedColumns, evolvedTypes)
+		}
+		// A tag reads with the schema its snapshot was written with.
+		assertRead(t, "floe tag", floeScan(t, floeTbl, "pre_evolution"), pre, preColumns, preTypes)
+		assertRead(t, "iceberg-go tag", icebergGoScan(t, goTbl, "pre_evolution"), pre, preColumns, preTypes)
+	}
+	checkReads(floeTbl, goTbl, main, audit)
+
+	// floe writes the evolved table as the CLI's append does.
+	ours, oursOnBranch := makeEvRows(5, 4000, 50, true), makeEvRows(6, 5000, 20, true)
+	res, err := ops.Append(ctx, floeTbl, evReader(ours, true), table.CommitOptions{})
+	if err != nil {
+		t.Fatalf("floe append to main: %v", err)
+	}
+	if _, err := ops.Append(ctx, floeTbl, evReader(oursOnBranch, true), table.CommitOptions{Branch: "audit"}); err != nil {
+		t.Fatalf("floe append to audit: %v", err)
+	}
+	goTbl = goLoad(t, goCat, ns)
+	assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
+	assertSameMetadata(t, floeLoad(t).Metadata, goTbl.Metadata())
+	checkReads(floeLoad(t), goTbl, concatRows(main, ours), concatRows(audit, oursOnBranch))
+
+	// iceberg-go sees floe's files under the evolved spec (spec 1,
+	// with a ts_day value; ts is null in some rows, so not all).
+	tasks, err := goTbl.Scan().PlanFiles(ctx)
+	if err != nil {
+		t.Fatalf("iceberg-go PlanFiles: %v", err)
+	}
+	floeFiles := map[string]bool{}
+	for _, f := range res.Files {
+		floeFiles[f.FilePath] = true
+	}
+	daySpecID, dayField := floeTbl.Metadata.DefaultSpecID, floeTbl.Metadata.DefaultSpec().Fields[1].FieldID
+	seen, withDay := 0, 0
+	for _, task := range tasks {
+		if !floeFiles[task.File.FilePath()] {
+			continue
+		}
+		seen++
+		if int(task.File.SpecID()) != daySpecID {
+			t.Errorf("iceberg-go reads floe's file %s with spec %d, want %d", task.File.FilePath(), task.File.SpecID(), daySpecID)
+		}
+		if task.File.Partition()[dayField] != nil {
+			withDay++
+		}
+	}
+	if seen != len(res.Files) || withDay == 0 {
+		t.Fatalf("iceberg-go plans %d of floe's %d files, %d with a ts_day value", seen, len(res.Files), withDay)
+	}
+
+	// floe evolves the table further in one transaction (schema,
+	// spec, sort order, a tag) and iceberg-go writes on top of it.
+	_, err = floeTbl.Apply(ctx,
+		new(action.UpdateSchema).MakeColumnOptional("id").UpdateColumnDoc("label", "renamed from s by iceberg-go"),
+		new(action.UpdateSpec).RemoveField("id_bucket"),
+		new(action.ReplaceSortOrder).Asc("label", iceberg.IdentityTransform{}, action.NullsLast),
+		new(action.ManageSnapshots).CreateTag("floe_tag", 0))
+	if err != nil {
+		t.Fatalf("floe transaction on iceberg-go's table: %v", err)
+	}
+	tagged := concatRows(main, ours)
+	goTbl = goLoad(t, goCat, ns)
+	assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
+	floeSpec := floeTbl.Metadata.DefaultSpec()
+	if len(floeTbl.Metadata.Schemas) != 3 || len(floeSpec.Fields) != 1 || floeSpec.Fields[0].Name != "ts_day" {
+		t.Fatalf("after floe's transaction: %d schemas, default spec %v", len(floeTbl.Metadata.Schemas), floeSpec)
+	}
+	more := makeEvRows(7, 6000, 40, true)
+	goTbl = goAppend(t, goTbl, "", more, true)
+	floeTbl = floeLoad(t)
+	assertSameMetadata(t, floeTbl.Metadata, goTbl.Metadata())
+	checkReads(floeTbl, goTbl, concatRows(tagged, more), concatRows(audit, oursOnBranch))
+	assertRead(t, "floe floe_tag", floeScan(t, floeTbl, "floe_tag"), tagged, evolvedColumns, evolvedTypes)
+	assertRead(t, "iceberg-go floe_tag", icebergGoScan(t, goTbl, "floe_tag"), tagged, evolvedColumns, evolvedTypes)
+	// iceberg-go wrote its rows under floe's spec.
+	if tasks, err = goTbl.Scan().PlanFiles(ctx); err != nil {
+		t.Fatalf("iceberg-go PlanFiles: %v", err)
+	}
+	var underFloeSpec int64
+	for _, task := range tasks {
+		if int(task.File.SpecID()) == floeSpec.ID {
+			underFloeSpec += task.File.Count()
+		}
+	}
+	if underFloeSpec != int64(len(more)) {
+		t.Fatalf("iceberg-go wrote %d rows under floe's spec %d, want %d", underFloeSpec, floeSpec.ID, len(more))
 	}
 }
