@@ -237,7 +237,7 @@ func icebergGoEvolvedByFloe(t *testing.T, goCat gocatalog.Catalog, ns string, fl
 		for _, ref := range []struct {
 			name string
 			rows []evRow
-		}{{"", main}, {"audit", audit}} {
+		}{{"main", main}, {"audit", audit}} {
 			assertRead(t, "floe "+ref.name, floeScan(t, floeTbl, ref.name), ref.rows, evolvedColumns, evolvedTypes)
 			assertRead(t, "iceberg-go "+ref.name, icebergGoScan(t, goTbl, ref.name), ref.rows, evolvedColumns, evolvedTypes)
 		}
