@@ -235,6 +235,12 @@ class TransactionTest(unittest.TestCase):
         with self.assertRaises(FloeError) as cm:
             t.manage_snapshots().rollback_to_snapshot(123).commit()
         self.assertIn("123", str(cm.exception))
+        # Back to the latest ancestor committed before the current one.
+        t.manage_snapshots().rollback_to_timestamp(current.timestamp_ms).commit()
+        self.assertEqual(floe.Table.open(loc).current_snapshot().snapshot_id, parent)
+        with self.assertRaises(FloeError) as cm:
+            t.manage_snapshots().rollback_to_timestamp(0).commit()
+        self.assertEqual(cm.exception.code, Status.NOT_FOUND)
 
     def test_write_audit_publish_by_branch_and_by_cherry_pick(self):
         loc = self.copy("impala_test_default_part")
