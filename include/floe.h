@@ -338,6 +338,37 @@ floe_status floe_catalog_update_namespace_properties(floe_catalog* catalog, cons
  * namespace exists, else 0. */
 floe_status floe_catalog_exists(floe_catalog* catalog, const char* name, int is_table, int* exists);
 
+/* Commit changes to several tables of the catalog atomically: afterwards
+ * every table holds its changes, or none does. tables are n_tables
+ * distinct handles loaded from this catalog; transactions_json is a JSON
+ * array of n_tables objects, the i-th for tables[i]:
+ *   {"actions": [...], "token": "<string>"}
+ * "actions" is the action list floe_table_transaction takes (one new
+ * metadata version per table, one snapshot per snapshot action); "token"
+ * (optional) is that table's as in its options. All are built on the
+ * versions the handles hold and published together; when another writer
+ * committed to any of them first, every table is refreshed and every list
+ * built again, as floe_table_transaction does for one (FLOE_CONFLICT,
+ * nothing committed, when what a list's metadata actions depended on no
+ * longer holds). The SQL catalog swaps every table's row in one database
+ * transaction; a REST catalog sends POST /v1/{prefix}/transactions/commit.
+ * FLOE_UNSUPPORTED, nothing committed: a REST server that does not offer
+ * it (its /v1/config lists endpoints without it, or it answers 404, 405 or
+ * 501), a filesystem warehouse (each table is a directory of its own, with
+ * nothing shared to swap). A handle given twice, or one of another
+ * catalog, is FLOE_INVALID_ARGUMENT. options_json may be NULL or "{}":
+ *   "timeout_ms": <int64>  bounds this call instead of the catalog's;
+ *   "discard_refused": true  the snapshot actions' files were written for
+ *                 this commit only, and are deleted when it fails (any
+ *                 status but FLOE_COMMIT_STATE_UNKNOWN) or a table finds
+ *                 its token.
+ * On success each handle holds its table's committed version, and
+ * *result_json (free with floe_string_free) is {"tables": [r, ...]}, r the
+ * result floe_table_transaction gives, in the order of tables. */
+floe_status floe_catalog_commit_transaction(floe_catalog* catalog, floe_table* const* tables, size_t n_tables,
+                                            const char* transactions_json, const char* options_json,
+                                            char** result_json);
+
 /* ------------------------------------------------------------------------
  * Creating tables, writing and committing
  *
@@ -573,37 +604,6 @@ floe_status floe_array_stream(struct ArrowSchema* schema, struct ArrowArray* arr
 floe_status floe_expire_snapshots(floe_table* table, const char* options_json, char** result_json);
 
 /* ------------------------------------------------------------------------
- * Scans
- * ------------------------------------------------------------------------ */
-
-typedef struct floe_scan floe_scan;
-
-/* Plan a scan of a table. The manifests are read here; data files are read
- * by the streams.
- *
- * scan_json may be NULL or "{}" (every column of the current snapshot).
- * Keys (unknown keys are refused):
- *   "columns":  ["a", "s.b", ...]  dotted names, nested fields pruned; omit
- *               for all columns; [] for none (counting).
- *   "filter":   row filter: a string in pyiceberg's row_filter text form
- *               ("a < 10 and b in ('x', 'y') and c is not null"), or an
- *               object in the Iceberg REST JSON expression form
- *               ({"type": "lt", "term": "a", "value": 10}). A filter that
- *               does not parse or names no column of the snapshot's schema
- *               is FLOE_INVALID_ARGUMENT.
- *   "snapshot_id": <int64> | "as_of_timestamp": <ms since epoch> |
- *   "ref":      "<branch or tag>"      at most one of the three.
- *   "limit":    <int64>  at most this many rows.
- *   "batch_size": <int>  at most this many rows per batch (default 65536).
- *   "threads":  <int>    tasks decoded in parallel (default: every core).
- *   "ordered":  <bool>   false: a parallel stream returns each batch as soon
- *               as any thread has one, in no set order (less waiting on a
- *               slow file); default true: batches in task order, exactly as
- *               with one thread.
- *   "split_size": <int64> bytes of data per task (default: the table
- *               property read.split.target-size, else 134217728). Larger
- *               files are cut into byte ranges (along the manifest's
-/* ------------------------------------------------------------------------
  * Transactions: several changes to one table as one commit
  *
  * floe_table_transaction applies a list of actions, in order, each on the
@@ -724,6 +724,37 @@ floe_status floe_table_transaction(floe_table* table, const char* actions_json, 
  * through it is FLOE_INVALID_ARGUMENT. */
 floe_status floe_table_transaction_preview(floe_table* table, const char* actions_json, floe_table** out);
 
+/* ------------------------------------------------------------------------
+ * Scans
+ * ------------------------------------------------------------------------ */
+
+typedef struct floe_scan floe_scan;
+
+/* Plan a scan of a table. The manifests are read here; data files are read
+ * by the streams.
+ *
+ * scan_json may be NULL or "{}" (every column of the current snapshot).
+ * Keys (unknown keys are refused):
+ *   "columns":  ["a", "s.b", ...]  dotted names, nested fields pruned; omit
+ *               for all columns; [] for none (counting).
+ *   "filter":   row filter: a string in pyiceberg's row_filter text form
+ *               ("a < 10 and b in ('x', 'y') and c is not null"), or an
+ *               object in the Iceberg REST JSON expression form
+ *               ({"type": "lt", "term": "a", "value": 10}). A filter that
+ *               does not parse or names no column of the snapshot's schema
+ *               is FLOE_INVALID_ARGUMENT.
+ *   "snapshot_id": <int64> | "as_of_timestamp": <ms since epoch> |
+ *   "ref":      "<branch or tag>"      at most one of the three.
+ *   "limit":    <int64>  at most this many rows.
+ *   "batch_size": <int>  at most this many rows per batch (default 65536).
+ *   "threads":  <int>    tasks decoded in parallel (default: every core).
+ *   "ordered":  <bool>   false: a parallel stream returns each batch as soon
+ *               as any thread has one, in no set order (less waiting on a
+ *               slow file); default true: batches in task order, exactly as
+ *               with one thread.
+ *   "split_size": <int64> bytes of data per task (default: the table
+ *               property read.split.target-size, else 134217728). Larger
+ *               files are cut into byte ranges (along the manifest's
  *               split_offsets when present); smaller ones are packed into
  *               one task, each counting at least read.split.open-file-cost
  *               bytes (default 4194304).

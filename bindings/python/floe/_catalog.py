@@ -88,6 +88,18 @@ class Catalog(_Handle):
         return self._table(library().floe_catalog_register_table, identifier,
                            _c_str(str(metadata_location), "metadata location"))
 
+    def commit_transaction(self, transactions):
+        """Commits transactions (from Table.transaction(), on tables this
+        catalog loaded) atomically: every table gets its changes, or none
+        does. Returns the tables, which hold their committed versions;
+        each transaction's ``result`` says what it committed. FloeError
+        UNSUPPORTED when the catalog cannot (a filesystem warehouse, a REST
+        server without POST /v1/{prefix}/transactions/commit), CONFLICT when
+        what a transaction depended on changed: nothing committed."""
+        from ._catalog_transaction import commit_transaction
+
+        return commit_transaction(self, transactions)
+
     def table_exists(self, identifier):
         out = ctypes.c_int()
         _check(library().floe_catalog_exists(self._handle, _name(identifier).encode("utf-8"), 1, ctypes.byref(out)))

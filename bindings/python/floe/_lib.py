@@ -140,6 +140,8 @@ _SIGNATURES = {
     "floe_catalog_namespace_properties": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_catalog_update_namespace_properties": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _c.c_char_p]),
     "floe_catalog_exists": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_int, _P(_c.c_int)]),
+    "floe_catalog_commit_transaction": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p), _c.c_size_t, _c.c_char_p, _c.c_char_p,
+                                                   _P(_c.c_void_p)]),
 }
 
 _lock = threading.Lock()

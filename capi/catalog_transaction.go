@@ -1,0 +1,212 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/floedb/floe/catalog"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/writer/ops"
+)
+
+// floe_catalog_commit_transaction: one action list per table handle (the
+// lists floe_table_transaction takes, parsed by parseTxActions), committed
+// on tables of one catalog atomically (catalog.CommitTransaction).
+
+// catalogTxEntry is one element of transactions_json: the actions for
+// the table handle at the same index, and that transaction's token.
+type catalogTxEntry struct {
+	Actions json.RawMessage `json:"actions"`
+	Token   string          `json:"token"`
+}
+
+// catalogTxOptions is the options_json of floe_catalog_commit_transaction.
+type catalogTxOptions struct {
+	// TimeoutMs bounds this call instead of the catalog's timeout_ms.
+	TimeoutMs *int64 `json:"timeout_ms"`
+	// DiscardRefused: the snapshot actions' files were written for this
+	// commit only, and are deleted when it fails with a known outcome or
+	// a table finds its token (ops.DiscardNotTaken, per table).
+	DiscardRefused bool `json:"discard_refused"`
+}
+
+// catalogTxResult is the result JSON: each table's floe_table_transaction
+// result, in the order of the handles.
+type catalogTxResult struct {
+	Tables []txResult `json:"tables"`
+}
+
+//export capiCatalogCommitTransaction
+func capiCatalogCommitTransaction(h C.uintptr_t, tables *C.uintptr_t, n C.size_t, transactionsJSON, optionsJSON *C.char, resultJSON **C.char) (rc C.int) {
+	const fn = "floe_catalog_commit_transaction"
+	defer recoverStatus(fn, &rc)
+	ch, err := lookupCatalog(h)
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	if n == 0 {
+		return fail(fn, invalidArgument("no table given"), statusInvalidArgument)
+	}
+	ids := slices.Clone(unsafe.Slice((*C.uintptr_t)(unsafe.Pointer(tables)), int(n)))
+	handles := make([]*tableHandle, len(ids))
+	for i, id := range ids {
+		if handles[i], err = lookup[*tableHandle](uintptr(id), "floe_table"); err != nil {
+			return fail(fn, invalidArgument("table %d: %v", i, err), statusInvalidArgument)
+		}
+		for j := range i {
+			if ids[j] == id {
+				return fail(fn, invalidArgument("tables %d and %d are the same handle: put the table's changes in one action list", j, i), statusInvalidArgument)
+			}
+		}
+	}
+	entries, err := parseCatalogTx(cBytes(transactionsJSON), len(handles))
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	opts, timeout, err := parseCatalogTxOptions(cBytes(optionsJSON))
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	// Each handle commits one transaction at a time; taken in handle
+	// order, two calls sharing handles wait for each other, never
+	// deadlock.
+	order := make([]int, len(handles))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return compareHandles(ids[a], ids[b]) })
+	for _, i := range order {
+		handles[i].commitMu.Lock()
+		defer handles[i].commitMu.Unlock()
+	}
+	limit := ch.timeout
+	if timeout != nil {
+		limit = *timeout
+	}
+	ctx, cancel := callContext(context.Background(), limit)
+	defer cancel()
+	bases := make([]*table.Table, len(handles))
+	txs := make([]*table.Transaction, len(handles))
+	for i, th := range handles {
+		base := *th.current()
+		bases[i] = &base
+		txs[i] = bases[i].TransactionWith(table.TransactionOptions{Token: entries[i].token})
+		if err = entries[i].actions.addTo(txs[i]); err != nil {
+			err = invalidArgument("table %d: %v", i, err)
+			break
+		}
+	}
+	var results []table.TransactionResult
+	if err == nil {
+		results, err = catalog.CommitTransaction(ctx, ch.cat, txs...)
+	}
+	if opts.DiscardRefused {
+		err = discardNotTakenAll(ctx, bases, entries, results, err)
+	}
+	if err != nil {
+		return fail(fn, err, commitFailureStatus(err))
+	}
+	out := catalogTxResult{Tables: make([]txResult, len(handles))}
+	for i, th := range handles {
+		th.set(bases[i])
+		out.Tables[i] = newTxResult(results[i], bases[i].Metadata)
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return fail(fn, err, statusInternal)
+	}
+	*resultJSON = cString(data)
+	return C.int(statusOK)
+}
+
+func compareHandles(a, b C.uintptr_t) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// parsedCatalogTx is one parsed element of transactions_json.
+type parsedCatalogTx struct {
+	actions *txActions
+	token   string
+}
+
+// parseCatalogTx reads transactions_json: an array of n objects.
+func parseCatalogTx(data []byte, n int) ([]parsedCatalogTx, error) {
+	data, err := checkJSON(data, "transactions")
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		return nil, invalidArgument("transactions: none given (a JSON array with an object {\"actions\": [...]} per table)")
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, invalidArgument("transactions: want a JSON array with an object {\"actions\": [...]} per table: %v", err)
+	}
+	if len(raw) != n {
+		return nil, invalidArgument("transactions: %d given for %d tables: give one per table, in the tables' order", len(raw), n)
+	}
+	out := make([]parsedCatalogTx, n)
+	for i, r := range raw {
+		var e catalogTxEntry
+		if err := decodeStrict(r, &e, fmt.Sprintf("transaction %d", i)); err != nil {
+			return nil, err
+		}
+		actions, err := parseTxActions(e.Actions)
+		if err != nil {
+			return nil, invalidArgument("transaction %d: %v", i, err)
+		}
+		out[i] = parsedCatalogTx{actions: actions, token: e.Token}
+	}
+	return out, nil
+}
+
+func parseCatalogTxOptions(data []byte) (catalogTxOptions, *time.Duration, error) {
+	var o catalogTxOptions
+	if err := decodeStrict(data, &o, "transaction options"); err != nil {
+		return o, nil, err
+	}
+	if o.TimeoutMs == nil {
+		return o, nil, nil
+	}
+	d, err := timeoutOption("transaction options", *o.TimeoutMs)
+	return o, &d, err
+}
+
+// discardNotTakenAll deletes each table's snapshot files when the commit
+// did not take them (ops.DiscardNotTaken): every table's after a failure
+// of known outcome, a table's own when it found its token.
+func discardNotTakenAll(ctx context.Context, bases []*table.Table, entries []parsedCatalogTx, results []table.TransactionResult, err error) error {
+	var errs []error
+	for i, e := range entries {
+		if len(e.actions.files) == 0 || bases[i] == nil {
+			continue
+		}
+		switch {
+		case err != nil:
+			// Passed on, joined with what the discard could not delete.
+			_, err = ops.DiscardNotTaken(ctx, bases[i], e.actions.files)(ops.Result{}, err)
+		case results[i].TokenFound:
+			if _, derr := ops.DiscardNotTaken(ctx, bases[i], e.actions.files)(ops.Result{TokenFound: true}, nil); derr != nil {
+				errs = append(errs, derr)
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
