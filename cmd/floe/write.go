@@ -238,23 +238,14 @@ func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
 		return err
 	}
 	token := opts.Token
+	// Columns bind by name, and one the table lacks is refused unless
+	// asked for: --evolve adds them (by name, at any depth) in the same
+	// commit as the rows (ops.AppendEvolving). A retry whose token is
+	// already committed changes nothing, its schema included.
+	var wanted *iceberg.Schema
 	if a.bools["evolve"] && !created {
-		// Columns bind by name, and one the table lacks is refused unless
-		// asked for: --evolve adds them first (by name, at any depth). A
-		// retry whose token is already committed changes nothing, its
-		// schema included.
-		_, found, err := table.SnapshotWithToken(t.Metadata, token)
-		if err != nil {
+		if wanted, err = in.evolveSchema(t.Metadata.CurrentSchema()); err != nil {
 			return err
-		}
-		if !found {
-			wanted, err := in.evolveSchema(t.Metadata.CurrentSchema())
-			if err != nil {
-				return err
-			}
-			if err := t.UpdateSchemaByName(ctx, wanted); err != nil {
-				return err
-			}
 		}
 	}
 	var rowsRead atomic.Int64
@@ -262,7 +253,7 @@ func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	status := startProgress(a, errOut, "append", "files", func() progress.Sample {
 		return progress.Sample{Rows: rowsRead.Load(), RowsTotal: total}
 	})
-	res, err := appendInput(ctx, t, in, &rowsRead, opts)
+	res, err := appendInput(ctx, t, in, wanted, &rowsRead, opts)
 	status.finish()
 	if err != nil {
 		return err
@@ -308,14 +299,23 @@ func openOrCreate(ctx context.Context, a *args, in input) (*table.Table, bool, e
 // appendInput writes the input's rows as data files of t and commits them
 // in one append (ops.Append: the files go unless they are in the table).
 // rowsRead counts the input's rows as the writer takes them.
-func appendInput(ctx context.Context, t *table.Table, in input, rowsRead *atomic.Int64, opts table.CommitOptions) (ops.Result, error) {
-	rdr, err := in.batches(ctx, t.Metadata.CurrentSchema())
+func appendInput(ctx context.Context, t *table.Table, in input, wanted *iceberg.Schema, rowsRead *atomic.Int64, opts table.CommitOptions) (ops.Result, error) {
+	batches := func(schema *iceberg.Schema) (array.RecordReader, error) {
+		rdr, err := in.batches(ctx, schema)
+		if err != nil {
+			return nil, err
+		}
+		return &panicSafeReader{RecordReader: &countingReader{RecordReader: rdr, rows: rowsRead}}, nil
+	}
+	if wanted != nil {
+		return ops.AppendEvolving(ctx, t, wanted, batches, opts)
+	}
+	rdr, err := batches(t.Metadata.CurrentSchema())
 	if err != nil {
 		return ops.Result{}, err
 	}
-	safe := &panicSafeReader{RecordReader: &countingReader{RecordReader: rdr, rows: rowsRead}}
-	defer safe.Release()
-	return ops.Append(ctx, t, safe, opts)
+	defer rdr.Release()
+	return ops.Append(ctx, t, rdr, opts)
 }
 
 // panicSafeReader turns a panic of the reader it wraps into its error:

@@ -20,7 +20,11 @@ import (
 // table.ErrConflict, commits nothing and deletes the files (retry on the
 // newer version). When t already covers wanted it is Append. A token
 // already committed changes nothing, the schema included.
-func AppendEvolving(ctx context.Context, t *table.Table, wanted *iceberg.Schema, data array.RecordReader, opts table.CommitOptions) (Result, error) {
+//
+// data gives the rows to append once the evolved schema is known (readers
+// that need a target schema, JSON lines, bind to it); the reader it
+// returns is released here.
+func AppendEvolving(ctx context.Context, t *table.Table, wanted *iceberg.Schema, data func(schema *iceberg.Schema) (array.RecordReader, error), opts table.CommitOptions) (Result, error) {
 	if res, ok, err := tokenFound(t, opts.Token); err != nil || ok {
 		return res, err
 	}
@@ -30,7 +34,12 @@ func AppendEvolving(ctx context.Context, t *table.Table, wanted *iceberg.Schema,
 		return Result{}, err
 	}
 	if len(updates) == 0 {
-		return Append(ctx, t, data, opts)
+		rdr, err := data(t.Metadata.CurrentSchema())
+		if err != nil {
+			return Result{}, err
+		}
+		defer rdr.Release()
+		return Append(ctx, t, rdr, opts)
 	}
 	evolved, err := metadata.Apply(t.Metadata, nil, updates)
 	if err != nil {
@@ -38,8 +47,13 @@ func AppendEvolving(ctx context.Context, t *table.Table, wanted *iceberg.Schema,
 	}
 	preview := *t
 	preview.Metadata = evolved
+	rdr, err := data(evolved.CurrentSchema())
+	if err != nil {
+		return Result{}, err
+	}
+	defer rdr.Release()
 	w := &written{io: t.IO}
-	files, err := write(ctx, &preview, data, w)
+	files, err := write(ctx, &preview, rdr, w)
 	if err != nil {
 		return Result{}, err
 	}

@@ -2,7 +2,9 @@ package ops
 
 import (
 	"context"
+
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"slices"
 	"testing"
 
@@ -29,16 +31,20 @@ func widerRows(seed uint64, first int64, n int) [][]any {
 	return rows
 }
 
+// rowsOf gives rows of schema s, whatever schema the append evolves to:
+// the writer binds them by name.
+func rowsOf(t *testing.T, s *iceberg.Schema, rows [][]any) func(*iceberg.Schema) (array.RecordReader, error) {
+	return func(*iceberg.Schema) (array.RecordReader, error) { return rowstest.Reader(t, s, rows), nil }
+}
+
 // The new column and the rows that fill it are one version.
 func TestAppendEvolvingIsOneVersion(t *testing.T) {
 	ctx := context.Background()
 	tbl := newTable(t, 2, nil, nil)
 	appendInChunks(t, tbl, testtable.RandomRows(1, 10), 10)
 	wanted := wider(tbl.Metadata.CurrentSchema())
-	rr := rowstest.Reader(t, wanted, widerRows(2, 100, 5))
-	defer rr.Release()
 	logBefore := len(tbl.Metadata.MetadataLog)
-	res, err := AppendEvolving(ctx, tbl, wanted, rr, table.CommitOptions{})
+	res, err := AppendEvolving(ctx, tbl, wanted, rowsOf(t, wanted, widerRows(2, 100, 5)), table.CommitOptions{})
 	if err != nil || !res.Committed {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -75,9 +81,7 @@ func TestAppendEvolvingConflictsWithAnotherSchemaChange(t *testing.T) {
 	}
 	before := filesUnderDir(t, tbl.Metadata.Location)
 	wanted := wider(stale.Metadata.CurrentSchema())
-	rr := rowstest.Reader(t, wanted, widerRows(3, 0, 5))
-	defer rr.Release()
-	_, err := AppendEvolving(ctx, stale, wanted, rr, table.CommitOptions{})
+	_, err := AppendEvolving(ctx, stale, wanted, rowsOf(t, wanted, widerRows(3, 0, 5)), table.CommitOptions{})
 	if !errors.Is(err, table.ErrConflict) {
 		t.Fatalf("append evolving a stale schema: %v", err)
 	}
