@@ -182,11 +182,13 @@ void test_transaction_refs_and_spec(void) {
   CHECK_OK(floe_table_transaction(t,
                                   "[{\"action\": \"create-tag\", \"name\": \"v1\", \"max-ref-age-ms\": 86400000},"
                                   " {\"action\": \"create-branch\", \"name\": \"audit\", \"min-snapshots-to-keep\": 3},"
+                                  " {\"action\": \"set-ref-retention\", \"name\": \"audit\", \"max-ref-age-ms\": 604800000},"
                                   " {\"action\": \"add-partition-field\", \"source\": \"i\", \"transform\": \"bucket[4]\"},"
                                   " {\"action\": \"replace-sort-order\", \"fields\": [{\"source\": \"i\", \"direction\": \"desc\"}]}]",
                                   NULL, &result));
   CHECK(result != NULL && strstr(result, "\"v1\":{\"snapshot-id\":") != NULL);
   CHECK(result != NULL && strstr(result, "\"min-snapshots-to-keep\":3") != NULL);
+  CHECK(result != NULL && strstr(result, "\"max-ref-age-ms\":604800000") != NULL);
   CHECK(result != NULL && strstr(result, "\"default_spec_id\":2") != NULL);
   CHECK(result != NULL && strstr(result, "\"default_sort_order_id\":1") != NULL);
   CHECK(result != NULL && strstr(result, "\"snapshot_ids\":[]") != NULL);

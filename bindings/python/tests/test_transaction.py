@@ -118,6 +118,27 @@ class TransactionTest(unittest.TestCase):
         self.assertEqual(floe.Table.open(loc).metadata_location, before)
         self.assertEqual(t.metadata_location, before)
 
+    def test_required_columns(self):
+        loc = self.copy("impala_test_default_part")
+        t = floe.Table.open(loc)
+        before = t.metadata_location
+        # A required column without a default: old rows would have no value.
+        with self.assertRaises(FloeError) as cm:
+            t.update_schema().add_column("r", "int", required=True).commit()
+        self.assertIn('"r"', str(cm.exception))
+        # j holds a null (row 5): it cannot be required; nothing changes.
+        with self.assertRaises(FloeError) as cm:
+            t.update_schema().update_column("j", required=True).commit()
+        self.assertIn("j", str(cm.exception))
+        self.assertEqual(floe.Table.open(loc).metadata_location, before)
+        t.update_schema(allow_incompatible_changes=True).add_column("r", "int", required=True).commit()
+        t.update_schema().require_column("i").commit()
+        schema = floe.Table.open(loc).schema()
+        self.assertTrue(schema.find_field("r").required)
+        self.assertTrue(schema.find_field("i").required)
+        t.update_schema().make_column_optional("i").commit()
+        self.assertFalse(floe.Table.open(loc).schema().find_field("i").required)
+
     def test_unknown_action_and_field_are_named(self):
         loc = self.copy("impala_test_default_part")
         t = floe.Table.open(loc)
