@@ -56,7 +56,8 @@ class _Update:
         if self._committed:
             raise ValueError("this update was already committed")
         self._committed = True
-        self._transaction._actions.extend(self._actions)
+        for action in self._actions:
+            self._transaction._add(action)
         if self._autocommit:
             self._transaction.commit_transaction()
 
