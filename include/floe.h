@@ -626,10 +626,11 @@ floe_status floe_expire_snapshots(floe_table* table, const char* options_json, c
  * tag and snapshot actions) make one change, as the calls of one
  * pyiceberg update_schema() block do: one new schema, one new spec. The
  * same list (an element per table) is what multi-table transactions take.
- * Column paths ("path", "before", "after", "fields") are a dotted name
- * ("payload.kind") or an array of names (["payload", "kind"], for names
- * holding a dot); "case-sensitive": false on a schema, partition or sort
- * action matches names ignoring case.
+ * Column paths ("path", "before", "after", "fields", "source") are a
+ * dotted name ("payload.kind"; list elements and map keys and values as
+ * "element", "key", "value") or an array of names (["payload", "kind"],
+ * pyiceberg's tuple form, joined by dots); "case-sensitive": false on a
+ * schema, partition or sort action matches names ignoring case.
  *
  *  Schema (types in the JSON form of table metadata: "long",
  *  "decimal(9, 2)", {"type": "struct", "fields": [...]}; defaults as
@@ -650,7 +651,8 @@ floe_status floe_expire_snapshots(floe_table* table, const char* options_json, c
  *                  are ignored); widening promotions)
  *   {"action": "set-identifier-fields", "fields": [P, ...]}
  *   any of these may carry "allow-incompatible-changes": true (Java's
- *   allowIncompatibleChanges: a required column without default).
+ *   allowIncompatibleChanges: a required column added without an
+ *   initial-default), for it and the schema actions after it.
  *  Partition spec:
  *   {"action": "add-partition-field", "source": P, "transform": "day",
  *    "name": "..."}  (transform in Iceberg's form, default identity: pyiceberg's
