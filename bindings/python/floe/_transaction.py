@@ -25,7 +25,7 @@ from ._lib import library
 
 def _path(path):
     """A column path as the action list takes it: a dotted name, or an
-    array of names for a tuple (names that hold a dot)."""
+    array of names for pyiceberg's tuple form (floe joins it by dots)."""
     if isinstance(path, (tuple, list)):
         return [str(p) for p in path]
     return str(path)
