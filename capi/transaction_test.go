@@ -98,9 +98,9 @@ func TestParseTxActionsGroupsConsecutiveChanges(t *testing.T) {
 	}
 }
 
-// copyFixture copies a fixture table into a temporary directory and opens
+// txFixtureCopy copies a fixture table into a temporary directory and opens
 // the copy.
-func copyFixture(t *testing.T, name string) (*table.Table, string) {
+func txFixtureCopy(t *testing.T, name string) (*table.Table, string) {
 	t.Helper()
 	fx, err := fixtures.Get(name)
 	if err != nil {
@@ -121,7 +121,7 @@ func copyFixture(t *testing.T, name string) (*table.Table, string) {
 // v2) in one version, with a column merged in by name and a doc set: the
 // steps apply in order, each on what the ones before produced.
 func TestCommitTxActionsInOrderOnSparksTable(t *testing.T) {
-	tbl, dir := copyFixture(t, "impala_iceberg_partitioned")
+	tbl, dir := txFixtureCopy(t, "impala_iceberg_partitioned")
 	before := len(tbl.Metadata.MetadataLog)
 	actions, err := parseTxActions([]byte(`[
 		{"action": "upgrade-format-version", "format-version": 2},
@@ -176,7 +176,7 @@ func TestCommitTxActionsInOrderOnSparksTable(t *testing.T) {
 
 // A preview holds the schema the earlier actions make and never commits.
 func TestPreviewMetadataAndItsRefusal(t *testing.T) {
-	tbl, _ := copyFixture(t, "impala_test_default_part")
+	tbl, _ := txFixtureCopy(t, "impala_test_default_part")
 	actions, err := parseTxActions([]byte(`[{"action": "add-column", "path": "k", "type": "long", "initial-default": 7},
 		{"action": "append-files", "files": ""}]`))
 	if err == nil {
