@@ -273,3 +273,56 @@ func TestCherryPickReplacePartitions(t *testing.T) {
 		t.Fatalf("onto dev: %+v, %v", res, err)
 	}
 }
+
+// In a transaction a cherry-pick sees the steps before it and the steps
+// after it see the pick: picking before an append fast-forwards main and
+// the append builds on the published snapshot; an append before the pick
+// moves main, so the pick copies. Each transaction is one version.
+func TestCherryPickInATransaction(t *testing.T) {
+	ctx := context.Background()
+	for _, pickFirst := range []bool{true, false} {
+		tbl, head, a := wapTable(t, wapOn)
+		b := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 7), 7)
+		c := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(3, 200, 3), 3)
+		staged := stage(t, tbl, b, "w")
+		versions := versionsOf(t, tbl)
+		tx := tbl.Transaction()
+		steps := []func() error{
+			func() error { return tx.CherryPick(staged, CommitOptions{}) },
+			func() error { return tx.Append(c, CommitOptions{}) },
+		}
+		if !pickFirst {
+			steps[0], steps[1] = steps[1], steps[0]
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := tx.Commit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := reopen(t, tbl)
+		md := fresh.Metadata
+		if versionsOf(t, tbl) != versions+1 || len(res.SnapshotIDs) != 2 || *md.CurrentSnapshotID != res.SnapshotIDs[1] {
+			t.Fatalf("pick first %v: versions %d→%d, result %+v, current %d", pickFirst, versions, versionsOf(t, tbl), res, *md.CurrentSnapshotID)
+		}
+		last := md.SnapshotByID(res.SnapshotIDs[1])
+		if *last.ParentSnapshotID != res.SnapshotIDs[0] {
+			t.Fatalf("pick first %v: the second step's snapshot is on %d, not the first's %d", pickFirst, *last.ParentSnapshotID, res.SnapshotIDs[0])
+		}
+		if pickFirst {
+			if res.SnapshotIDs[0] != staged {
+				t.Fatalf("the pick did not fast-forward: %+v", res)
+			}
+		} else if md.SnapshotByID(res.SnapshotIDs[0]).ParentSnapshotID == nil || *md.SnapshotByID(res.SnapshotIDs[0]).ParentSnapshotID != head ||
+			last.Summary[SummarySourceSnapshotID] != strconv.FormatInt(staged, 10) {
+			t.Fatalf("the pick after an append: %v", last.Summary)
+		}
+		if got := livePaths(t, fresh); !slices.Equal(got, sortedPaths(a, b, c)) {
+			t.Fatalf("pick first %v: main reads %v", pickFirst, got)
+		}
+		checkNoOrphans(t, fresh)
+	}
+}

@@ -204,33 +204,66 @@ func TestTransactionEnablesWapAndStages(t *testing.T) {
 	}
 }
 
-// A staged commit requires the ref it was built on, so a catalog that
-// checks requirements refuses it on a moved table (its sequence number
-// and row ids follow the version it was built on) rather than adding a
-// snapshot out of order. Its own updates imply no requirement but the
-// table's UUID.
-func TestStagedCommitRequiresItsBaseRef(t *testing.T) {
+// Staging and both forms of cherry-pick replay from their updates as a
+// REST catalog receives them (the package's replay hook sees every
+// commit; here each one's shape is checked too): a staged commit is one
+// add-snapshot that requires the ref it was built on (its sequence number
+// and row ids follow that version, so a catalog must refuse it on a
+// table that moved on, which replaying it there shows), a fast-forward
+// one set-snapshot-ref, a copying pick an add-snapshot and the
+// set-snapshot-ref of main.
+func TestWapCommitsReplayFromTheirUpdates(t *testing.T) {
 	ctx := context.Background()
 	tbl, head, _ := wapTable(t, wapOn)
-	var got []metadata.Requirement
+	type commit struct {
+		changes *metadata.Changes
+		replay  error // replayed when built: publishing stamps the metadata
+	}
+	var seen []commit
 	saved := testHookChanges
 	testHookChanges = func(base *Table, changes *metadata.Changes) {
 		saved(base, changes)
-		got = changes.Requirements()
+		seen = append(seen, commit{changes, replayChanges(base.Metadata, changes)})
 	}
 	defer func() { testHookChanges = saved }()
 	b := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 4), 4)
-	if _, err := tbl.Append(ctx, b, CommitOptions{WapID: "w"}); err != nil {
+	c := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(3, 200, 4), 4)
+	s1 := stage(t, tbl, b, "w1")
+	s2 := stage(t, tbl, c, "w2")
+	if _, err := tbl.CherryPick(ctx, s1, CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := tbl.CherryPick(ctx, s2, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	shapes := [][]string{{"add-snapshot"}, {"add-snapshot"}, {"set-snapshot-ref"}, {"add-snapshot", "set-snapshot-ref"}}
+	if len(seen) != len(shapes) {
+		t.Fatalf("%d commits reached the replay, want %d", len(seen), len(shapes))
+	}
+	for i, cm := range seen {
+		var kinds []string
+		for _, u := range cm.changes.Updates() {
+			kinds = append(kinds, u.Action())
+		}
+		if !slices.Equal(kinds, shapes[i]) {
+			t.Errorf("commit %d made %v, want %v", i, kinds, shapes[i])
+		}
+		if err := cm.replay; err != nil {
+			t.Errorf("commit %d: %v", i, err)
+		}
+	}
 	found := false
-	for _, r := range got {
+	for _, r := range seen[1].changes.Requirements() {
 		if a, ok := r.(metadata.AssertRefSnapshotID); ok && a.Ref == metadata.MainBranch && a.SnapshotID != nil && *a.SnapshotID == head {
 			found = true
 		}
 	}
 	if !found {
-		t.Fatalf("requirements %#v lack main at %d", got, head)
+		t.Fatalf("the staged commit's requirements %#v lack main at %d", seen[1].changes.Requirements(), head)
+	}
+	// The second staging replayed on the version after the first pick.
+	if _, err := metadata.Apply(seen[2].changes.Metadata(), seen[1].changes.Requirements(), seen[1].changes.Updates()); !errors.Is(err, errkind.Conflict) {
+		t.Fatalf("a staged commit replayed on a moved table: %v", err)
 	}
 }
 
