@@ -94,6 +94,9 @@ type cherryPick struct {
 	producer *snapshotProducer
 	// result is what the last attempt built.
 	result CherryPickResult
+	// own are the snapshots the transaction's earlier steps made in the
+	// attempt being built (commitBase.own).
+	own map[int64]bool
 }
 
 func newCherryPick(t *Table, snapshotID int64, opts CommitOptions) (*cherryPick, error) {
@@ -120,8 +123,9 @@ func (c *cherryPick) build(ctx context.Context, base *Table, attempt int) (*meta
 	}
 	b, err := newCommitBase(base, c.opts.branch())
 	if err != nil {
-		return nil, err
+		return nil, errkind.Default(errkind.InvalidArgument, err) // a tag named as the branch
 	}
+	b.own = c.own
 	wapID, err := checkNotPublished(md, b.head, src, b.branch)
 	if err != nil {
 		return nil, err
@@ -157,6 +161,7 @@ func (c *cherryPick) build(ctx context.Context, base *Table, attempt int) (*meta
 	if c.producer == nil {
 		c.producer = c.newProducer(src, replace, wapID)
 	}
+	c.producer.own = c.own
 	changes, err := c.producer.build(ctx, base, attempt)
 	if err != nil {
 		return nil, err

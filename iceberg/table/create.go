@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/google/uuid"
@@ -179,8 +180,8 @@ func newTableSchema(s *iceberg.Schema, formatVersion int) (*iceberg.Schema, erro
 			nonZero++
 			ids[f.ID] = true
 		}
-		if err := checkFieldForVersion(path, f, formatVersion); err != nil {
-			return err
+		if f.Type == nil {
+			return fmt.Errorf("column %s has no type", path)
 		}
 		return walkChildren(path, f.Type, check)
 	}
@@ -199,6 +200,11 @@ func newTableSchema(s *iceberg.Schema, formatVersion int) (*iceberg.Schema, erro
 	}
 	if len(s.Fields) == 0 {
 		return nil, errors.New("the schema has no columns")
+	}
+	// What the format version can hold: the one check schema evolution
+	// makes too.
+	if err := action.CheckSchemaForVersion(s, formatVersion); err != nil {
+		return nil, err
 	}
 	if zero > 0 && nonZero > 0 {
 		return nil, fmt.Errorf("%d fields have ids and %d do not: give every field an id, or none", nonZero, zero)
@@ -223,45 +229,6 @@ func newTableSchema(s *iceberg.Schema, formatVersion int) (*iceberg.Schema, erro
 		return s, nil
 	}
 	return iceberg.NewSchema(0, s.Fields, s.IdentifierFieldIDs...), nil
-}
-
-// checkFieldForVersion refuses what a format version cannot hold: v3
-// types and default values before v3, and impossible decimals.
-func checkFieldForVersion(path string, f iceberg.NestedField, formatVersion int) error {
-	if f.Type == nil {
-		return fmt.Errorf("column %s has no type", path)
-	}
-	if formatVersion < 3 {
-		switch f.Type.(type) {
-		case iceberg.TimestampNsType, iceberg.TimestamptzNsType, iceberg.UnknownType, iceberg.VariantType,
-			iceberg.GeometryType, iceberg.GeographyType:
-			return fmt.Errorf("column %s: type %s needs format version 3", path, f.Type)
-		}
-		if f.InitialDefault != nil || f.WriteDefault != nil {
-			return fmt.Errorf("column %s: default values need format version 3", path)
-		}
-	}
-	if dt, ok := f.Type.(iceberg.DecimalType); ok && (dt.Precision < 1 || dt.Precision > 38 || dt.Scale < 0 || dt.Scale > dt.Precision) {
-		return fmt.Errorf("column %s: invalid %s", path, dt)
-	}
-	return nil
-}
-
-// checkSchemaForVersion applies checkFieldForVersion to every field.
-func checkSchemaForVersion(s *iceberg.Schema, formatVersion int) error {
-	var check func(path string, f iceberg.NestedField) error
-	check = func(path string, f iceberg.NestedField) error {
-		if err := checkFieldForVersion(path, f, formatVersion); err != nil {
-			return err
-		}
-		return walkChildren(path, f.Type, check)
-	}
-	for _, f := range s.Fields {
-		if err := check(f.Name, f); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // walkChildren calls fn on the fields a type holds.

@@ -20,6 +20,11 @@ type commitBase struct {
 	manifests []manifest.ManifestFile
 	listed    bool
 	entries   [][]manifest.Entry // parallel to manifests; nil until read
+
+	// own are the snapshots earlier steps of the same transaction made in
+	// this attempt: not another writer's changes (ancestorsAfter skips
+	// them).
+	own map[int64]bool
 }
 
 func newCommitBase(t *Table, branch string) (*commitBase, error) {
@@ -122,7 +127,8 @@ type snapshotChange struct {
 }
 
 // ancestorsAfter lists the branch's snapshots after since (exclusive),
-// newest first; since nil means all of them. It is a conflict when since is
+// newest first, but for the transaction's own; since nil means all of
+// them. It is a conflict when since is
 // no longer an ancestor of the head (the branch was rolled back or
 // replaced since the commit was planned).
 func (b *commitBase) ancestorsAfter(since *int64) ([]*metadata.Snapshot, error) {
@@ -137,7 +143,9 @@ func (b *commitBase) ancestorsAfter(since *int64) ([]*metadata.Snapshot, error) 
 		if since != nil && s.SnapshotID == *since {
 			return snaps, nil
 		}
-		snaps = append(snaps, s)
+		if !b.own[s.SnapshotID] {
+			snaps = append(snaps, s)
+		}
 	}
 	if since != nil {
 		return nil, fmt.Errorf("snapshot %d, which the commit was planned on, is no longer an ancestor of branch %q: %w", *since, b.branch, ErrConflict)

@@ -83,6 +83,9 @@ type snapshotProducer struct {
 	listed   []string
 	// existingID is set when the token was found in an earlier snapshot.
 	existingID int64
+	// own are the snapshots the transaction's earlier steps made in the
+	// attempt being built, set by the transaction (commitBase.own).
+	own map[int64]bool
 	// stagedOn is the ref whose head the last attempt's snapshot was
 	// staged on (added, no ref moved); "" when it moved its branch.
 	stagedOn string
@@ -134,6 +137,7 @@ func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) 
 	if err != nil {
 		return nil, err
 	}
+	b.own = p.own
 	var rm *removal
 	if p.u.plan != nil {
 		if rm, err = p.u.plan(ctx, b); err != nil {

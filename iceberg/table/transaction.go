@@ -57,9 +57,9 @@ type Transaction struct {
 // TransactionOptions are what a caller attaches to a whole transaction.
 type TransactionOptions struct {
 	// Token makes the transaction idempotent (CommitOptions.Token): it is
-	// recorded in the summary of every snapshot the transaction produces,
-	// and a transaction whose token is already in the table commits
-	// nothing. It needs at least one snapshot-producing step to be
+	// recorded in the summary of the first snapshot the transaction
+	// produces, and a transaction whose token is already in the table
+	// commits nothing. It needs at least one snapshot-producing step to be
 	// recorded in. A step's own CommitOptions.Token must be empty or the
 	// same.
 	Token string
@@ -241,13 +241,26 @@ func (tx *Transaction) prepare() error {
 	if tok == "" {
 		return nil
 	}
+	// The token is looked for once, on each attempt's base (build), and
+	// recorded in the first snapshot the transaction makes: every step
+	// after it would find it in the uncommitted first one.
+	recorded := false
 	for _, s := range tx.steps {
-		if s.producer != nil {
-			s.producer.u.opts.Token = tok
-			return nil
+		if s.producer == nil {
+			continue
+		}
+		if t := s.producer.u.opts.Token; t != "" && t != tok {
+			return errkind.Errorf(errkind.InvalidArgument, "%s: token %q differs from the transaction's %q: a transaction has one token", s.name(), t, tok)
+		}
+		s.producer.u.opts.Token = ""
+		if !recorded {
+			s.producer.u.opts.Token, recorded = tok, true
 		}
 	}
-	return errkind.Errorf(errkind.InvalidArgument, "transaction: token %q needs a snapshot to be recorded in, and no step of the transaction makes one", tok)
+	if !recorded {
+		return errkind.Errorf(errkind.InvalidArgument, "transaction: token %q needs a snapshot to be recorded in, and no step of the transaction makes one", tok)
+	}
+	return nil
 }
 
 // finish cleans up after a commit and says what it did.
