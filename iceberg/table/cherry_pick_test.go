@@ -10,8 +10,10 @@ import (
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/metadata"
 )
 
 // stage appends files as a staged snapshot under wapID.
@@ -325,4 +327,39 @@ func TestCherryPickInATransaction(t *testing.T) {
 		}
 		checkNoOrphans(t, fresh)
 	}
+}
+
+// On a table with no snapshot yet, a staged snapshot has no parent and
+// publishing it creates main there; a tag is no branch to pick onto.
+func TestCherryPickOntoAnEmptyTable(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 3, nil, nil)
+	b := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 100, 7), 7)
+	staged, err := snapshotIDOf(tbl.Append(ctx, b, CommitOptions{StageOnly: true, Token: "once"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The token is found on the staged snapshot: staging is idempotent.
+	if r, err := tbl.Append(ctx, b, CommitOptions{StageOnly: true, Token: "once"}); err != nil || !r.TokenFound || r.SnapshotID != staged {
+		t.Fatalf("staging again with the token: %+v, %v", r, err)
+	}
+	if md := reopen(t, tbl).Metadata; md.CurrentSnapshotID != nil && *md.CurrentSnapshotID != NoSnapshot || len(md.Refs) != 0 || md.SnapshotByID(staged).ParentSnapshotID != nil {
+		t.Fatalf("staging on an empty table: current %v, refs %v", md.CurrentSnapshotID, md.Refs)
+	}
+	res, err := tbl.CherryPick(ctx, staged, CommitOptions{})
+	if err != nil || !res.FastForward {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	fresh := reopen(t, tbl)
+	if got := livePaths(t, fresh); !slices.Equal(got, pathsOf(b)) || fresh.Metadata.Refs[metadata.MainBranch].SnapshotID != staged {
+		t.Fatalf("main reads %v", got)
+	}
+	if _, err := fresh.Apply(ctx, new(action.ManageSnapshots).CreateTag("v1", staged)); err != nil {
+		t.Fatal(err)
+	}
+	onMain, err := snapshotIDOf(fresh.Append(ctx, b[:1], CommitOptions{StageOnly: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusedUnchanged(t, fresh, onMain, CommitOptions{Branch: "v1"}, errkind.InvalidArgument)
 }
