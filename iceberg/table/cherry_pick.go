@@ -121,9 +121,12 @@ func (c *cherryPick) build(ctx context.Context, base *Table, attempt int) (*meta
 	if src == nil {
 		return nil, errkind.Errorf(errkind.NotFound, "table has no snapshot %d", c.snapshotID)
 	}
+	if r, ok := md.Refs[c.opts.branch()]; ok && r.Type != metadata.RefBranch {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "snapshot %d: %q is a %s, not a branch to cherry-pick onto", c.snapshotID, c.opts.branch(), r.Type)
+	}
 	b, err := newCommitBase(base, c.opts.branch())
 	if err != nil {
-		return nil, errkind.Default(errkind.InvalidArgument, err) // a tag named as the branch
+		return nil, err
 	}
 	b.own = c.own
 	wapID, err := checkNotPublished(md, b.head, src, b.branch)
