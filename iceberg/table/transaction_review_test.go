@@ -48,14 +48,16 @@ func TestTransactionReviewAppendThenRequireColumnRequirements(t *testing.T) {
 	}
 	files := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rows, 10)
 	var bad []string
+	replayHook := testHookChanges
 	testHookChanges = func(base *Table, c *metadata.Changes) {
+		replayHook(base, c)
 		for _, r := range c.Requirements() {
 			if err := r.Check(base.Metadata); err != nil {
 				bad = append(bad, err.Error())
 			}
 		}
 	}
-	defer func() { testHookChanges = nil }()
+	defer func() { testHookChanges = replayHook }()
 	tx := tbl.Transaction()
 	if err := tx.Append(files, CommitOptions{}); err != nil {
 		t.Fatal(err)
