@@ -52,6 +52,9 @@ type Transaction struct {
 	start *metadata.Metadata
 	// tokenSnapshot is the snapshot that already carried the token.
 	tokenSnapshot int64
+	// ownFiles are data and delete files written for the steps, deleted
+	// unless the transaction commits (RemoveUnlessCommitted).
+	ownFiles []string
 }
 
 // TransactionOptions are what a caller attaches to a whole transaction.
@@ -167,6 +170,14 @@ func (tx *Transaction) addSnapshot(u *snapshotUpdate, err error) error {
 	}
 	tx.steps = append(tx.steps, txStep{producer: &snapshotProducer{t: tx.t, u: u, commitID: uuid.NewString(), writtenEntries: map[string][]manifest.Entry{}}})
 	return nil
+}
+
+// RemoveUnlessCommitted hands the transaction files written for its steps
+// (the data and delete files of a row-level change): Commit deletes them
+// when the transaction does not commit, or finds its token committed
+// already, and leaves them when it commits or its outcome is unknown.
+func (tx *Transaction) RemoveUnlessCommitted(paths ...string) {
+	tx.ownFiles = append(tx.ownFiles, paths...)
 }
 
 // token is the transaction's token: its own, else its steps'.
@@ -291,6 +302,12 @@ func (tx *Transaction) finish(ctx context.Context, committed bool) TransactionRe
 // committed version does not hold (all of them when nothing was
 // committed).
 func (tx *Transaction) deleteUnused(ctx context.Context, committed bool) {
+	if !committed {
+		del := context.WithoutCancel(ctx)
+		for _, p := range tx.ownFiles {
+			_ = tx.t.IO.Delete(del, p)
+		}
+	}
 	for _, s := range tx.steps {
 		p, holds := s.snapshotProducer()
 		if p == nil {

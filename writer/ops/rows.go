@@ -92,33 +92,14 @@ func changeRows(ctx context.Context, tbl *table.Table, what string, filter expr.
 	} else if ok {
 		return res, nil
 	}
-	c, err := newRowChange(ctx, tbl, opts)
+	rc, err := prepareRows(ctx, tbl, what, filter, data, opts)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s: %w", what, err)
+		return Result{}, err
 	}
-	added, err := write(ctx, tbl, data, c.w)
-	if err != nil {
-		c.w.remove(ctx)
-		return Result{}, fmt.Errorf("%s: %w", what, err)
+	if rc.empty {
+		return Result{SnapshotID: rc.plan.SnapshotID()}, nil
 	}
-	plan, err := tbl.PlanRows(ctx, filter, opts.Commit.Branch)
-	if err != nil {
-		c.w.remove(ctx)
-		return Result{}, fmt.Errorf("%s: %w", what, err)
-	}
-	c.plan = plan
-	changes, err := c.run()
-	if err == nil {
-		err = c.countWhole()
-	}
-	if err != nil {
-		c.w.remove(ctx)
-		return Result{}, fmt.Errorf("%s: %w", what, err)
-	}
-	if len(plan.Whole) == 0 && len(changes.RemovedDataFiles) == 0 && len(changes.DeleteFiles) == 0 && len(changes.DataFiles) == 0 && len(added) == 0 {
-		return Result{SnapshotID: plan.SnapshotID()}, nil
-	}
-	changes.DataFiles = append(changes.DataFiles, added...)
+	c, plan, changes := rc.c, rc.plan, rc.changes
 	files := append(slices.Clone(changes.DataFiles), changes.DeleteFiles...)
 	res, err := commit(ctx, c.w, files, func() (table.CommitResult, error) {
 		return tbl.CommitRows(ctx, plan, changes, opts.Commit)
@@ -130,6 +111,52 @@ func changeRows(ctx context.Context, tbl *table.Table, what string, filter expr.
 		res.DeletedRows = c.deleted
 	}
 	return res, nil
+}
+
+// preparedRows is a row-level change written and ready to commit.
+type preparedRows struct {
+	c       *rowChange
+	plan    *table.RowsPlan
+	changes table.RowChanges
+	// empty: nothing selected and nothing added; nothing was written.
+	empty bool
+}
+
+// prepareRows writes a row-level change's files: data added, then the
+// rows filter selects planned on tbl and their delete files or rewritten
+// files. On an error nothing written is left.
+func prepareRows(ctx context.Context, tbl *table.Table, what string, filter expr.Expr, data array.RecordReader, opts RowOptions) (*preparedRows, error) {
+	if filter == nil {
+		return nil, fmt.Errorf("%s: no filter (use expr.AlwaysTrue{} to select every row)", what)
+	}
+	c, err := newRowChange(ctx, tbl, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	added, err := write(ctx, tbl, data, c.w)
+	if err != nil {
+		c.w.remove(ctx)
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	plan, err := tbl.PlanRows(ctx, filter, opts.Commit.Branch)
+	if err != nil {
+		c.w.remove(ctx)
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	c.plan = plan
+	changes, err := c.run()
+	if err == nil {
+		err = c.countWhole()
+	}
+	if err != nil {
+		c.w.remove(ctx)
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if len(plan.Whole) == 0 && len(changes.RemovedDataFiles) == 0 && len(changes.DeleteFiles) == 0 && len(changes.DataFiles) == 0 && len(added) == 0 {
+		return &preparedRows{c: c, plan: plan, empty: true}, nil
+	}
+	changes.DataFiles = append(changes.DataFiles, added...)
+	return &preparedRows{c: c, plan: plan, changes: changes}, nil
 }
 
 // rowChange is one DeleteRows or OverwriteRows in progress: its plan, how
