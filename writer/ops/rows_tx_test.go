@@ -55,7 +55,7 @@ func TestDeleteRowsInATransaction(t *testing.T) {
 			// leaves none of them.
 			before := filesUnderDir(t, tbl.Metadata.Location)
 			tx = fresh.Transaction()
-			if err := DeleteRowsIn(ctx, tx, pred(t, expr.OpLt, "id", int64(200)), RowOptions{Mode: mode}); err != nil {
+			if err := DeleteRowsIn(ctx, tx, pred(t, expr.OpLt, "id", int64(250)), RowOptions{Mode: mode}); err != nil {
 				t.Fatal(err)
 			}
 			tx.Add(action.UpgradeFormatVersion{FormatVersion: 1})
