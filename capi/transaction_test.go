@@ -212,3 +212,44 @@ func TestPreviewMetadataAndItsRefusal(t *testing.T) {
 		t.Errorf("preview of a refused change: %v", err)
 	}
 }
+
+// FuzzTxActions: whatever action list a host passes is parsed or refused
+// as an invalid argument, and a parsed one builds on a real table's
+// metadata or is refused with an error of a known kind; never a panic.
+func FuzzTxActions(f *testing.F) {
+	for _, seed := range []string{
+		`[{"action": "add-column", "path": "k", "type": "long", "initial-default": 7, "after": "i"}]`,
+		`[{"action": "rename-column", "path": ["i"], "new-name": "id"}, {"action": "move-column", "path": "j", "first": true}]`,
+		`[{"action": "update-column", "path": "i", "type": "long", "doc": "d", "required": false}]`,
+		`[{"action": "union-by-name", "schema": {"type": "struct", "fields": [{"id": 5, "name": "m", "required": false, "type": {"type": "map", "key-id": 6, "key": "string", "value-id": 7, "value": "int", "value-required": false}}]}}]`,
+		`[{"action": "set-identifier-fields", "fields": []}, {"action": "delete-column", "path": "i"}]`,
+		`[{"action": "add-partition-field", "source": "i", "transform": "truncate[3]"}, {"action": "remove-partition-field", "name": "j"}]`,
+		`[{"action": "replace-sort-order", "fields": [{"source": "j", "direction": "desc", "null-order": "nulls-first"}]}]`,
+		`[{"action": "create-branch", "name": "b", "max-snapshot-age-ms": 5}, {"action": "fast-forward", "branch": "main", "to": "b"}]`,
+		`[{"action": "rollback-to-timestamp", "timestamp-ms": 1}, {"action": "set-current-snapshot", "ref": "main"}]`,
+		`[{"action": "upgrade-format-version", "format-version": 3}, {"action": "remove-properties", "removals": ["x"]}]`,
+		`[{"action": "set-properties", "updates": {"": "v"}}]`, `[{}]`, `[`, `[1]`, `null`,
+	} {
+		f.Add(seed)
+	}
+	fx, err := fixtures.Get("impala_test_default_part")
+	if err != nil {
+		f.Fatal(err)
+	}
+	tbl, err := table.Open(context.Background(), fx.Dir, table.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		actions, err := parseTxActions([]byte(in))
+		if err != nil {
+			if got := classify(err, statusInternal); got != statusInvalidArgument {
+				t.Fatalf("%q: status %d (%v)", in, got, err)
+			}
+			return
+		}
+		if _, err := previewMetadata(tbl.Metadata, actions); err != nil && classify(err, statusInternal) == statusInternal {
+			t.Fatalf("%q: an error of no kind: %v", in, err)
+		}
+	})
+}
