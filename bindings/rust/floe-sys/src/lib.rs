@@ -135,6 +135,9 @@ extern "C" {
     pub fn floe_catalog_update_namespace_properties(catalog: *mut floe_catalog, namespace_: *const c_char,
                                                     removals_json: *const c_char, updates_json: *const c_char) -> floe_status;
     pub fn floe_catalog_exists(catalog: *mut floe_catalog, name: *const c_char, is_table: c_int, exists: *mut c_int) -> floe_status;
+    pub fn floe_catalog_commit_transaction(catalog: *mut floe_catalog, tables: *const *mut floe_table, n_tables: usize,
+                                           transactions_json: *const c_char, options_json: *const c_char,
+                                           result_json: *mut *mut c_char) -> floe_status;
 
     pub fn floe_table_create(location: *const c_char, schema_json: *const c_char, options_json: *const c_char,
                              out: *mut *mut floe_table) -> floe_status;
@@ -159,6 +162,9 @@ extern "C" {
     pub fn floe_json_rows_stream(table: *mut floe_table, rows: *const c_char, len: usize, out: *mut ArrowArrayStream) -> floe_status;
     pub fn floe_array_stream(schema: *mut ArrowSchema, array: *mut ArrowArray, out: *mut ArrowArrayStream) -> floe_status;
     pub fn floe_expire_snapshots(table: *mut floe_table, options_json: *const c_char, result_json: *mut *mut c_char) -> floe_status;
+    pub fn floe_table_transaction(table: *mut floe_table, actions_json: *const c_char, options_json: *const c_char,
+                                  result_json: *mut *mut c_char) -> floe_status;
+    pub fn floe_table_transaction_preview(table: *mut floe_table, actions_json: *const c_char, out: *mut *mut floe_table) -> floe_status;
 
     pub fn floe_scan_open(table: *mut floe_table, scan_json: *const c_char, out: *mut *mut floe_scan) -> floe_status;
     pub fn floe_scan_schema(scan: *mut floe_scan, out: *mut ArrowSchema) -> floe_status;
@@ -199,6 +205,116 @@ mod tests {
         assert_eq!(std::mem::size_of::<ArrowArray>(), 80);
         assert_eq!(std::mem::size_of::<ArrowArrayStream>(), 40);
         assert_eq!(std::mem::size_of::<floe_byte_range>(), 24);
+    }
+
+    // Every function of include/floe.h is declared here with the types the
+    // header gives (C types mapped as written: `floe_table* const*` is
+    // `*const *mut floe_table`), and nothing else is: a declaration
+    // written by hand that drifts from the header fails here, not at run
+    // time.
+    #[test]
+    fn declarations_match_the_header() {
+        let dir = env!("CARGO_MANIFEST_DIR");
+        let header = std::fs::read_to_string(format!("{dir}/../../../include/floe.h")).unwrap();
+        let ours = std::fs::read_to_string(format!("{dir}/src/lib.rs")).unwrap();
+        let c = header_functions(&header);
+        let rust = rust_functions(&ours);
+        assert!(c.len() > 50, "{} functions read from floe.h", c.len());
+        for (name, sig) in &c {
+            assert_eq!(rust.get(name), Some(sig), "{name}: floe.h declares {sig:?}");
+        }
+        for name in rust.keys() {
+            assert!(c.contains_key(name), "{name} is not in floe.h");
+        }
+    }
+
+    type Sigs = std::collections::BTreeMap<String, Vec<String>>;
+
+    /// name -> [return type, parameter types...] as Rust spells them.
+    fn header_functions(text: &str) -> Sigs {
+        let mut code = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find("/*") {
+            code.push_str(&rest[..i]);
+            rest = &rest[i + rest[i..].find("*/").unwrap() + 2..];
+        }
+        code.push_str(rest);
+        let code: String = code.lines().filter(|l| !l.trim_start().starts_with('#')).collect::<Vec<_>>().join(" ");
+        let mut out = Sigs::new();
+        for stmt in code.split(';') {
+            let stmt = stmt.rsplit(|c| c == '{' || c == '}').next().unwrap().trim();
+            let Some(open) = stmt.find('(') else { continue };
+            let head = stmt[..open].trim();
+            let name = head.rsplit(|c: char| c == ' ' || c == '*').next().unwrap();
+            if !name.starts_with("floe_") || !stmt.ends_with(')') {
+                continue;
+            }
+            let mut sig = vec![c_type(&head[..head.len() - name.len()])];
+            let params = stmt[open + 1..stmt.len() - 1].trim();
+            if params != "void" {
+                for p in params.split(',') {
+                    let p = p.trim();
+                    let pname = p.rsplit(|c: char| c == ' ' || c == '*').next().unwrap();
+                    sig.push(c_type(&p[..p.len() - pname.len()]));
+                }
+            }
+            out.insert(name.to_string(), sig);
+        }
+        out
+    }
+
+    /// A C type as the Rust declaration spells it: the pointee's const
+    /// makes a pointer *const, a const after a star qualifies that star.
+    fn c_type(t: &str) -> String {
+        let t = t.replace('*', " * ");
+        let mut toks = t.split_whitespace().peekable();
+        let mut base = String::new();
+        let mut is_const = false;
+        while let Some(&tok) = toks.peek() {
+            match tok {
+                "*" => break,
+                "const" => is_const = true,
+                "struct" => {}
+                b => base = b.to_string(),
+            }
+            toks.next();
+        }
+        let mut cur = match base.as_str() {
+            "char" => "c_char".to_string(),
+            "int" => "c_int".to_string(),
+            "void" => "c_void".to_string(),
+            "int64_t" => "i64".to_string(),
+            "size_t" => "usize".to_string(),
+            "uint8_t" => "u8".to_string(),
+            b => b.to_string(),
+        };
+        if cur == "c_void" && toks.peek().is_none() {
+            return String::new(); // returns nothing
+        }
+        while let Some(tok) = toks.next() {
+            assert_eq!(tok, "*", "{t}");
+            cur = format!("*{} {cur}", if is_const { "const" } else { "mut" });
+            is_const = toks.next_if_eq(&"const").is_some();
+        }
+        cur
+    }
+
+    fn rust_functions(text: &str) -> Sigs {
+        let block = &text[text.find("extern \"C\" {").unwrap()..];
+        let block = &block[..block.find("\n}").unwrap()];
+        let mut out = Sigs::new();
+        for decl in block.split("pub fn ").skip(1) {
+            let decl = decl[..decl.find(';').unwrap()].split_whitespace().collect::<Vec<_>>().join(" ");
+            let open = decl.find('(').unwrap();
+            let close = decl.rfind(')').unwrap();
+            let ret = decl[close + 1..].trim().trim_start_matches("->").trim().to_string();
+            let mut sig = vec![ret];
+            for p in decl[open + 1..close].split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                sig.push(p.split_once(':').unwrap().1.trim().to_string());
+            }
+            out.insert(decl[..open].to_string(), sig);
+        }
+        out
     }
 
     #[test]
