@@ -1,6 +1,8 @@
 //! A safe API over libfloe (the `floe-sys` declarations of include/floe.h):
 //! open a table, plan a scan, read its batches through the Arrow C stream
-//! interface, hand tasks to other processes. Errors carry floe's status and
+//! interface, hand tasks to other processes; change a table with an action
+//! list committed as one transaction, or several tables of a catalog at
+//! once ([`Catalog::commit_transaction`]). Errors carry floe's status and
 //! message. Batches come as Arrow C array/schema pairs ([`Batch`]); with
 //! arrow-rs, `Batch::into_raw` gives the two structures its FFI import
 //! (`arrow::ffi::from_ffi`) takes, moved out of floe's hands.
@@ -12,6 +14,10 @@ use std::os::raw::c_char;
 use std::ptr;
 
 pub use floe_sys as sys;
+
+mod catalog;
+mod transaction;
+pub use catalog::Catalog;
 use sys::{ArrowArray, ArrowArrayStream, ArrowSchema};
 
 /// A failed floe call: floe's status (`sys::FLOE_NOT_FOUND`, ...) and its
