@@ -40,3 +40,18 @@ floe_status floe_table_transaction_preview(floe_table* table, const char* action
   if (rc == FLOE_OK) *out = (floe_table*)handle;
   return rc;
 }
+
+floe_status floe_schema_from_arrow(struct ArrowSchema* schema, char** schema_json) {
+  capi_clear_error();
+  const char* msg = schema_json == NULL    ? "floe_schema_from_arrow: schema_json is NULL"
+                    : schema == NULL         ? "floe_schema_from_arrow: schema is NULL"
+                    : schema->release == NULL ? "floe_schema_from_arrow: schema is released"
+                                              : NULL;
+  if (schema_json != NULL) *schema_json = NULL;
+  if (msg != NULL) {
+    if (schema != NULL && schema->release != NULL) schema->release(schema);
+    capi_set_error(msg, strlen(msg));
+    return FLOE_INVALID_ARGUMENT;
+  }
+  return capiSchemaFromArrow(schema, schema_json);
+}

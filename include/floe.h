@@ -726,6 +726,13 @@ floe_status floe_table_transaction(floe_table* table, const char* actions_json, 
  * through it is FLOE_INVALID_ARGUMENT. */
 floe_status floe_table_transaction_preview(floe_table* table, const char* actions_json, floe_table** out);
 
+/* The Iceberg schema (metadata JSON form, field ids 0) of an Arrow schema:
+ * what a "union-by-name" action takes, from Arrow data's schema. schema is
+ * consumed (released by the call, whether it succeeds or not); an Arrow
+ * type Iceberg has no counterpart for is FLOE_INVALID_ARGUMENT naming the
+ * column. *schema_json is freed with floe_string_free. */
+floe_status floe_schema_from_arrow(struct ArrowSchema* schema, char** schema_json);
+
 /* ------------------------------------------------------------------------
  * Scans
  * ------------------------------------------------------------------------ */

@@ -253,6 +253,27 @@ void test_transaction_errors(void) {
     CHECK(result == NULL);
   }
   floe_table_free(other);
+
+  /* An Arrow schema (a scan's) as the Iceberg schema union-by-name takes;
+   * the schema is consumed. */
+  floe_scan* s = NULL;
+  CHECK_OK(floe_scan_open(t, "{\"columns\": [\"j\"]}", &s));
+  if (s != NULL) {
+    struct ArrowSchema schema;
+    CHECK_OK(floe_scan_schema(s, &schema));
+    char* json = NULL;
+    CHECK_OK(floe_schema_from_arrow(&schema, &json));
+    CHECK(schema.release == NULL);
+    CHECK(json != NULL && strstr(json, "\"name\":\"j\"") != NULL && strstr(json, "\"name\":\"i\"") == NULL);
+    floe_string_free(json);
+    json = (char*)1;
+    CHECK_STATUS(floe_schema_from_arrow(NULL, &json), FLOE_INVALID_ARGUMENT);
+    CHECK(json == NULL);
+    CHECK_OK(floe_scan_schema(s, &schema));
+    CHECK_STATUS(floe_schema_from_arrow(&schema, NULL), FLOE_INVALID_ARGUMENT);
+    CHECK(schema.release == NULL); /* consumed even then */
+  }
+  floe_scan_free(s);
   floe_table_free(t);
   nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -114,6 +114,7 @@ _SIGNATURES = {
     "floe_discard_files": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_size_t]),
     "floe_table_transaction": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_table_transaction_preview": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_schema_from_arrow": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p)]),
     "floe_add_files": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _P(_c.c_int64)]),
     "floe_commit": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_size_t, _c.c_char_p, _c.c_char_p, _P(_c.c_int64)]),
     "floe_task_io_open": (_c.c_int, [_c.c_char_p, _c.c_size_t, _P(_c.c_void_p)]),

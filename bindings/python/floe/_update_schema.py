@@ -26,8 +26,10 @@ def _type_json(t):
 
 def _schema_json(schema):
     """union_by_name's schema: floe's or pyiceberg's Schema, a dict or
-    JSON text, or an Arrow schema (anything with __arrow_c_schema__ is
-    read by name through pyarrow)."""
+    JSON text, or an Arrow schema (anything with __arrow_c_schema__: a
+    pyarrow Schema, a floe Scan), turned into Iceberg's by floe."""
+    if hasattr(schema, "__arrow_c_schema__") and not hasattr(schema, "model_dump_json"):
+        return _arrow_schema_json(schema)
     if isinstance(schema, str):
         return json.loads(schema)
     if isinstance(schema, (Schema, StructType)):
@@ -37,6 +39,20 @@ def _schema_json(schema):
     if hasattr(schema, "model_dump_json"):
         return json.loads(schema.model_dump_json(by_alias=True))
     raise TypeError(f"union_by_name takes a Schema, a dict or JSON text, not {type(schema).__name__}")
+
+
+def _arrow_schema_json(obj):
+    import ctypes
+
+    from ._calls import _check, _take_string
+    from ._lib import library
+    from ._write import _capsule_pointer
+
+    capsule = obj.__arrow_c_schema__()
+    out = ctypes.c_void_p()
+    # floe releases the schema (the capsule then only frees its structure).
+    _check(library().floe_schema_from_arrow(_capsule_pointer(capsule, b"arrow_schema"), ctypes.byref(out)))
+    return json.loads(_take_string(out))
 
 
 def _default_json(v):

@@ -100,6 +100,23 @@ class TransactionTest(unittest.TestCase):
             u.delete_column("point")
         self.assertEqual(floe.Table.open(loc).schema().column_names(), ["j", "i"])
 
+    def test_union_by_name_with_an_arrow_schema(self):
+        """A scan's Arrow schema (__arrow_c_schema__, as a pyarrow Schema
+        has) is merged by name: Spark's columns join Impala's table."""
+        loc = self.copy("impala_test_default_part")
+        t = floe.Table.open(loc)
+        spark = fixture("impala_iceberg_partitioned").open()
+        # action is required in Spark's table: old rows would have none.
+        with self.assertRaises(FloeError) as cm:
+            t.update_schema().union_by_name(spark.scan(selected_fields=["id", "action"])).commit()
+        self.assertIn('"action"', str(cm.exception))
+        with t.update_schema() as u:
+            u.union_by_name(spark.scan(selected_fields=["id"]))
+        again = floe.Table.open(loc)
+        self.assertEqual(again.schema().column_names(), ["i", "j", "id"])
+        self.assertEqual(again.schema().find_field("id").field_type, "int")
+        self.assertEqual(sorted(again.scan().to_pylist(), key=by("i")), [dict(r, id=None) for r in ROWS])
+
     def test_refused_change_commits_nothing_and_names_the_column(self):
         loc = self.copy("impala_test_default_part")
         t = floe.Table.open(loc)
