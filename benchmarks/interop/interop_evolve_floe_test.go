@@ -225,7 +225,8 @@ func floeEvolve(t *testing.T, place floePlace, formatVersion int) {
 	e.verify("branch and main appended")
 
 	// Write-audit-publish: a staged snapshot iceberg-go reads by id, then
-	// published by cherry-pick.
+	// published by cherry-pick after main moved on, so the pick writes a
+	// new snapshot (not a fast-forward) that iceberg-go must read.
 	e.apply("enable WAP", action.SetProperties{Set: map[string]string{"write.wap.enabled": "true"}})
 	staged := makeEvRows(6, 5000, 20, true)
 	stagedID := e.append(staged, table.CommitOptions{WapID: "w1"})
@@ -236,10 +237,13 @@ func floeEvolve(t *testing.T, place floePlace, formatVersion int) {
 	withStaged := concatRows(main, staged)
 	assertRead(t, "floe staged", floeScanSnapshot(t, e.tbl, stagedID), withStaged, evolvedColumns, evolvedTypes)
 	assertRead(t, "iceberg-go staged", icebergGoScanSnapshot(t, goLoad(t), stagedID), withStaged, evolvedColumns, evolvedTypes)
-	if _, err := e.tbl.CherryPick(ctx, stagedID, table.CommitOptions{}); err != nil {
-		t.Fatalf("floe cherry-pick of %d: %v", stagedID, err)
+	late := makeEvRows(8, 6000, 10, true)
+	e.append(late, table.CommitOptions{})
+	picked, err := e.tbl.CherryPick(ctx, stagedID, table.CommitOptions{})
+	if err != nil || picked.FastForward || picked.PublishedWapID != "w1" {
+		t.Fatalf("floe cherry-pick of %d: %+v, %v; want a new snapshot publishing w1", stagedID, picked, err)
 	}
-	main = withStaged
+	main = concatRows(main, late, staged)
 	e.expect["main"] = evolvedView(main)
 	e.verify("WAP snapshot published")
 
