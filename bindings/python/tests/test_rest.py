@@ -75,6 +75,22 @@ class RestCatalogTest(unittest.TestCase):
         self.assertFalse(cat.table_exists(f"{ns}.t"))
         cat.drop_namespace(ns)
 
+    def test_commit_transaction_through_rest(self):
+        # weed serves POST /v1/transactions/commit: two tables move together.
+        cat = floe.load_catalog("weed", type="rest", uri=self.uri, **self.props)
+        ns = f"py_multi_{os.getpid()}"
+        cat.create_namespace(ns)
+        a, b = cat.create_table(f"{ns}.a", SCHEMA), cat.create_table(f"{ns}.b", SCHEMA)
+        ta, tb = a.transaction(), b.transaction()
+        ta.set_properties(batch="1")
+        ta.append(ROWS[:1])
+        tb.append(ROWS[1:])
+        cat.commit_transaction([ta, tb])
+        self.assertEqual(cat.load_table(f"{ns}.a").metadata["properties"].get("batch"), "1")
+        self.assertEqual(sorted_rows(cat.load_table(f"{ns}.a")), ROWS[:1])
+        self.assertEqual(sorted_rows(cat.load_table(f"{ns}.b")), ROWS[1:])
+        self.assertEqual(b.metadata_location, tb.result["metadata_location"])
+
     def test_refused_credentials(self):
         props = dict(self.props, credential="floeweedadmin:wrong-secret-value")
         with self.assertRaises(FloeError) as cm:
