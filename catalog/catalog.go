@@ -11,6 +11,12 @@
 // requirements (metadata.Changes): a catalog that stores metadata files
 // writes what they produce and swaps its pointer to the new file only if
 // it still points at the base's; a REST catalog sends them.
+//
+// Transactions on several tables of one catalog commit atomically through
+// CommitTransaction (transaction.go): the SQL catalog swaps every table's
+// row in one database transaction, a REST catalog sends the protocol's
+// POST {prefix}/transactions/commit when its server offers it, and the
+// warehouse refuses (errkind.Unsupported).
 package catalog
 
 import (
