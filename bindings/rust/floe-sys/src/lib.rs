@@ -165,6 +165,7 @@ extern "C" {
     pub fn floe_table_transaction(table: *mut floe_table, actions_json: *const c_char, options_json: *const c_char,
                                   result_json: *mut *mut c_char) -> floe_status;
     pub fn floe_table_transaction_preview(table: *mut floe_table, actions_json: *const c_char, out: *mut *mut floe_table) -> floe_status;
+    pub fn floe_schema_from_arrow(schema: *mut ArrowSchema, schema_json: *mut *mut c_char) -> floe_status;
 
     pub fn floe_scan_open(table: *mut floe_table, scan_json: *const c_char, out: *mut *mut floe_scan) -> floe_status;
     pub fn floe_scan_schema(scan: *mut floe_scan, out: *mut ArrowSchema) -> floe_status;
@@ -242,10 +243,10 @@ mod tests {
         let code: String = code.lines().filter(|l| !l.trim_start().starts_with('#')).collect::<Vec<_>>().join(" ");
         let mut out = Sigs::new();
         for stmt in code.split(';') {
-            let stmt = stmt.rsplit(|c| c == '{' || c == '}').next().unwrap().trim();
+            let stmt = stmt.rsplit(['{', '}']).next().unwrap().trim();
             let Some(open) = stmt.find('(') else { continue };
             let head = stmt[..open].trim();
-            let name = head.rsplit(|c: char| c == ' ' || c == '*').next().unwrap();
+            let name = head.rsplit([' ', '*']).next().unwrap();
             if !name.starts_with("floe_") || !stmt.ends_with(')') {
                 continue;
             }
@@ -254,7 +255,7 @@ mod tests {
             if params != "void" {
                 for p in params.split(',') {
                     let p = p.trim();
-                    let pname = p.rsplit(|c: char| c == ' ' || c == '*').next().unwrap();
+                    let pname = p.rsplit([' ', '*']).next().unwrap();
                     sig.push(c_type(&p[..p.len() - pname.len()]));
                 }
             }

@@ -375,6 +375,16 @@ impl OwnedSchema {
         let me = std::mem::ManuallyDrop::new(self);
         unsafe { ptr::read(&me.0) }
     }
+
+    /// The Iceberg schema (metadata JSON, field ids 0) of this Arrow
+    /// schema, which it consumes: what a "union-by-name" action of
+    /// [`Table::transaction`] takes, from Arrow data's schema. An Arrow
+    /// type Iceberg lacks is an error naming the column.
+    pub fn iceberg_schema_json(self) -> Result<String> {
+        let mut raw = self.into_raw();
+        // floe releases the schema, also when it refuses it.
+        string_out(|out| unsafe { sys::floe_schema_from_arrow(&mut raw, out) })
+    }
 }
 
 impl Drop for OwnedSchema {

@@ -4,6 +4,7 @@
 mod common;
 
 use common::{fixture_copy, metadata_files, Json, TempDir};
+use std::path::PathBuf;
 use floe::{sys, Table};
 
 fn metadata(t: &Table) -> Json {
@@ -167,4 +168,36 @@ fn preview_holds_the_listed_changes_and_commits_nothing() {
     assert_eq!(columns(&metadata(&t.transaction_preview(None).unwrap())), ["i", "j"]);
     let err = t.transaction_preview(Some(r#"[{"action": "nope"}]"#)).err().expect("an unknown action");
     assert!(err.message.contains("nope"), "{err}");
+}
+
+/// The Arrow schema of a scan of Spark's impala_iceberg_partitioned (id
+/// optional, event_time required), as Iceberg schema JSON.
+fn sparks_schema(columns: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../testdata/fixtures/impala_iceberg_partitioned");
+    let dir = dir.canonicalize().unwrap().to_string_lossy().into_owned();
+    let opts = format!(r#"{{"location_map": {{"/test-warehouse/iceberg_test/iceberg_partitioned": "{dir}"}}}}"#);
+    let t = Table::open(&dir, Some(&opts)).unwrap();
+    let mut stream = t.scan(Some(&format!(r#"{{"columns": {columns}}}"#))).unwrap().stream().unwrap();
+    stream.schema().unwrap().iceberg_schema_json().unwrap()
+}
+
+#[test]
+fn union_by_name_takes_an_arrow_schema() {
+    let schema = sparks_schema(r#"["id"]"#);
+    let fields = Json::parse(&schema).get("fields").clone();
+    assert_eq!(fields.arr().len(), 1, "{schema}");
+    assert_eq!(fields.arr()[0].get("name").str(), "id");
+    assert_eq!(fields.arr()[0].get("type").str(), "int");
+
+    let tmp = TempDir::new("tx");
+    let dir = fixture_copy(&tmp, "impala_test_default_part");
+    let t = Table::open(&dir, None).unwrap();
+    t.transaction(&format!(r#"[{{"action": "union-by-name", "schema": {schema}}}]"#), None).unwrap();
+    assert_eq!(columns(&metadata(&Table::open(&dir, None).unwrap())), ["i", "j", "id"]);
+    // A required column cannot join a table whose rows lack it.
+    let files = metadata_files(&dir);
+    let required = sparks_schema(r#"["event_time"]"#);
+    let err = t.transaction(&format!(r#"[{{"action": "union-by-name", "schema": {required}}}]"#), None).unwrap_err();
+    assert!(err.message.contains("event_time"), "{err}");
+    assert_eq!(metadata_files(&dir), files);
 }

@@ -229,3 +229,62 @@ impl Parser<'_> {
         String::from_utf8(out).unwrap()
     }
 }
+
+/// Standard base64 with padding (action lists carry floe_write_files'
+/// bytes so).
+pub fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Rows given as JSON lines, written as data files of the table and not
+/// committed: floe_write_files' bytes (the safe crate does not write yet).
+pub fn write_files(t: &floe::Table, json_lines: &str) -> Vec<u8> {
+    use floe::sys;
+    unsafe {
+        let mut stream = sys::ArrowArrayStream::empty();
+        let rc = sys::floe_json_rows_stream(t.as_raw(), json_lines.as_ptr().cast(), json_lines.len(), &mut stream);
+        assert_eq!(rc, sys::FLOE_OK, "rows: {}", last_error());
+        let (mut bytes, mut len) = (std::ptr::null_mut(), 0usize);
+        let rc = sys::floe_write_files(t.as_raw(), &mut stream, &mut bytes, &mut len);
+        assert_eq!(rc, sys::FLOE_OK, "write: {}", last_error());
+        let v = std::slice::from_raw_parts(bytes, len).to_vec();
+        sys::floe_bytes_free(bytes);
+        v
+    }
+}
+
+/// Rows given as JSON lines appended to the table as one snapshot.
+pub fn append(t: &floe::Table, json_lines: &str) -> i64 {
+    use floe::sys;
+    unsafe {
+        let mut stream = sys::ArrowArrayStream::empty();
+        let rc = sys::floe_json_rows_stream(t.as_raw(), json_lines.as_ptr().cast(), json_lines.len(), &mut stream);
+        assert_eq!(rc, sys::FLOE_OK, "rows: {}", last_error());
+        let mut id = 0;
+        let rc = sys::floe_append(t.as_raw(), &mut stream, std::ptr::null(), &mut id);
+        assert_eq!(rc, sys::FLOE_OK, "append: {}", last_error());
+        id
+    }
+}
+
+fn last_error() -> String {
+    unsafe { std::ffi::CStr::from_ptr(floe::sys::floe_last_error()) }.to_string_lossy().into_owned()
+}
+
+/// The rows a scan of the table returns.
+pub fn rows(t: &floe::Table, scan_json: Option<&str>) -> i64 {
+    t.scan(scan_json).unwrap().stream().unwrap().map(|b| b.unwrap().num_rows()).sum()
+}
