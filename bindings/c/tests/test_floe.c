@@ -18,6 +18,7 @@
 #include "test_filters.h"
 #include "test_host_io.h"
 #include "test_transaction.h"
+#include "test_catalog_transaction.h"
 #include "test_write.h"
 
 atomic_int test_failures;
@@ -870,6 +871,7 @@ static const struct test tests[] = {
     {"transaction", "schema_and_append", test_transaction_schema_and_append},
     {"transaction", "refs_and_spec", test_transaction_refs_and_spec},
     {"transaction", "errors", test_transaction_errors},
+    {"transaction", "catalog_commit", test_catalog_transaction},
 };
 
 static int selected(const char* group, int argc, char** argv) {
