@@ -129,10 +129,12 @@ func capiTableTransaction(h C.uintptr_t, actionsJSON, optionsJSON *C.char, resul
 // snapshot steps were given go when the commit does not take them.
 func commitTxActions(ctx context.Context, t *table.Table, actions *txActions, opts txOptions) (table.TransactionResult, error) {
 	tx := t.TransactionWith(table.TransactionOptions{Token: opts.Token})
-	if err := actions.addTo(tx); err != nil {
-		return table.TransactionResult{}, err
+	var res table.TransactionResult
+	err := actions.addTo(tx)
+	if err == nil {
+		res, err = tx.Commit(ctx)
 	}
-	res, err := tx.Commit(ctx)
+	// A step refused as it was added takes no file either.
 	if opts.DiscardRefused && len(actions.files) > 0 {
 		_, err = ops.DiscardNotTaken(ctx, t, actions.files)(ops.Result{TokenFound: res.TokenFound}, err)
 	}

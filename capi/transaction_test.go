@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +12,9 @@ import (
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
+	"github.com/floedb/floe/internal/rowstest"
+	"github.com/floedb/floe/writer"
+	"github.com/floedb/floe/writer/ops"
 )
 
 func TestParseTxActionsRefusesWhatItCannotRead(t *testing.T) {
@@ -252,4 +256,52 @@ func FuzzTxActions(f *testing.F) {
 			t.Fatalf("%q: an error of no kind: %v", in, err)
 		}
 	})
+}
+
+// With discard_refused, the files of a transaction refused before or at
+// its commit are deleted, and the table is as it was.
+func TestDiscardRefusedDeletesTheFiles(t *testing.T) {
+	tbl, dir := txFixtureCopy(t, "impala_test_default_part")
+	before := tbl.MetadataLocation
+	rows := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), [][]any{{int32(6), int32(1)}})
+	files, err := ops.WriteFiles(context.Background(), tbl, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encoded, err := writer.EncodeDataFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The entry names the file as the table's metadata spells its
+	// location; the copy's location map says where it is.
+	local := strings.TrimPrefix(tbl.Locations.Apply(files[0].FilePath), "file://")
+	exists := func() bool { _, err := os.Stat(local); return err == nil }
+	if !strings.HasPrefix(local, dir) || !exists() {
+		t.Fatalf("written %s (%s), not under %s", files[0].FilePath, local, dir)
+	}
+	list, _ := json.Marshal([]any{
+		map[string]any{"action": "append-files", "files": encoded},
+		// Refused as it is added, before any commit attempt.
+		map[string]any{"action": "cherry-pick", "snapshot-id": 42, "snapshot-properties": map[string]string{"": "x"}},
+	})
+	actions, err := parseTxActions(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := commitTxActions(context.Background(), tbl, actions, txOptions{}); err == nil {
+		t.Fatal("a cherry-pick of a missing snapshot committed")
+	}
+	if !exists() {
+		t.Fatal("without discard_refused the files went")
+	}
+	actions, _ = parseTxActions(list)
+	if _, err := commitTxActions(context.Background(), tbl, actions, txOptions{DiscardRefused: true}); err == nil || !strings.Contains(err.Error(), "42") {
+		t.Fatalf("refusal %v, want it to name snapshot 42", err)
+	}
+	if exists() {
+		t.Error("discard_refused left the files of a refused transaction")
+	}
+	if tbl.MetadataLocation != before {
+		t.Errorf("the table moved to %s", tbl.MetadataLocation)
+	}
 }
