@@ -41,25 +41,27 @@ type floePlace struct {
 	create func(t *testing.T, schema *iceberg.Schema, spec *iceberg.PartitionSpec, formatVersion int) (*table.Table, func(*testing.T) *icebergtable.Table)
 }
 
-var floePlaces = []floePlace{
-	{
-		name: "directory",
-		create: func(t *testing.T, schema *iceberg.Schema, spec *iceberg.PartitionSpec, formatVersion int) (*table.Table, func(*testing.T) *icebergtable.Table) {
-			tbl, err := table.Create(context.Background(), fileio.Local{}, t.TempDir(), schema, spec, nil, nil, formatVersion)
+var directoryPlace = floePlace{
+	name: "directory",
+	create: func(t *testing.T, schema *iceberg.Schema, spec *iceberg.PartitionSpec, formatVersion int) (*table.Table, func(*testing.T) *icebergtable.Table) {
+		tbl, err := table.Create(context.Background(), fileio.Local{}, t.TempDir(), schema, spec, nil, nil, formatVersion)
+		if err != nil {
+			t.Fatalf("floe Create: %v", err)
+		}
+		return tbl, func(t *testing.T) *icebergtable.Table {
+			t.Helper()
+			loc := tbl.MetadataLocation
+			goTbl, err := icebergtable.NewFromLocation(context.Background(), icebergtable.Identifier{"interop", "t"}, loc, icebergio.LoadFSFunc(nil, loc), nil)
 			if err != nil {
-				t.Fatalf("floe Create: %v", err)
+				t.Fatalf("iceberg-go load of %s: %v", loc, err)
 			}
-			return tbl, func(t *testing.T) *icebergtable.Table {
-				t.Helper()
-				loc := tbl.MetadataLocation
-				goTbl, err := icebergtable.NewFromLocation(context.Background(), icebergtable.Identifier{"interop", "t"}, loc, icebergio.LoadFSFunc(nil, loc), nil)
-				if err != nil {
-					t.Fatalf("iceberg-go load of %s: %v", loc, err)
-				}
-				return goTbl
-			}
-		},
+			return goTbl
+		}
 	},
+}
+
+var floePlaces = []floePlace{
+	directoryPlace,
 	{
 		name: "sqlite",
 		create: func(t *testing.T, schema *iceberg.Schema, spec *iceberg.PartitionSpec, formatVersion int) (*table.Table, func(*testing.T) *icebergtable.Table) {
@@ -152,11 +154,10 @@ func (e *floeEvolution) append(rows []evRow, opts table.CommitOptions) int64 {
 	return res.SnapshotID
 }
 
-// floeEvolve runs every kind of change floe's transactions make on a
-// table in place, iceberg-go reading it after each.
-func floeEvolve(t *testing.T, place floePlace, formatVersion int) {
-	ctx := context.Background()
-	schema := iceberg.NewSchema(0, []iceberg.NestedField{
+// preSchema is the evolving table's schema before evolution, as floe
+// creates it (the iceberg-go tests create the same with iceberg-go's types).
+func preSchema() *iceberg.Schema {
+	return iceberg.NewSchema(0, []iceberg.NestedField{
 		{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
 		{ID: 2, Name: "n", Type: iceberg.IntType{}},
 		{ID: 3, Name: "x", Type: iceberg.FloatType{}},
@@ -165,10 +166,20 @@ func floeEvolve(t *testing.T, place floePlace, formatVersion int) {
 		{ID: 6, Name: "dec", Type: iceberg.DecimalType{Precision: 9, Scale: evScale}},
 		{ID: 7, Name: "gone", Type: iceberg.IntType{}},
 	})
-	spec := &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{
+}
+
+// bucketIDSpec partitions by bucket(4, id), the evolving table's first spec.
+func bucketIDSpec() *iceberg.PartitionSpec {
+	return &iceberg.PartitionSpec{Fields: []iceberg.PartitionField{
 		{SourceID: 1, FieldID: 1000, Name: "id_bucket", Transform: iceberg.BucketTransform{N: 4}},
 	}}
-	tbl, goLoad := place.create(t, schema, spec, formatVersion)
+}
+
+// floeEvolve runs every kind of change floe's transactions make on a
+// table in place, iceberg-go reading it after each.
+func floeEvolve(t *testing.T, place floePlace, formatVersion int) {
+	ctx := context.Background()
+	tbl, goLoad := place.create(t, preSchema(), bucketIDSpec(), formatVersion)
 	e := &floeEvolution{t: t, tbl: tbl, goLoad: goLoad, expect: map[string]readView{}}
 
 	pre := makeEvRows(1, 0, 60, false)
@@ -287,16 +298,7 @@ func TestFloeEvolvedReadByIcebergGo(t *testing.T) {
 // On a v3 table floe adds a column with an initial default; iceberg-go
 // reads the rows written before with the default, as floe does.
 func TestFloeColumnDefaultReadByIcebergGo(t *testing.T) {
-	schema := iceberg.NewSchema(0, []iceberg.NestedField{
-		{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
-		{ID: 2, Name: "n", Type: iceberg.IntType{}},
-		{ID: 3, Name: "x", Type: iceberg.FloatType{}},
-		{ID: 4, Name: "s", Type: iceberg.StringType{}},
-		{ID: 5, Name: "ts", Type: iceberg.TimestampType{}},
-		{ID: 6, Name: "dec", Type: iceberg.DecimalType{Precision: 9, Scale: evScale}},
-		{ID: 7, Name: "gone", Type: iceberg.IntType{}},
-	})
-	tbl, goLoad := floePlaces[0].create(t, schema, nil, 3)
+	tbl, goLoad := directoryPlace.create(t, preSchema(), nil, 3)
 	e := &floeEvolution{t: t, tbl: tbl, goLoad: goLoad, expect: map[string]readView{}}
 	pre := makeEvRows(7, 0, 40, false)
 	if _, err := ops.Append(context.Background(), tbl, evReader(pre, false), table.CommitOptions{}); err != nil {
@@ -309,4 +311,34 @@ func TestFloeColumnDefaultReadByIcebergGo(t *testing.T) {
 	}
 	e.expect["main"] = readView{withDefault, append(slices.Clone(preColumns), "tier"), map[string]arrow.DataType{"tier": arrow.PrimitiveTypes.Int32}}
 	e.verify("column with initial default")
+}
+
+// On a v1 table floe adds a partition field and removes one, which v1
+// keeps as a void transform; iceberg-go reads the same specs and every
+// row, written under three specs.
+func TestFloeV1SpecEvolutionReadByIcebergGo(t *testing.T) {
+	ctx := context.Background()
+	tbl, goLoad := directoryPlace.create(t, preSchema(), bucketIDSpec(), 1)
+	e := &floeEvolution{t: t, tbl: tbl, goLoad: goLoad, expect: map[string]readView{}}
+	var rows []evRow
+	appendPre := func(seed uint64, firstID int64) {
+		more := makeEvRows(seed, firstID, 40, false)
+		if _, err := ops.Append(ctx, tbl, evReader(more, false), table.CommitOptions{}); err != nil {
+			t.Fatalf("floe append: %v", err)
+		}
+		rows = append(rows, more...)
+		e.expect["main"] = preView(rows)
+	}
+	appendPre(1, 0)
+	e.verify("v1 created")
+	e.apply("add ts_day", new(action.UpdateSpec).AddField("ts", iceberg.DayTransform{}, "ts_day"))
+	appendPre(2, 1000)
+	e.verify("v1 field added")
+	e.apply("remove id_bucket", new(action.UpdateSpec).RemoveField("id_bucket"))
+	appendPre(3, 2000)
+	e.verify("v1 field removed")
+	fields := tbl.Metadata.DefaultSpec().Fields
+	if len(tbl.Metadata.PartitionSpecs) != 3 || len(fields) != 2 || fields[0].Transform.String() != "void" {
+		t.Fatalf("v1 specs %v: want the removed field kept as void", tbl.Metadata.PartitionSpecs)
+	}
 }
