@@ -99,7 +99,11 @@ func capiCatalogCommitTransaction(h C.uintptr_t, tables *C.uintptr_t, n C.size_t
 		base := *th.current()
 		bases[i] = &base
 		txs[i] = bases[i].TransactionWith(table.TransactionOptions{Token: entries[i].token})
-		if err = entries[i].actions.addTo(txs[i]); err != nil {
+		if err = entries[i].actions.addTo(ctx, txs[i]); err != nil {
+			// The tables before it took row-level steps that wrote files.
+			for _, tx := range txs[:i] {
+				tx.Discard(ctx)
+			}
 			err = invalidArgument("table %d: %v", i, err)
 			break
 		}

@@ -59,6 +59,8 @@ type txResult struct {
 	// Refs are the table's branches and tags after the commit, in the
 	// metadata JSON's form.
 	Refs map[string]txRef `json:"refs"`
+	// Expire is what an expire-snapshots action did, when there is one.
+	Expire *expireResult `json:"expire,omitempty"`
 }
 
 type txRef struct {
@@ -78,6 +80,12 @@ func newTxResult(res table.TransactionResult, md *metadata.Metadata) txResult {
 		CurrentSnapshotID: md.CurrentSnapshotID, CurrentSchemaID: md.CurrentSchemaID,
 		DefaultSpecID: md.DefaultSpecID, DefaultSortOrder: md.DefaultSortOrderID,
 		Refs: map[string]txRef{},
+	}
+	if e := res.Expire; e != nil {
+		out.Expire = &expireResult{
+			ExpiredSnapshots: nonNil(e.ExpiredSnapshots), RemovedRefs: nonNil(e.RemovedRefs),
+			DeletedFiles: nonNil(e.DeletedFiles), FailedDeletes: e.FailedDeletes, Outside: nonNil(e.Outside),
+		}
 	}
 	for name, r := range md.Refs {
 		out.Refs[name] = txRef{SnapshotID: r.SnapshotID, Type: r.Type, MinSnapshotsToKeep: r.MinSnapshotsToKeep,
@@ -130,7 +138,7 @@ func capiTableTransaction(h C.uintptr_t, actionsJSON, optionsJSON *C.char, resul
 func commitTxActions(ctx context.Context, t *table.Table, actions *txActions, opts txOptions) (table.TransactionResult, error) {
 	tx := t.TransactionWith(table.TransactionOptions{Token: opts.Token})
 	var res table.TransactionResult
-	err := actions.addTo(tx)
+	err := actions.addTo(ctx, tx)
 	if err == nil {
 		res, err = tx.Commit(ctx)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -39,6 +40,9 @@ type txStep struct {
 	family string // "" for a step that takes no later action
 	group  any    // the family's builder, for actions that join it
 	add    func(tx *table.Transaction) error
+	// run, when set, adds the step instead of add: a row-level step that
+	// reads the table and writes files as it is added (transaction_rows.go).
+	run func(ctx context.Context, tx *table.Transaction) error
 	// act is the step's metadata action, nil for a snapshot step: what
 	// previewMetadata applies.
 	act action.Action
@@ -125,10 +129,18 @@ func unknownTxAction(i int, name string) error {
 	return invalidArgument("%s; the actions are %s", msg, strings.Join(names, ", "))
 }
 
-// addTo adds the steps to tx in order; the first error stops.
-func (a *txActions) addTo(tx *table.Transaction) error {
+// addTo adds the steps to tx in order; the first error stops, and
+// discards tx (deleting the files row-level steps before it wrote).
+func (a *txActions) addTo(ctx context.Context, tx *table.Transaction) error {
 	for _, s := range a.steps {
-		if err := s.add(tx); err != nil {
+		var err error
+		if s.run != nil {
+			err = s.run(ctx, tx)
+		} else {
+			err = s.add(tx)
+		}
+		if err != nil {
+			tx.Discard(ctx)
 			return err
 		}
 	}
@@ -138,6 +150,12 @@ func (a *txActions) addTo(tx *table.Transaction) error {
 // then appends a step no later action joins.
 func (a *txActions) then(add func(tx *table.Transaction) error) {
 	a.steps = append(a.steps, txStep{add: add})
+}
+
+// thenRun appends a step no later action joins that needs the call's
+// context as it is added.
+func (a *txActions) thenRun(run func(ctx context.Context, tx *table.Transaction) error) {
+	a.steps = append(a.steps, txStep{run: run})
 }
 
 // addAction appends a metadata action no later action joins; add, when

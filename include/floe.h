@@ -694,6 +694,24 @@ floe_status floe_expire_snapshots(floe_table* table, const char* options_json, c
  *    "files": "<base64>"}  (the filter must select whole files)
  *   {"action": "commit-files", "files": "<base64>", "removed": ["path", ...]}
  *   {"action": "delete-files", "removed": ["path", ...]}
+ *  Rows (pyiceberg's tx.delete and tx.overwrite; "filter" as
+ *  floe_delete_rows takes it, matched against the table as the
+ *  transaction began; "delete-mode": "copy-on-write" | "merge-on-read",
+ *  default the table's write.delete.mode; "branch", "snapshot-properties"):
+ *   {"action": "delete-rows", "filter": "id < 10"}  (one snapshot, none
+ *                  when no row matches)
+ *   {"action": "overwrite-rows", "filter": "id < 10", "files": "<base64>"}
+ *                  (the rows deleted in one snapshot and the files, the
+ *                  new rows written by floe_write_files through the table
+ *                  or a preview of the list, appended in a second, as
+ *                  pyiceberg's overwrite does; no files: a delete alone)
+ *  The delete or rewritten files are written during the call and deleted
+ *  again when the transaction does not commit (any status but
+ *  FLOE_COMMIT_STATE_UNKNOWN), discard_refused or not.
+ *  Expiry (as floe_expire_snapshots, planned on what the earlier actions
+ *  leave; files deleted once the version is committed; at most one):
+ *   {"action": "expire-snapshots", "older-than-ms": ms, "retain-last": n,
+ *    "keep-files": false}
  *
  * options_json may be NULL or "{}". Keys:
  *   "token":      "<string>"  as commit_json's: recorded in the summary of
@@ -712,7 +730,9 @@ floe_status floe_expire_snapshots(floe_table* table, const char* options_json, c
  * "metadata_location": "...", "format_version": n,
  * "current_snapshot_id": id | null, "current_schema_id": n,
  * "default_spec_id": n, "default_sort_order_id": n,
- * "refs": {"main": {"snapshot-id": id, "type": "branch", retention...}}}. */
+ * "refs": {"main": {"snapshot-id": id, "type": "branch", retention...}},
+ * "expire": {floe_expire_snapshots' result} (with an expire-snapshots
+ * action only)}. */
 floe_status floe_table_transaction(floe_table* table, const char* actions_json, const char* options_json,
                                    char** result_json);
 

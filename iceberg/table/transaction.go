@@ -180,6 +180,18 @@ func (tx *Transaction) RemoveUnlessCommitted(paths ...string) {
 	tx.ownFiles = append(tx.ownFiles, paths...)
 }
 
+// Discard abandons a transaction that will not be committed (a step
+// could not be added after a row-level change wrote its files): the files
+// handed to RemoveUnlessCommitted are deleted and Commit refuses. It does
+// nothing to a transaction already committed or tried.
+func (tx *Transaction) Discard(ctx context.Context) {
+	if tx.done {
+		return
+	}
+	tx.done = true
+	tx.deleteUnused(ctx, false)
+}
+
 // token is the transaction's token: its own, else its steps'.
 func (tx *Transaction) token() string {
 	if tx.opts.Token != "" {
@@ -204,9 +216,11 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 	}
 	tx.done = true
 	if tx.err != nil {
+		tx.deleteUnused(ctx, false)
 		return TransactionResult{}, tx.err
 	}
 	if err := tx.prepare(); err != nil {
+		tx.deleteUnused(ctx, false)
 		return TransactionResult{}, err
 	}
 	res, err := tx.t.commitMetadata(ctx, tx.build)
