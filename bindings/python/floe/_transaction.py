@@ -153,6 +153,60 @@ class Transaction:
             action["branch"] = str(branch)
         return self._add(action)
 
+    def delete(self, delete_filter, snapshot_properties=None, case_sensitive=True, branch=None, delete_mode=None):
+        """Deletes the rows delete_filter selects (pyiceberg's text such as
+        "id < 10", or a REST JSON expression dict), as Table.delete_rows
+        does, in one snapshot of the transaction (none when no row
+        matches). The filter is matched against the table as the
+        transaction began; the delete or rewritten files are written when
+        the transaction commits and deleted when it does not. delete_mode
+        is "copy-on-write" or "merge-on-read" (default: the table's
+        write.delete.mode)."""
+        return self._add(self._rows_action("delete-rows", delete_filter, snapshot_properties, case_sensitive,
+                                           branch, delete_mode))
+
+    def overwrite(self, df, overwrite_filter="true", snapshot_properties=None, case_sensitive=True, branch=None,
+                  delete_mode=None):
+        """Replaces the rows overwrite_filter selects (default every row)
+        with df, as pyiceberg's overwrite does: a delete snapshot, then an
+        append snapshot of df's files (written now, as append writes
+        them; none for an empty df)."""
+        action = self._rows_action("overwrite-rows", overwrite_filter, snapshot_properties, case_sensitive,
+                                   branch, delete_mode)
+        files = self._write_files(df)
+        self._written.append(files)
+        action["files"] = base64.b64encode(files).decode("ascii")
+        return self._add(action)
+
+    def expire_snapshots(self, older_than_ms=None, retain_last=None, keep_files=False):
+        """Expires snapshots as Table.expire_snapshots does, planned on
+        what the transaction's earlier changes leave; files only the
+        expired snapshots referenced are deleted once the transaction has
+        committed. result["expire"] says what was done."""
+        action = {"action": "expire-snapshots"}
+        if older_than_ms is not None:
+            action["older-than-ms"] = int(older_than_ms)
+        if retain_last is not None:
+            action["retain-last"] = int(retain_last)
+        if keep_files:
+            action["keep-files"] = True
+        return self._add(action)
+
+    @staticmethod
+    def _rows_action(name, row_filter, snapshot_properties, case_sensitive, branch, delete_mode):
+        if not case_sensitive:
+            raise ValueError("floe matches a row filter's columns by their exact names (case_sensitive=True only)")
+        if row_filter is None:
+            raise ValueError("no row filter (use \"true\" for every row)")
+        action = {"action": name, "filter": row_filter if isinstance(row_filter, dict) else str(row_filter)}
+        if snapshot_properties:
+            action["snapshot-properties"] = {str(k): str(v) for k, v in snapshot_properties.items()}
+        if branch is not None:
+            action["branch"] = str(branch)
+        if delete_mode is not None:
+            action["delete-mode"] = str(delete_mode)
+        return action
+
     def _write_files(self, df):
         """df's data files, written by a preview of the table as the
         changes so far leave it (it binds rows to that schema)."""

@@ -373,3 +373,98 @@ class TransactionTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RowTransactionTest(unittest.TestCase):
+    """tx.delete, tx.overwrite (pyiceberg's names) and tx.expire_snapshots
+    inside one transaction with other changes."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="floe-py-tx-rows-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def copy(self, name):
+        dst = os.path.join(self.dir, name)
+        shutil.copytree(fixture(name).location, dst)
+        return dst
+
+    def test_delete_and_overwrite_with_a_schema_change(self):
+        loc = self.copy("impala_test_default_part")
+        t = floe.Table.open(loc)
+        versions, snapshots = metadata_files(loc), len(t.snapshots())
+        with t.transaction() as tx:
+            with tx.update_schema() as u:
+                u.add_column("note", "string")
+            tx.delete("i = 2 or j = 10", snapshot_properties={"why": "cleanup"})
+            # Written with the schema the transaction leaves (note binds).
+            tx.overwrite([{"i": 30, "j": 5, "note": "fixed"}], overwrite_filter="j = 5")
+        # A delete, then the overwrite's delete and its append.
+        self.assertEqual(len(tx.result["snapshot_ids"]), 3)
+        self.assertEqual(len(metadata_files(loc)), len(versions) + 1)
+        again = floe.Table.open(loc)
+        self.assertEqual(len(again.snapshots()), snapshots + 3)
+        self.assertEqual(again.current_snapshot().snapshot_id, tx.result["snapshot_ids"][2])
+        self.assertEqual(again.snapshot_by_id(tx.result["snapshot_ids"][0]).summary["why"], "cleanup")
+        rows = sorted(again.scan().to_pylist(), key=by("i"))
+        want = [{"i": 1, "j": -1, "note": None}, {"i": 5, "j": None, "note": None}, {"i": 30, "j": 5, "note": "fixed"}]
+        self.assertEqual(rows, want)
+
+    def test_overwrite_every_row_by_default(self):
+        loc = self.copy("impala_test_default_part")
+        t = floe.Table.open(loc)
+        with t.transaction() as tx:
+            tx.set_properties(owner="etl")
+            tx.overwrite([{"i": 7, "j": 7}])
+        again = floe.Table.open(loc)
+        self.assertEqual(again.scan().to_pylist(), [{"i": 7, "j": 7}])
+        self.assertEqual(again.properties["owner"], "etl")
+
+    def test_a_refused_transaction_leaves_no_delete_file(self):
+        # Hive's v2 table: files of several rows, so the delete writes files.
+        loc = self.copy("impala_iceberg_v2_partitioned_position_deletes")
+        t = floe.Table.open(loc)
+        files, before, count = data_files(loc), t.metadata_location, t.scan().count()
+        for mode in ("merge-on-read", "copy-on-write"):
+            with self.assertRaises(FloeError) as e:
+                with t.transaction() as tx:
+                    tx.delete("id = 6", delete_mode=mode)
+                    tx.update_schema().rename_column("missing", "m").commit()
+            self.assertIn("missing", str(e.exception))
+            self.assertEqual(data_files(loc), files)
+        self.assertEqual(floe.Table.open(loc).metadata_location, before)
+        # The same delete committed does write a file, and one version.
+        versions = metadata_files(loc)
+        with t.transaction() as tx:
+            tx.delete("id = 6", delete_mode="merge-on-read")
+            tx.set_properties(cleaned="yes")
+        self.assertEqual(len(data_files(loc)), len(files) + 1)
+        self.assertEqual(len(metadata_files(loc)), len(versions) + 1)
+        self.assertEqual(floe.Table.open(loc).scan().count(), count - 1)
+
+    def test_expire_snapshots_in_a_transaction(self):
+        loc = self.copy("impala_test_default_part")
+        t = floe.Table.open(loc)
+        ids = [s.snapshot_id for s in t.snapshots()]
+        versions = metadata_files(loc)
+        with t.transaction() as tx:
+            tx.set_properties(owner="etl")
+            tx.expire_snapshots(older_than_ms=2**62, retain_last=1, keep_files=True)
+        self.assertEqual(sorted(tx.result["expire"]["expired_snapshots"]), sorted(ids[:-1]))
+        self.assertEqual(len(metadata_files(loc)), len(versions) + 1)
+        again = floe.Table.open(loc)
+        self.assertEqual([s.snapshot_id for s in again.snapshots()], [t.current_snapshot().snapshot_id])
+        self.assertEqual(again.scan().count(), 5)
+
+    def test_filter_arguments(self):
+        t = floe.Table.open(self.copy("impala_test_default_part"))
+        with self.assertRaises(ValueError):
+            t.transaction().delete("i = 1", case_sensitive=False)
+        with self.assertRaises(FloeError) as e:
+            with t.transaction() as tx:
+                tx.delete("i <")
+        self.assertEqual(e.exception.code, Status.INVALID_ARGUMENT)
+        with t.transaction() as tx:  # a REST JSON expression
+            tx.delete({"type": "lt", "term": "i", "value": 3})
+        self.assertEqual(sorted(r["i"] for r in t.scan().to_pylist()), [3, 4, 5])
