@@ -134,6 +134,11 @@ func (c *Catalog) swapRows(ctx context.Context, order []*staged) error {
 		case now == first.path:
 			commitstep.Reached(StepTransactionCommitted)
 			return nil
+		case now != first.base.MetadataLocation:
+			// Neither this commit's version nor its base: another writer
+			// moved the row since, which it could do on top of this
+			// commit as well as instead of it. The files stay.
+			return fmt.Errorf("commit %s: %w (%w: the table is now at %s)", first.id, err, table.ErrCommitStateUnknown, now)
 		}
 		c.deleteStaged(ctx, deref(order))
 		return errkind.Wrap(errkind.IO, fmt.Errorf("SQL catalog %s: commit of %d tables: %w", c.name, len(order), err))

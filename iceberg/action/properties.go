@@ -22,7 +22,8 @@ var ReservedProperties = map[string]bool{
 type SetProperties struct {
 	Set    map[string]string
 	Remove []string
-	// Protected names keys callers may not set, with the reason.
+	// Protected names keys callers may neither set nor remove, with the
+	// reason.
 	Protected map[string]string
 }
 
@@ -33,6 +34,9 @@ func (a SetProperties) Build(md *metadata.Metadata) ([]metadata.Update, error) {
 	for _, k := range a.Remove {
 		if _, both := a.Set[k]; both {
 			return nil, invalid("property %q is both set and removed", k)
+		}
+		if a.Protected[k] != "" {
+			return nil, invalid("property %q cannot be removed: %s", k, a.Protected[k])
 		}
 		removing[k] = true
 	}

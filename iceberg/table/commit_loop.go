@@ -200,10 +200,40 @@ func (base *Table) publish(ctx context.Context, changes *metadata.Changes) (*Tab
 // entries kept) and last-updated-ms stamped, which no update carries.
 func NextMetadata(base *Table, changes *metadata.Changes) (*metadata.Metadata, error) {
 	md := changes.Metadata()
-	if err := recordPrevious(md, base, max(time.Now().UnixMilli(), base.Metadata.LastUpdatedMs)); err != nil {
+	now := max(time.Now().UnixMilli(), base.Metadata.LastUpdatedMs)
+	if err := recordPrevious(md, base, now); err != nil {
 		return nil, err
 	}
+	logMainMovesAt(md, changes, now)
 	return md, nil
+}
+
+// logMainMovesAt stamps the snapshot-log entries of main's moves to
+// snapshots the changes did not add (a rollback, set-current, a
+// fast-forward to an audited snapshot) with the commit's time, as Java
+// logs them: updates carry no clock, so metadata.Changes logs them at the
+// base's last update, and a query as of a time between that and this
+// commit would see the rolled-back-to snapshot instead of main as it was.
+// A moved-to snapshot that is new keeps its own commit time.
+func logMainMovesAt(md *metadata.Metadata, changes *metadata.Changes, now int64) {
+	moves := 0
+	added := map[int64]bool{}
+	for _, u := range changes.Updates() {
+		switch u := u.(type) {
+		case metadata.SetSnapshotRef:
+			if u.Name == metadata.MainBranch {
+				moves++
+			}
+		case metadata.AddSnapshot:
+			added[u.Snapshot.SnapshotID] = true
+		}
+	}
+	log := md.SnapshotLog
+	for i := max(len(log)-moves, 0); i < len(log); i++ {
+		if !added[log[i].SnapshotID] {
+			log[i].TimestampMs = max(log[i].TimestampMs, now)
+		}
+	}
 }
 
 // afterCommit does the best-effort work that follows publishing: the

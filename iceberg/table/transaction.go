@@ -164,7 +164,7 @@ func (tx *Transaction) addSnapshot(u *snapshotUpdate, err error) error {
 		return err
 	}
 	if u.opts.Token != "" && tx.opts.Token != "" && u.opts.Token != tx.opts.Token {
-		err := errkind.Errorf(errkind.InvalidArgument, "%s: token %q differs from the transaction's %q: a transaction has one token", u.what, u.opts.Token, tx.opts.Token)
+		err := errkind.Errorf(errkind.InvalidArgument, "%s: its token differs from the transaction's: a transaction has one token (give it to the transaction)", u.what)
 		tx.fail(err)
 		return err
 	}
@@ -275,7 +275,7 @@ func (tx *Transaction) prepare() error {
 			continue
 		}
 		if t := s.producer.u.opts.Token; t != "" && t != tok {
-			return errkind.Errorf(errkind.InvalidArgument, "%s: token %q differs from the transaction's %q: a transaction has one token", s.name(), t, tok)
+			return errkind.Errorf(errkind.InvalidArgument, "%s: its token differs from the transaction's: a transaction has one token (give it to the transaction)", s.name())
 		}
 		s.producer.u.opts.Token = ""
 		if !recorded {
@@ -283,7 +283,7 @@ func (tx *Transaction) prepare() error {
 		}
 	}
 	if !recorded {
-		return errkind.Errorf(errkind.InvalidArgument, "transaction: token %q needs a snapshot to be recorded in, and no step of the transaction makes one", tok)
+		return errkind.Errorf(errkind.InvalidArgument, "transaction: a token needs a snapshot to be recorded in, and no step of the transaction makes one")
 	}
 	return nil
 }

@@ -46,6 +46,7 @@ type MultiPublisher interface {
 // committed version as Transaction.Commit moves it.
 func CommitTransactions(ctx context.Context, pub MultiPublisher, txs ...*Transaction) ([]TransactionResult, error) {
 	if err := checkMulti(pub, txs); err != nil {
+		discardAll(ctx, txs)
 		return nil, err
 	}
 	for _, tx := range txs {
@@ -53,6 +54,9 @@ func CommitTransactions(ctx context.Context, pub MultiPublisher, txs ...*Transac
 	}
 	for _, tx := range txs {
 		if err := tx.prepare(); err != nil {
+			for _, tx := range txs {
+				tx.deleteUnused(ctx, false)
+			}
 			return nil, multiErr(tx, err)
 		}
 	}
@@ -66,11 +70,26 @@ func CommitTransactions(ctx context.Context, pub MultiPublisher, txs ...*Transac
 		return nil, err
 	}
 	out := make([]TransactionResult, len(txs))
+	var afterErr error
 	for i, tx := range txs {
 		*tx.t = *tables[i]
-		out[i] = tx.finish(ctx, committed[i])
+		// Expiry steps delete their files once all tables committed.
+		if out[i], err = tx.afterCommit(ctx, tx.finish(ctx, committed[i])); err != nil && afterErr == nil {
+			afterErr = multiErr(tx, err)
+		}
 	}
-	return out, nil
+	return out, afterErr
+}
+
+// discardAll deletes the files written for the steps of transactions
+// refused before any was built (a row-level change's files), leaving
+// those already committed or holding nothing alone.
+func discardAll(ctx context.Context, txs []*Transaction) {
+	for _, tx := range txs {
+		if tx != nil {
+			tx.Discard(ctx)
+		}
+	}
 }
 
 // checkMulti refuses what cannot be committed together, before anything

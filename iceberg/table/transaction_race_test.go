@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/action"
@@ -96,6 +97,41 @@ func TestAppendsAfterASchemaChangeAllLand(t *testing.T) {
 	for _, s := range md.Snapshots {
 		if *s.SchemaID != md.CurrentSchemaID {
 			t.Fatalf("snapshot %d written under schema %d, current is %d", s.SnapshotID, *s.SchemaID, md.CurrentSchemaID)
+		}
+	}
+}
+
+// A rollback is logged when it was committed: time travel to a moment
+// between the last commit and the rollback finds main as it was then,
+// not the snapshot it was rolled back to.
+func TestRollbackIsLoggedAtItsCommitTime(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, nil)
+	first, err := tbl.Append(ctx, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 5), 5), CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := tbl.Append(ctx, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(2, 10, 5), 5), CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	between := tbl.Metadata.LastUpdatedMs + 1
+	for time.Now().UnixMilli() <= between+1 {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := tbl.Apply(ctx, new(action.ManageSnapshots).RollbackTo(first.SnapshotID)); err != nil {
+		t.Fatal(err)
+	}
+	md := reopen(t, tbl).Metadata
+	if s, err := md.SnapshotAsOf(between); err != nil || s.SnapshotID != second.SnapshotID {
+		t.Fatalf("as of a time before the rollback: %v %v, want %d", s, err, second.SnapshotID)
+	}
+	if s, err := md.SnapshotAsOf(md.LastUpdatedMs); err != nil || s.SnapshotID != first.SnapshotID {
+		t.Fatalf("as of the rollback: %v %v, want %d", s, err, first.SnapshotID)
+	}
+	for i := 1; i < len(md.SnapshotLog); i++ {
+		if md.SnapshotLog[i].TimestampMs < md.SnapshotLog[i-1].TimestampMs {
+			t.Fatalf("snapshot log out of time order: %+v", md.SnapshotLog)
 		}
 	}
 }

@@ -232,3 +232,21 @@ func TestUpgradeFormatVersionAction(t *testing.T) {
 		t.Fatalf("v4: %v", err)
 	}
 }
+
+// The tokens expiry keeps can be neither set nor removed by a property
+// change: removing them would let a retried token commit again.
+func TestExpiredTokensPropertyIsProtected(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, map[string]string{PropExpiredTokens: "[]"})
+	for _, tx := range []*Transaction{
+		tbl.Transaction().SetProperties(nil, []string{PropExpiredTokens}),
+		tbl.Transaction().SetProperties(map[string]string{PropExpiredTokens: "[]"}, nil),
+	} {
+		if _, err := tx.Commit(ctx); !errors.Is(err, errkind.InvalidArgument) {
+			t.Fatalf("a change of %s: %v", PropExpiredTokens, err)
+		}
+	}
+	if _, ok := reopen(t, tbl).Metadata.Properties[PropExpiredTokens]; !ok {
+		t.Fatal("the expired tokens were removed")
+	}
+}
