@@ -4,6 +4,7 @@ package main
 import "C"
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,14 +68,27 @@ func capiCatalogCommitTransaction(h C.uintptr_t, tables *C.uintptr_t, n C.size_t
 			}
 		}
 	}
-	entries, err := parseCatalogTx(cBytes(transactionsJSON), len(handles))
-	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
+	goIDs := make([]uintptr, len(ids))
+	for i, id := range ids {
+		goIDs[i] = uintptr(id)
 	}
-	opts, timeout, err := parseCatalogTxOptions(cBytes(optionsJSON))
+	data, status, err := catalogTransaction(ch, goIDs, handles, cBytes(transactionsJSON), cBytes(optionsJSON))
 	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
+		return fail(fn, err, status)
 	}
+	*resultJSON = cString(data)
+	return C.int(statusOK)
+}
+
+// catalogTransaction is floe_catalog_commit_transaction on Go values
+// (ids are the handles' ids, for the locking order): the result JSON, or
+// the status and error to report.
+func catalogTransaction(ch *catalogHandle, ids []uintptr, handles []*tableHandle, transactionsJSON, optionsJSON []byte) ([]byte, status, error) {
+	opts, timeout, err := parseCatalogTxOptions(optionsJSON)
+	if err != nil {
+		return nil, statusInvalidArgument, err
+	}
+	entries, parseErr := parseCatalogTx(transactionsJSON, len(handles))
 	// Each handle commits one transaction at a time; taken in handle
 	// order, two calls sharing handles wait for each other, never
 	// deadlock.
@@ -82,7 +96,7 @@ func capiCatalogCommitTransaction(h C.uintptr_t, tables *C.uintptr_t, n C.size_t
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return compareHandles(ids[a], ids[b]) })
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
 	for _, i := range order {
 		handles[i].commitMu.Lock()
 		defer handles[i].commitMu.Unlock()
@@ -94,14 +108,24 @@ func capiCatalogCommitTransaction(h C.uintptr_t, tables *C.uintptr_t, n C.size_t
 	ctx, cancel := callContext(context.Background(), limit)
 	defer cancel()
 	bases := make([]*table.Table, len(handles))
-	txs := make([]*table.Transaction, len(handles))
 	for i, th := range handles {
 		base := *th.current()
 		bases[i] = &base
+	}
+	if parseErr != nil {
+		// Refused as read: nothing commits, and every list's files go
+		// when asked (each list is read to its end).
+		if opts.DiscardRefused && entries != nil {
+			parseErr = discardNotTakenAll(ctx, bases, entries, nil, parseErr)
+		}
+		return nil, statusInvalidArgument, parseErr
+	}
+	txs := make([]*table.Transaction, len(handles))
+	for i := range handles {
 		txs[i] = bases[i].TransactionWith(table.TransactionOptions{Token: entries[i].token})
 		if err = entries[i].actions.addTo(ctx, txs[i]); err != nil {
-			// The tables before it took row-level steps that wrote files.
-			for _, tx := range txs[:i] {
+			// The tables up to it took row-level steps that wrote files.
+			for _, tx := range txs[:i+1] {
 				tx.Discard(ctx)
 			}
 			err = invalidArgument("table %d: %v", i, err)
@@ -116,7 +140,7 @@ func capiCatalogCommitTransaction(h C.uintptr_t, tables *C.uintptr_t, n C.size_t
 		err = discardNotTakenAll(ctx, bases, entries, results, err)
 	}
 	if err != nil {
-		return fail(fn, err, commitFailureStatus(err))
+		return nil, commitFailureStatus(err), err
 	}
 	out := catalogTxResult{Tables: make([]txResult, len(handles))}
 	for i, th := range handles {
@@ -125,10 +149,9 @@ func capiCatalogCommitTransaction(h C.uintptr_t, tables *C.uintptr_t, n C.size_t
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
-		return fail(fn, err, statusInternal)
+		return nil, statusInternal, err
 	}
-	*resultJSON = cString(data)
-	return C.int(statusOK)
+	return data, statusOK, nil
 }
 
 func compareHandles(a, b C.uintptr_t) int {
@@ -163,19 +186,23 @@ func parseCatalogTx(data []byte, n int) ([]parsedCatalogTx, error) {
 	if len(raw) != n {
 		return nil, invalidArgument("transactions: %d given for %d tables: give one per table, in the tables' order", len(raw), n)
 	}
+	// Every list is read, so a refusal still knows every list's files
+	// (discard_refused); the first refusal is the error.
 	out := make([]parsedCatalogTx, n)
+	var first error
 	for i, r := range raw {
 		var e catalogTxEntry
 		if err := decodeStrict(r, &e, fmt.Sprintf("transaction %d", i)); err != nil {
-			return nil, err
+			first = cmp.Or(first, err)
+			continue
 		}
 		actions, err := parseTxActions(e.Actions)
 		if err != nil {
-			return nil, invalidArgument("transaction %d: %v", i, err)
+			first = cmp.Or(first, invalidArgument("transaction %d: %v", i, err))
 		}
 		out[i] = parsedCatalogTx{actions: actions, token: e.Token}
 	}
-	return out, nil
+	return out, first
 }
 
 func parseCatalogTxOptions(data []byte) (catalogTxOptions, *time.Duration, error) {
@@ -196,7 +223,7 @@ func parseCatalogTxOptions(data []byte) (catalogTxOptions, *time.Duration, error
 func discardNotTakenAll(ctx context.Context, bases []*table.Table, entries []parsedCatalogTx, results []table.TransactionResult, err error) error {
 	var errs []error
 	for i, e := range entries {
-		if len(e.actions.files) == 0 || bases[i] == nil {
+		if e.actions == nil || len(e.actions.files) == 0 || bases[i] == nil {
 			continue
 		}
 		switch {

@@ -102,14 +102,22 @@ func capiTableTransaction(h C.uintptr_t, actionsJSON, optionsJSON *C.char, resul
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	actions, err := parseTxActions(cBytes(actionsJSON))
+	data, status, err := tableTransaction(th, cBytes(actionsJSON), cBytes(optionsJSON))
 	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
+		return fail(fn, err, status)
 	}
-	opts, timeout, err := parseTxOptions(cBytes(optionsJSON))
+	*resultJSON = cString(data)
+	return C.int(statusOK)
+}
+
+// tableTransaction is floe_table_transaction on Go values: the result
+// JSON, or the status and error to report.
+func tableTransaction(th *tableHandle, actionsJSON, optionsJSON []byte) ([]byte, status, error) {
+	opts, timeout, err := parseTxOptions(optionsJSON)
 	if err != nil {
-		return fail(fn, err, statusInvalidArgument)
+		return nil, statusInvalidArgument, err
 	}
+	actions, parseErr := parseTxActions(actionsJSON)
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
@@ -119,17 +127,24 @@ func capiTableTransaction(h C.uintptr_t, actionsJSON, optionsJSON *C.char, resul
 	}
 	ctx, cancel := callContext(context.Background(), limit)
 	defer cancel()
+	if parseErr != nil {
+		// A list refused as it is read commits nothing: its files go too
+		// when asked.
+		if opts.DiscardRefused && actions != nil && len(actions.files) > 0 {
+			_, parseErr = ops.DiscardNotTaken(ctx, &base, actions.files)(ops.Result{}, parseErr)
+		}
+		return nil, statusInvalidArgument, parseErr
+	}
 	res, err := commitTxActions(ctx, &base, actions, opts)
 	if err != nil {
-		return fail(fn, err, commitFailureStatus(err))
+		return nil, commitFailureStatus(err), err
 	}
 	th.set(&base)
 	data, err := json.Marshal(newTxResult(res, base.Metadata))
 	if err != nil {
-		return fail(fn, err, statusInternal)
+		return nil, statusInternal, err
 	}
-	*resultJSON = cString(data)
-	return C.int(statusOK)
+	return data, statusOK, nil
 }
 
 // commitTxActions commits actions on t as one transaction; t holds the

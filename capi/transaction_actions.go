@@ -92,26 +92,35 @@ func parseTxActions(data []byte) (*txActions, error) {
 	if len(raw) == 0 {
 		return nil, invalidArgument("actions: the list is empty")
 	}
+	// A refused list is read to its end all the same, so the files of
+	// every snapshot step it holds are known (out.files) and a caller that
+	// asked for discard_refused can delete them; the first refusal is the
+	// error.
 	out := &txActions{}
+	var first error
 	for i, r := range raw {
-		var head struct {
-			Action *string `json:"action"`
-		}
-		if err := json.Unmarshal(r, &head); err != nil {
-			return nil, invalidArgument("action %d: want an object with an \"action\" name: %v", i, err)
-		}
-		if head.Action == nil {
-			return nil, invalidArgument("action %d: no \"action\" name", i)
-		}
-		parse, ok := txParsers[*head.Action]
-		if !ok {
-			return nil, unknownTxAction(i, *head.Action)
-		}
-		if err := parse(txAction{index: i, name: *head.Action, raw: r}, out); err != nil {
-			return nil, err
+		if err := parseTxAction(i, r, out); err != nil && first == nil {
+			first = err
 		}
 	}
-	return out, nil
+	return out, first
+}
+
+func parseTxAction(i int, r json.RawMessage, out *txActions) error {
+	var head struct {
+		Action *string `json:"action"`
+	}
+	if err := json.Unmarshal(r, &head); err != nil {
+		return invalidArgument("action %d: want an object with an \"action\" name: %v", i, err)
+	}
+	if head.Action == nil {
+		return invalidArgument("action %d: no \"action\" name", i)
+	}
+	parse, ok := txParsers[*head.Action]
+	if !ok {
+		return unknownTxAction(i, *head.Action)
+	}
+	return parse(txAction{index: i, name: *head.Action, raw: r}, out)
 }
 
 func unknownTxAction(i int, name string) error {
