@@ -206,15 +206,7 @@ func parseCatalogTx(data []byte, n int) ([]parsedCatalogTx, error) {
 }
 
 func parseCatalogTxOptions(data []byte) (catalogTxOptions, *time.Duration, error) {
-	var o catalogTxOptions
-	if err := decodeStrict(data, &o, "transaction options"); err != nil {
-		return o, nil, err
-	}
-	if o.TimeoutMs == nil {
-		return o, nil, nil
-	}
-	d, err := timeoutOption("transaction options", *o.TimeoutMs)
-	return o, &d, err
+	return decodeTimedOptions(data, func(o *catalogTxOptions) *int64 { return o.TimeoutMs })
 }
 
 // discardNotTakenAll deletes each table's snapshot files when the commit

@@ -32,14 +32,21 @@ type txOptions struct {
 }
 
 func parseTxOptions(data []byte) (txOptions, *time.Duration, error) {
-	var o txOptions
+	return decodeTimedOptions(data, func(o *txOptions) *int64 { return o.TimeoutMs })
+}
+
+// decodeTimedOptions reads a transaction entry's options (strictly) and
+// the timeout_ms that bounds the call, nil when not given.
+func decodeTimedOptions[T any](data []byte, timeoutMs func(*T) *int64) (T, *time.Duration, error) {
+	var o T
 	if err := decodeStrict(data, &o, "transaction options"); err != nil {
 		return o, nil, err
 	}
-	if o.TimeoutMs == nil {
+	ms := timeoutMs(&o)
+	if ms == nil {
 		return o, nil, nil
 	}
-	d, err := timeoutOption("transaction options", *o.TimeoutMs)
+	d, err := timeoutOption("transaction options", *ms)
 	return o, &d, err
 }
 
