@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
@@ -46,61 +45,8 @@ func BuildRecord(t testing.TB, schema *iceberg.Schema, rows [][]any) arrow.Recor
 }
 
 func appendValue(b array.Builder, t iceberg.Type, v any) {
-	if v == nil {
-		b.AppendNull()
-		return
-	}
-	switch t := t.(type) {
-	case iceberg.BooleanType:
-		b.(*array.BooleanBuilder).Append(v.(bool))
-	case iceberg.IntType:
-		b.(*array.Int32Builder).Append(v.(int32))
-	case iceberg.DateType:
-		b.(*array.Date32Builder).Append(arrow.Date32(v.(int32)))
-	case iceberg.LongType:
-		b.(*array.Int64Builder).Append(v.(int64))
-	case iceberg.TimeType:
-		b.(*array.Time64Builder).Append(arrow.Time64(v.(int64)))
-	case iceberg.TimestampType, iceberg.TimestamptzType, iceberg.TimestampNsType, iceberg.TimestamptzNsType:
-		b.(*array.TimestampBuilder).Append(arrow.Timestamp(v.(int64)))
-	case iceberg.FloatType:
-		b.(*array.Float32Builder).Append(v.(float32))
-	case iceberg.DoubleType:
-		b.(*array.Float64Builder).Append(v.(float64))
-	case iceberg.DecimalType:
-		d := v.(iceberg.Decimal)
-		b.(*array.Decimal128Builder).Append(decimal128.New(d.Hi, d.Lo))
-	case iceberg.StringType:
-		b.(*array.StringBuilder).Append(v.(string))
-	case iceberg.UUIDType:
-		u := v.([16]byte)
-		b.(*array.FixedSizeBinaryBuilder).Append(u[:])
-	case iceberg.FixedType:
-		b.(*array.FixedSizeBinaryBuilder).Append(v.([]byte))
-	case iceberg.BinaryType, iceberg.GeometryType, iceberg.GeographyType:
-		b.(*array.BinaryBuilder).Append(v.([]byte))
-	case *iceberg.StructType:
-		sb := b.(*array.StructBuilder)
-		sb.Append(true)
-		for i, f := range t.Fields {
-			appendValue(sb.FieldBuilder(i), f.Type, v.([]any)[i])
-		}
-	case *iceberg.ListType:
-		lb := b.(*array.ListBuilder)
-		lb.Append(true)
-		for _, e := range v.([]any) {
-			appendValue(lb.ValueBuilder(), t.Element, e)
-		}
-	case *iceberg.MapType:
-		mb := b.(*array.MapBuilder)
-		mb.Append(true)
-		mv := v.(iceberg.MapValue)
-		for i := range mv.Keys {
-			appendValue(mb.KeyBuilder(), t.Key, mv.Keys[i])
-			appendValue(mb.ItemBuilder(), t.Value, mv.Values[i])
-		}
-	default:
-		panic(fmt.Sprintf("appendValue: %v", t))
+	if err := arrowschema.AppendValue(b, t, v); err != nil {
+		panic(fmt.Sprintf("appendValue: %v", err))
 	}
 }
 
