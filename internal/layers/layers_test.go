@@ -29,6 +29,7 @@ var forbidden = map[string][]string{
 	"reader/parquet":     {"iceberg", "reader/prune", "reader/scan", "writer", "catalog", "capi", "cmd", "internal"},
 	"reader/prune":       {"iceberg/table", "iceberg/manifest", "iceberg/metadata", "iceberg/fileio", "reader/scan", "writer", "capi", "cmd", "internal"},
 	"reader/scan":        {"writer", "catalog", "capi", "cmd"},
+	"reader/inspect":     {"writer", "catalog", "capi", "cmd"},
 	"iceberg":            {"reader", "writer", "catalog", "capi", "cmd"},
 	"iceberg/action":     {"iceberg/table", "iceberg/manifest", "iceberg/fileio", "iceberg/puffin", "reader", "writer", "catalog", "capi", "cmd", "internal"},
 	"catalog":            {"reader", "writer", "capi", "cmd"},

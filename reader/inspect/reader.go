@@ -1,0 +1,164 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/arrowschema"
+	"github.com/floedb/floe/iceberg/expr"
+)
+
+// reader is a metadata table's rows as an array.RecordReader: rows pulled
+// from the source, filtered, projected and appended a batch at a time.
+type reader struct {
+	refs   atomic.Int64
+	what   string
+	schema *arrow.Schema
+	// fields are the projected fields and their positions in a row.
+	fields []iceberg.NestedField
+	pos    []int
+	filter *expr.TupleEvaluator
+	next   func() ([]any, error, bool)
+	stop   func()
+	b      *array.RecordBuilder
+	limit  int64
+	sent   int64
+	batch  int
+	rec    arrow.RecordBatch
+	err    error
+}
+
+func newReader(ctx context.Context, what string, src *source, opts Options, mem memory.Allocator) (*reader, error) {
+	r := &reader{what: what, limit: opts.Limit, batch: opts.BatchSize}
+	if r.batch <= 0 {
+		r.batch = DefaultBatchSize
+	}
+	fields := src.schema.Fields
+	if opts.Columns == nil {
+		r.fields = fields
+		for i := range fields {
+			r.pos = append(r.pos, i)
+		}
+	} else {
+		for _, name := range opts.Columns {
+			i := -1
+			for j, f := range fields {
+				if f.Name == name || opts.CaseInsensitive && strings.EqualFold(f.Name, name) {
+					i = j
+					break
+				}
+			}
+			if i < 0 {
+				names := make([]string, len(fields))
+				for j, f := range fields {
+					names[j] = f.Name
+				}
+				msg := fmt.Sprintf("inspect %s: no column %q", what, name)
+				if near := iceberg.ClosestName(name, names); near != "" {
+					msg += fmt.Sprintf("; did you mean %q?", near)
+				}
+				return nil, errkind.New(errkind.InvalidArgument, msg)
+			}
+			r.fields = append(r.fields, fields[i])
+			r.pos = append(r.pos, i)
+		}
+	}
+	if opts.Filter != nil {
+		bound, err := expr.Bind(opts.Filter, src.schema, opts.CaseInsensitive)
+		if err != nil {
+			return nil, fmt.Errorf("inspect %s: filter: %w", what, err)
+		}
+		if r.filter, err = expr.NewTupleEvaluator(bound, src.schema.AsStruct()); err != nil {
+			return nil, fmt.Errorf("inspect %s: filter: %w", what, err)
+		}
+	}
+	as, err := arrowschema.ArrowSchema(r.fields)
+	if err != nil {
+		return nil, err
+	}
+	r.schema = as
+	r.b = array.NewRecordBuilder(mem, as)
+	r.next, r.stop = iter.Pull2(src.rows(ctx))
+	r.refs.Store(1)
+	return r, nil
+}
+
+func (r *reader) Schema() *arrow.Schema { return r.schema }
+
+func (r *reader) Next() bool {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	if r.err != nil || r.b == nil {
+		return false
+	}
+	n := 0
+	for n < r.batch && (r.limit == 0 || r.sent < r.limit) {
+		row, err, ok := r.next()
+		if !ok {
+			break
+		}
+		if err != nil {
+			r.err = errkind.Default(errkind.Corrupt, fmt.Errorf("inspect %s: %w", r.what, err))
+			return false
+		}
+		if r.filter != nil && !r.filter.Eval(row) {
+			continue
+		}
+		for i, f := range r.fields {
+			if err := arrowschema.AppendValue(r.b.Field(i), f.Type, row[r.pos[i]]); err != nil {
+				r.err = fmt.Errorf("inspect %s: column %s: %w", r.what, f.Name, err)
+				return false
+			}
+		}
+		n++
+		r.sent++
+	}
+	if n == 0 {
+		r.close()
+		return false
+	}
+	r.rec = r.b.NewRecordBatch()
+	return true
+}
+
+func (r *reader) RecordBatch() arrow.RecordBatch { return r.rec }
+
+// Record is RecordBatch, for readers of the older name.
+func (r *reader) Record() arrow.RecordBatch { return r.rec }
+
+func (r *reader) Err() error { return r.err }
+
+func (r *reader) Retain() { r.refs.Add(1) }
+
+func (r *reader) Release() {
+	if r.refs.Add(-1) != 0 {
+		return
+	}
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	r.close()
+}
+
+// close stops the source and frees the builder.
+func (r *reader) close() {
+	if r.stop != nil {
+		r.stop()
+		r.stop = nil
+	}
+	if r.b != nil {
+		r.b.Release()
+		r.b = nil
+	}
+}
