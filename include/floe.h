@@ -791,6 +791,17 @@ typedef struct floe_scan floe_scan;
  *   "verify_crc": <bool>        check Parquet page checksums.
  *   "snapshot_id": -1 reads the table as it was before its first snapshot
  *               (no rows): the id to pin with when a table was empty.
+ *   "from_snapshot_id": <int64>, "to_snapshot_id": <int64>  either makes
+ *               an incremental append scan: the rows the "append" snapshots
+ *               after from (exclusive; omitted: the oldest ancestor) up to
+ *               to (inclusive; omitted: the snapshot chosen as above, else
+ *               the current one) added, as Java's IncrementalAppendScan
+ *               reads them: overwrite, replace and delete snapshots are
+ *               skipped and no delete file is applied. from must be on to's
+ *               ancestry: an id the table lacks is FLOE_NOT_FOUND, one off
+ *               the path (or after to) FLOE_INVALID_ARGUMENT; to_snapshot_id
+ *               with snapshot_id, as_of_timestamp or ref is refused. Tasks,
+ *               filters, limits and parallel streams work as for any scan.
  * I/O and memory (defaults suit local disks and object stores alike):
  *   "buffer_bytes": <int64>  decoded batches an ordered parallel stream
  *               holds for the tasks after the one being returned (268435456).
@@ -906,6 +917,44 @@ floe_status floe_scan_cancel(floe_scan* scan);
 /* Release a scan. Streams opened from it stay usable. Freeing NULL is
  * FLOE_OK; freeing twice is FLOE_INVALID_ARGUMENT. */
 floe_status floe_scan_free(floe_scan* scan);
+
+/* ------------------------------------------------------------------------
+ * Metadata tables
+ * ------------------------------------------------------------------------ */
+
+/* Stream one of the table's metadata tables, named as Java and pyiceberg
+ * name them: "snapshots", "history", "metadata_log_entries", "refs",
+ * "manifests", "all_manifests", "entries", "all_entries", "files",
+ * "data_files", "delete_files", "all_files", "all_data_files",
+ * "all_delete_files", "partitions", "position_deletes" (a kind this floe
+ * does not have is FLOE_INVALID_ARGUMENT, the message listing those it
+ * has). Their columns and types are Java's; timestamps are us with time
+ * zone "UTC". Rows are read from the table handle's version as the stream
+ * goes, a batch at a time: a large table's entries are never all held.
+ *
+ * options_json may be NULL or "{}" (every column, the current snapshot).
+ * Keys (unknown keys are refused), as in floe_scan_open:
+ *   "columns":  ["snapshot_id", ...]  top-level columns, in that order;
+ *               omit for all.
+ *   "filter":   row_filter text ("record_count > 1000 and
+ *               partition.x = 3") or a REST JSON expression over the
+ *               metadata table's columns (nested ones by dotted name).
+ *   "snapshot_id": <int64> | "ref": "name"  the snapshot a per-snapshot
+ *               table (files, entries, manifests, partitions, …) looks at;
+ *               refused (FLOE_INVALID_ARGUMENT) by tables of the whole
+ *               history (snapshots, history, refs, all_*), as in Java. An
+ *               unknown snapshot or ref is FLOE_NOT_FOUND.
+ *   "limit": <int64>  at most that many rows (0: none).
+ *   "batch_size": <int>  rows per batch (default 4096).
+ *   "case_insensitive": true  (or "case_sensitive": false) match columns
+ *               and filter names ignoring case.
+ *   "timeout_ms": <int64>  bounds the stream from this call to its end
+ *               (get_next then returns ETIMEDOUT); default the table's.
+ * out must point at writable memory; the caller releases the stream, which
+ * stays usable after the table handle is freed. Stream errors are as
+ * floe_scan_stream's. */
+floe_status floe_inspect(floe_table* table, const char* kind, const char* options_json,
+                         struct ArrowArrayStream* out);
 
 /* ------------------------------------------------------------------------
  * Tasks, possibly in another process

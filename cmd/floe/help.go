@@ -24,7 +24,11 @@ var commandHelp = []struct{ name, text string }{
              EXPR: "a < 10 and b in ('x', 'y') and c is not null and d like 'ab%'"
              (and/or/not, strings in single quotes) or an Iceberg REST JSON
              expression
-             --stats: what the scan pruned and read, as JSON on stderr`},
+             --stats: what the scan pruned and read, as JSON on stderr
+             [--from-snapshot A] [--to-snapshot B]: an incremental append
+             scan, the rows the append snapshots after A up to B (default:
+             the snapshot chosen, else the current one) added; overwrites
+             and deletes between are skipped and no deletes applied`},
 	{"create", `floe create TABLE --schema SCHEMA.json [--partition COLUMN[:TRANSFORM]]…
              [--property K=V]… [--format-version N] [--create-namespace]
              SCHEMA.json: an Iceberg schema; TRANSFORM: identity (default),

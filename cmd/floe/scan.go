@@ -19,15 +19,26 @@ import (
 )
 
 func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter", "output", "memory-limit"}, []string{"verify-crc", "ignore-case", "stats", "no-relocate"})
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter", "output", "memory-limit", "from-snapshot", "to-snapshot"}, []string{"verify-crc", "ignore-case", "stats", "no-relocate"})
 	if err != nil {
 		return err
 	}
-	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table|parquet] [--output FILE.parquet|.csv|.jsonl] [--stats] [--map PREFIX=TARGET]…")
+	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--from-snapshot A [--to-snapshot B]] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table|parquet] [--output FILE.parquet|.csv|.jsonl] [--stats] [--map PREFIX=TARGET]…")
 	if err != nil {
 		return err
 	}
 	so := scan.Options{SnapshotID: sel.SnapshotID, AsOfTimestamp: sel.AsOfMs, Ref: sel.Ref, VerifyCRC: a.bools["verify-crc"], CaseInsensitive: a.bools["ignore-case"]}
+	// An incremental append scan: the rows the appends after A up to B
+	// (default the snapshot chosen, else the current one) added.
+	for flag, dst := range map[string]**int64{"from-snapshot": &so.FromSnapshotID, "to-snapshot": &so.ToSnapshotID} {
+		if v, ok := a.last(flag); ok {
+			id, err := parseSnapshotID("--"+flag, v)
+			if err != nil {
+				return err
+			}
+			*dst = &id
+		}
+	}
 	if f, ok := a.last("filter"); ok {
 		if so.Filter, err = expr.ParseFilter(f); err != nil {
 			return err

@@ -23,6 +23,14 @@ type Options struct {
 	SnapshotID    *int64
 	AsOfTimestamp *int64
 	Ref           string
+	// FromSnapshotID and ToSnapshotID, either set, make the scan an
+	// incremental append scan (table.StreamAppends): the rows the append
+	// snapshots after FromSnapshotID (exclusive; nil for the oldest) up to
+	// ToSnapshotID (inclusive; nil for the snapshot SnapshotID, Ref or
+	// AsOfTimestamp selects, else the current one) added, with no deletes
+	// applied. See incremental.go.
+	FromSnapshotID *int64
+	ToSnapshotID   *int64
 	// Limit stops the scan after this many rows; nil for no limit.
 	Limit     *int64
 	BatchSize int
@@ -72,6 +80,9 @@ func (o *Options) validate() error {
 	}
 	if o.SplitSize < 0 {
 		return errkind.Errorf(errkind.InvalidArgument, "scan options: split_size must not be negative")
+	}
+	if err := o.validateIncremental(); err != nil {
+		return err
 	}
 	return checkMemoryLimit(o.MemoryLimit)
 }
@@ -152,7 +163,7 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	sel := table.SnapshotSelector{SnapshotID: opts.SnapshotID, AsOfMs: opts.AsOfTimestamp, Ref: opts.Ref}
+	sel := opts.selector()
 	// The schema the plan's residuals are bound to (ReadSchema, as
 	// planning picks it): the projection and the tasks are built from it
 	// as the planned files stream in, so the plan is never held whole
@@ -197,7 +208,7 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 	locations := t.Locations.Prefixes()
 	var metrics manifest.MetricsStore
 	var files int64
-	plan, err := t.StreamScan(ctx, sel, filter, opts.CaseInsensitive, func(dt table.DataFileTask) error {
+	plan, err := opts.stream(ctx, t, sel, filter, func(dt table.DataFileTask) error {
 		files++
 		// Counted per planned file, not per task: the splits of a file
 		// share its records, while a file the plan lists twice is read
