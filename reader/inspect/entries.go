@@ -1,0 +1,67 @@
+package inspect
+
+import (
+	"context"
+	"iter"
+
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// The entries tables (Java's ManifestEntriesTable and AllEntriesTable,
+// pyiceberg's inspect.entries): every entry of a snapshot's manifests
+// (entries) or of every manifest any snapshot lists, each read once
+// (all_entries), DELETED entries included: status (0 existing, 1 added,
+// 2 deleted), the snapshot that added or deleted the file, its data and
+// file sequence numbers (inherited values filled in, as Java shows them;
+// a file sequence number an old writer never recorded is null), the
+// data_file struct and readable_metrics.
+const (
+	Entries    Kind = "entries"
+	AllEntries Kind = "all_entries"
+)
+
+func init() {
+	register(Entries, func(t *table.Table, opts Options) (*source, error) { return openEntries(Entries, t, opts, false) })
+	register(AllEntries, func(t *table.Table, opts Options) (*source, error) { return openEntries(AllEntries, t, opts, true) })
+}
+
+func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, error) {
+	scope, err := scopeOf(kind, t, opts, all)
+	if err != nil {
+		return nil, err
+	}
+	scope.data, scope.deletes = true, true
+	layout, err := newFileLayout(t)
+	if err != nil {
+		return nil, err
+	}
+	fields := []iceberg.NestedField{
+		{ID: 0, Name: "status", Type: iceberg.IntType{}, Required: true},
+		{ID: 1, Name: "snapshot_id", Type: iceberg.LongType{}},
+		{ID: 3, Name: "sequence_number", Type: iceberg.LongType{}},
+		{ID: 4, Name: "file_sequence_number", Type: iceberg.LongType{}},
+		{ID: 2, Name: "data_file", Type: &iceberg.StructType{Fields: dataFileFields(layout.partType)}, Required: true},
+	}
+	rm := newReadableMetrics(t.Metadata.CurrentSchema(), iceberg.NewSchema(0, fields).HighestFieldID())
+	schema := iceberg.NewSchema(0, append(fields, rm.field))
+	// The data_file struct is wanted whole or not at all: a filter on
+	// data_file.x needs it, and a filter means every column is wanted.
+	wantFile, readable := wants(opts, "data_file"), wants(opts, rm.field.Name)
+	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
+		return entryRows(ctx, scope, false, func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
+			var fileSeq, df, metrics any
+			if e.FileSequenceNumber != manifest.UnassignedSequenceNumber {
+				fileSeq = e.FileSequenceNumber
+			}
+			if wantFile {
+				df = layout.row(&e.DataFile)
+			}
+			if readable {
+				metrics = rm.value(e.DataFile.Metrics)
+			}
+			return []any{int32(e.Status), e.SnapshotID, e.SequenceNumber, fileSeq, df, metrics}
+		})
+	}}, nil
+}

@@ -1,0 +1,106 @@
+package inspect
+
+import (
+	"context"
+	"iter"
+
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// The files tables (Java's FilesTable, DataFilesTable, DeleteFilesTable
+// and their All* forms; pyiceberg's inspect.files, data_files,
+// delete_files, all_files, …): one row per live content file of a
+// snapshot's manifests (files: data and delete manifests; data_files:
+// data manifests; delete_files: delete manifests), or, for all_*, of
+// every manifest any snapshot lists, each manifest read once (a file
+// listed by several manifests shows once per manifest, as in Java). The
+// columns are the manifest's data_file fields (dataFileFields) and
+// readable_metrics.
+const (
+	Files          Kind = "files"
+	DataFiles      Kind = "data_files"
+	DeleteFiles    Kind = "delete_files"
+	AllFiles       Kind = "all_files"
+	AllDataFiles   Kind = "all_data_files"
+	AllDeleteFiles Kind = "all_delete_files"
+)
+
+func init() {
+	for _, k := range []struct {
+		kind               Kind
+		all, data, deletes bool
+	}{
+		{Files, false, true, true}, {DataFiles, false, true, false}, {DeleteFiles, false, false, true},
+		{AllFiles, true, true, true}, {AllDataFiles, true, true, false}, {AllDeleteFiles, true, false, true},
+	} {
+		register(k.kind, func(t *table.Table, opts Options) (*source, error) {
+			scope, err := scopeOf(k.kind, t, opts, k.all)
+			if err != nil {
+				return nil, err
+			}
+			scope.data, scope.deletes = k.data, k.deletes
+			return openFiles(t, opts, scope)
+		})
+	}
+}
+
+// scopeOf is the manifests a files or entries table reads: the snapshot
+// opts pick, or (all) every snapshot's, where a snapshot or ref is
+// refused as Java refuses it.
+func scopeOf(kind Kind, t *table.Table, opts Options, all bool) (*manifestScope, error) {
+	s := &manifestScope{t: t, all: all, sequential: opts.Limit > 0}
+	if all {
+		return s, noSnapshotChoice(kind, opts)
+	}
+	snap, err := snapshotOf(t.Metadata, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.snap = snap
+	return s, nil
+}
+
+func openFiles(t *table.Table, opts Options, scope *manifestScope) (*source, error) {
+	layout, err := newFileLayout(t)
+	if err != nil {
+		return nil, err
+	}
+	fields := dataFileFields(layout.partType)
+	rm := newReadableMetrics(t.Metadata.CurrentSchema(), iceberg.NewSchema(0, fields).HighestFieldID())
+	schema := iceberg.NewSchema(0, append(fields, rm.field))
+	layout.maps = wants(opts, "column_sizes") || wants(opts, "value_counts") || wants(opts, "null_value_counts") ||
+		wants(opts, "nan_value_counts") || wants(opts, "lower_bounds") || wants(opts, "upper_bounds")
+	readable := wants(opts, rm.field.Name)
+	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
+		return entryRows(ctx, scope, true, func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
+			row := layout.row(&e.DataFile)
+			if readable {
+				return append(row, rm.value(e.DataFile.Metrics))
+			}
+			return append(row, nil)
+		})
+	}}, nil
+}
+
+// entryRows streams a row per entry of scope's manifests (live ones only
+// when live), stopping the manifest reads when the consumer stops.
+func entryRows(ctx context.Context, scope *manifestScope, live bool, row func(*manifest.ManifestFile, *manifest.Entry) []any) iter.Seq2[[]any, error] {
+	return func(yield func([]any, error) bool) {
+		stopped := false
+		err := scope.each(ctx, func(mf *manifest.ManifestFile, e *manifest.Entry) bool {
+			if live && e.Status == manifest.StatusDeleted {
+				return true
+			}
+			if !yield(row(mf, e), nil) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package inspect
+
+import (
+	"context"
+	"sync"
+	"time"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/iceberg/arrowschema"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/fixtures"
+)
+
+// readable_metrics on Impala's table of every type: each column's bounds
+// are the manifest's bounds decoded into the column's type, and its
+// counts the manifest's counts.
+func TestReadableMetricsAreTheManifestMetrics(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v3_all_types")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	plan, err := tbl.PlanFiles(context.Background(), table.SnapshotSelector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := map[string]*table.DataFileTask{}
+	for i := range plan.Tasks {
+		byPath[plan.Tasks[i].File.FilePath] = &plan.Tasks[i]
+	}
+	schema := tbl.Metadata.CurrentSchema()
+	compared := 0
+	for _, rec := range readAll(t, tbl, DataFiles, Options{Columns: []string{"file_path", "readable_metrics"}}) {
+		paths := rec.Column(0).(*array.String)
+		rm := rec.Column(1).(*array.Struct)
+		for row := 0; row < int(rec.NumRows()); row++ {
+			task := byPath[paths.Value(row)]
+			if task == nil {
+				t.Fatalf("%s is not a planned file", paths.Value(row))
+			}
+			for _, col := range schema.Fields {
+				idx := fieldIndex(t, rm, col.Name)
+				cs := rm.Field(idx).(*array.Struct)
+				m := task.File.Metrics.Column(col.ID)
+				vc := cs.Field(1).(*array.Int64)
+				if m.HasValueCount != vc.IsValid(row) || m.HasValueCount && vc.Value(row) != m.ValueCount {
+					t.Errorf("%s value_count %v, manifest %d (%v)", col.Name, vc.ValueStr(row), m.ValueCount, m.HasValueCount)
+				}
+				for k, raw := range [][]byte{m.Lower, m.Upper} {
+					got := cs.Field(4 + k)
+					if raw == nil {
+						if got.IsValid(row) {
+							t.Errorf("%s bound %d: %s without a manifest bound", col.Name, k, got.ValueStr(row))
+						}
+						continue
+					}
+					v, err := iceberg.ValueFromBytes(col.Type, raw)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := boundText(t, got, col.Type, v); got.ValueStr(row) != want {
+						t.Errorf("%s bound %d: %s, the manifest's decodes to %s", col.Name, k, got.ValueStr(row), want)
+					}
+					compared++
+				}
+			}
+		}
+	}
+	if compared < 10 {
+		t.Fatalf("only %d bounds compared", compared)
+	}
+}
+
+// boundText is v as Arrow spells it in an array of got's type.
+func boundText(t *testing.T, got arrow.Array, typ iceberg.Type, v any) string {
+	b := array.NewBuilder(memory.NewGoAllocator(), got.DataType())
+	defer b.Release()
+	if err := arrowschema.AppendValue(b, typ, v); err != nil {
+		t.Fatal(err)
+	}
+	a := b.NewArray()
+	defer a.Release()
+	return a.ValueStr(0)
+}
+
+func fieldIndex(t *testing.T, s *array.Struct, name string) int {
+	t.Helper()
+	st := s.DataType().(interface{ FieldIdx(string) (int, bool) })
+	i, ok := st.FieldIdx(name)
+	if !ok {
+		t.Fatalf("readable_metrics has no %s", name)
+	}
+	return i
+}
+
+// countingIO counts whole-file reads by path.
+type countingIO struct {
+	fileio.FileIO
+	mu    sync.Mutex
+	reads map[string]int
+}
+
+func (c *countingIO) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	c.mu.Lock()
+	c.reads[path]++
+	c.mu.Unlock()
+	return c.FileIO.ReadFile(ctx, path)
+}
+
+// Filters on a column and on a partition field, column selection, and a
+// limit that stops reading manifests once met.
+func TestFilesFilterColumnsLimit(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v2_delete_equality_partitioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	all := fileRows(t, tbl, Files, Options{})
+	if len(all) < 4 {
+		t.Fatalf("%d files: not a useful table", len(all))
+	}
+	var big int
+	for _, r := range all {
+		if r.records > 1 {
+			big++
+		}
+	}
+	gt, err := expr.NewPredicate(expr.OpGt, "record_count", int64(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fileRows(t, tbl, Files, Options{Filter: gt}); len(got) != big || big == 0 || big == len(all) {
+		t.Fatalf("record_count > 1: %d rows, want %d of %d", len(got), big, len(all))
+	}
+	// partition.d: the files' partition values, read back and filtered on.
+	recs := readAll(t, tbl, Files, Options{Columns: []string{"partition", "file_path"}})
+	if recs[0].NumCols() != 2 || recs[0].Schema().Field(0).Name != "partition" {
+		t.Fatalf("columns: %v", recs[0].Schema())
+	}
+	days := map[int32]int{}
+	for _, rec := range recs {
+		d := rec.Column(0).(*array.Struct).Field(0).(*array.Date32)
+		for i := 0; i < d.Len(); i++ {
+			if d.IsValid(i) {
+				days[int32(d.Value(i))]++
+			}
+		}
+	}
+	if len(days) < 2 {
+		t.Fatalf("partition days %v: not a useful table", days)
+	}
+	for day, n := range days {
+		eq, err := expr.NewPredicate(expr.OpEq, "partition.d", time.Unix(int64(day)*86400, 0).UTC().Format("2006-01-02"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(fileRows(t, tbl, Files, Options{Filter: eq})); got != n {
+			t.Errorf("partition.d = %d: %d rows, want %d", day, got, n)
+		}
+	}
+	// A limit of 1 reads the manifest list and the first manifest only.
+	list := mustList(t, tbl)
+	if len(list) < 3 {
+		t.Fatalf("%d manifests: not a useful table", len(list))
+	}
+	io := &countingIO{FileIO: tbl.IO, reads: map[string]int{}}
+	limited := *tbl
+	limited.IO = io
+	if n := len(fileRows(t, &limited, Files, Options{Limit: 1})); n != 1 {
+		t.Fatalf("limit 1: %d rows", n)
+	}
+	for _, mf := range list[1:] {
+		if io.reads[mf.Path] != 0 {
+			t.Errorf("limit 1 read manifest %s too", mf.Path)
+		}
+	}
+	if io.reads[list[0].Path] != 1 {
+		t.Errorf("limit 1 read the first manifest %d times", io.reads[list[0].Path])
+	}
+}
