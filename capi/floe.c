@@ -295,6 +295,16 @@ floe_status floe_scan_free(floe_scan* scan) {
   return capiScanFree((uintptr_t)scan);
 }
 
+floe_status floe_inspect(floe_table* table, const char* kind, const char* options_json,
+                         struct ArrowArrayStream* out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_inspect", "out");
+  memset(out, 0, sizeof *out);
+  REQUIRE(table != NULL, "floe_inspect", "table");
+  REQUIRE(kind != NULL, "floe_inspect", "kind");
+  return capiInspect((uintptr_t)table, (char*)kind, (char*)options_json, out);
+}
+
 floe_status floe_task_stream(const uint8_t* task, size_t len, const char* options_json,
                              struct ArrowArrayStream* out) {
   capi_clear_error();

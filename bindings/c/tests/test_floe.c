@@ -16,6 +16,7 @@
 #include "floe.h"
 #include "harness.h"
 #include "test_filters.h"
+#include "test_inspect.h"
 #include "test_host_io.h"
 #include "test_transaction.h"
 #include "test_catalog_transaction.h"
@@ -872,6 +873,10 @@ static const struct test tests[] = {
     {"transaction", "refs_and_spec", test_transaction_refs_and_spec},
     {"transaction", "errors", test_transaction_errors},
     {"transaction", "catalog_commit", test_catalog_transaction},
+    {"inspect", "snapshots", test_inspect_snapshots},
+    {"inspect", "options", test_inspect_options},
+    {"inspect", "errors", test_inspect_errors},
+    {"inspect", "every_kind", test_inspect_every_kind},
 };
 
 static int selected(const char* group, int argc, char** argv) {
@@ -884,7 +889,7 @@ static int selected(const char* group, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream filters threads_filter write transaction all single)\n",
+    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream filters threads_filter write transaction inspect all single)\n",
             argv[0]);
     return 2;
   }
