@@ -125,6 +125,15 @@ class Table(_Handle, TableWrites, TableInfo, TableChanges):
         _check(library().floe_table_metadata_location(self._handle, ctypes.byref(out)))
         return _take_string(out)
 
+    @property
+    def inspect(self):
+        """The table's metadata tables, with pyiceberg's names:
+        ``t.inspect.snapshots()``, ``t.inspect.files(snapshot_id=…)``, …
+        (floe.InspectTable)."""
+        from ._inspect import InspectTable
+
+        return InspectTable(self)
+
     def scan(self, row_filter=None, selected_fields=None, snapshot_id=None, as_of_timestamp=None, ref=None,
              limit=None, batch_size=None, threads=None, case_sensitive=True, split_size=None, ordered=None,
              **io_options):
