@@ -3,14 +3,14 @@ package inspect
 import (
 	"context"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/table"
@@ -21,7 +21,17 @@ import (
 // are the manifest's bounds decoded into the column's type, and its
 // counts the manifest's counts.
 func TestReadableMetricsAreTheManifestMetrics(t *testing.T) {
-	f, err := fixtures.Get("impala_iceberg_v3_all_types")
+	differ := 0 // bounds whose lower and upper differ, so a swap shows
+	for _, name := range []string{"impala_iceberg_v3_all_types", "impala_iceberg_v2_delete_equality_partitioned", "duckdb_lineitem_iceberg"} {
+		differ += checkReadableMetrics(t, name)
+	}
+	if differ == 0 {
+		t.Fatal("no file has different lower and upper bounds")
+	}
+}
+
+func checkReadableMetrics(t *testing.T, name string) (differ int) {
+	f, err := fixtures.Get(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +62,9 @@ func TestReadableMetricsAreTheManifestMetrics(t *testing.T) {
 				if m.HasValueCount != vc.IsValid(row) || m.HasValueCount && vc.Value(row) != m.ValueCount {
 					t.Errorf("%s value_count %v, manifest %d (%v)", col.Name, vc.ValueStr(row), m.ValueCount, m.HasValueCount)
 				}
+				if string(m.Lower) != string(m.Upper) {
+					differ++
+				}
 				for k, raw := range [][]byte{m.Lower, m.Upper} {
 					got := cs.Field(4 + k)
 					if raw == nil {
@@ -73,8 +86,9 @@ func TestReadableMetricsAreTheManifestMetrics(t *testing.T) {
 		}
 	}
 	if compared < 10 {
-		t.Fatalf("only %d bounds compared", compared)
+		t.Fatalf("%s: only %d bounds compared", name, compared)
 	}
+	return differ
 }
 
 // boundText is v as Arrow spells it in an array of got's type.
