@@ -149,3 +149,23 @@ func TestHistoryAfterARollback(t *testing.T) {
 		t.Fatalf("a snapshot for the history table: %v", err)
 	}
 }
+
+// A table never written to: no history, refs or manifests; its one
+// metadata file names no snapshot.
+func TestTablesOfATableWithoutSnapshots(t *testing.T) {
+	tbl := editedFixture(t, "impala_iceberg_v3_deletion_vectors", func(doc map[string]any) {
+		doc["current-snapshot-id"] = json.Number("-1")
+		for _, k := range []string{"snapshots", "snapshot-log", "metadata-log", "refs", "statistics"} {
+			delete(doc, k)
+		}
+	})
+	for _, kind := range []Kind{History, Refs, Manifests, AllManifests} {
+		if rows := tableRows(readAll(t, tbl, kind, Options{})); len(rows) != 0 {
+			t.Errorf("%s: %v", kind, rows)
+		}
+	}
+	rows := tableRows(readAll(t, tbl, MetadataLogEntries, Options{}))
+	if len(rows) != 1 || rows[0][1] != tbl.MetadataLocation || rows[0][2] != nil || rows[0][3] != nil || rows[0][4] != nil {
+		t.Errorf("metadata_log_entries: %v", rows)
+	}
+}
