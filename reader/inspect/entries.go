@@ -46,6 +46,7 @@ func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, er
 	}
 	rm := newReadableMetrics(t.Metadata.CurrentSchema(), iceberg.NewSchema(0, fields).HighestFieldID())
 	schema := iceberg.NewSchema(0, append(fields, rm.field))
+	scope.prune = newManifestPruner(t, schema, opts)
 	// The data_file struct is wanted whole or not at all: a filter on
 	// data_file.x needs it, and a filter means every column is wanted.
 	wantFile, readable := wants(opts, "data_file"), wants(opts, rm.field.Name)

@@ -70,6 +70,7 @@ func openFiles(t *table.Table, opts Options, scope *manifestScope) (*source, err
 	fields := dataFileFields(layout.partType)
 	rm := newReadableMetrics(t.Metadata.CurrentSchema(), iceberg.NewSchema(0, fields).HighestFieldID())
 	schema := iceberg.NewSchema(0, append(fields, rm.field))
+	scope.prune = newManifestPruner(t, schema, opts)
 	layout.maps = wants(opts, "column_sizes") || wants(opts, "value_counts") || wants(opts, "null_value_counts") ||
 		wants(opts, "nan_value_counts") || wants(opts, "lower_bounds") || wants(opts, "upper_bounds")
 	readable := wants(opts, rm.field.Name)

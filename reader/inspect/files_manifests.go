@@ -24,6 +24,8 @@ type manifestScope struct {
 	// sequential reads one manifest at a time, not a window ahead: a
 	// read with a limit stops after the manifests it needs.
 	sequential bool
+	// prune skips manifests by their partition summaries (nil: none).
+	prune *manifestPruner
 }
 
 // each hands every entry of the scope's manifests to fn, manifest by
@@ -55,9 +57,9 @@ func (s *manifestScope) each(ctx context.Context, fn func(mf *manifest.ManifestF
 			if s.all {
 				seen[mf.Path] = true
 			}
-			return false
+			return !s.prune.keep(&mf)
 		})
-		stopped, err := s.read(ctx, list, fn)
+		stopped, err := s.readList(ctx, list, fn)
 		if err != nil || stopped {
 			return err
 		}
@@ -65,8 +67,8 @@ func (s *manifestScope) each(ctx context.Context, fn func(mf *manifest.ManifestF
 	return nil
 }
 
-// read hands list's entries to fn, reporting whether fn stopped it.
-func (s *manifestScope) read(ctx context.Context, list []manifest.ManifestFile, fn func(mf *manifest.ManifestFile, e *manifest.Entry) bool) (bool, error) {
+// readList hands list's entries to fn, reporting whether fn stopped it.
+func (s *manifestScope) readList(ctx context.Context, list []manifest.ManifestFile, fn func(mf *manifest.ManifestFile, e *manifest.Entry) bool) (bool, error) {
 	deliver := func(i int, entries []manifest.Entry) error {
 		for k := range entries {
 			if !fn(&list[i], &entries[k]) {

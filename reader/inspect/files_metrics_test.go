@@ -174,8 +174,27 @@ func TestFilesFilterColumnsLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := len(fileRows(t, tbl, Files, Options{Filter: eq})); got != n {
+		io := &countingIO{FileIO: tbl.IO, reads: map[string]int{}}
+		pruned := *tbl
+		pruned.IO = io
+		if got := len(fileRows(t, &pruned, Files, Options{Filter: eq})); got != n {
 			t.Errorf("partition.d = %d: %d rows, want %d", day, got, n)
+		}
+		// The manifests whose summaries exclude the day are not read.
+		read := 0
+		for _, mf := range mustList(t, tbl) {
+			read += io.reads[mf.Path]
+		}
+		if read == 0 || read >= len(mustList(t, tbl)) {
+			t.Errorf("partition.d = %d read %d of %d manifests", day, read, len(mustList(t, tbl)))
+		}
+		// In entries, the same struct is data_file.partition.
+		eq, err = expr.NewPredicate(expr.OpEq, "data_file.partition.d", time.Unix(int64(day)*86400, 0).UTC().Format("2006-01-02"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := entryCounts(t, tbl, Entries, Options{Filter: eq}); c[0]+c[1] != n {
+			t.Errorf("data_file.partition.d = %d: %v entries, want %d live", day, c, n)
 		}
 	}
 	// A limit of 1 reads the manifest list and the first manifest only.
