@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -344,4 +346,31 @@ func historyListed(tbl *table.Table) bool {
 		}
 	}
 	return true
+}
+
+// A reader released after its first batch stops the windowed manifest
+// reads behind it: no goroutine outlives it.
+func TestEntriesReleasedEarlyStopTheirReads(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v2_delete_equality_partitioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	before := runtime.NumGoroutine()
+	for range 20 {
+		rr, err := Open(context.Background(), tbl, AllEntries, Options{BatchSize: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rr.Next() || rr.RecordBatch().NumRows() != 1 {
+			t.Fatalf("first batch: %v", rr.Err())
+		}
+		rr.Release()
+	}
+	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after the readers were released, %d before", n, before)
+	}
 }
