@@ -29,6 +29,17 @@ var commandHelp = []struct{ name, text string }{
              scan, the rows the append snapshots after A up to B (default:
              the snapshot chosen, else the current one) added; overwrites
              and deletes between are skipped and no deletes applied`},
+	{"inspect", `floe inspect TABLE KIND [--columns a,b] [--filter EXPR]
+             [--snapshot ID | --ref NAME] [--limit N] [--batch-size N]
+             [--ignore-case] [--format jsonl|csv|table]
+             a metadata table, with Java's and pyiceberg's columns. KIND:
+             snapshots, history, metadata_log_entries, refs, manifests,
+             all_manifests, entries, all_entries, files, data_files,
+             delete_files, all_files, all_data_files, all_delete_files,
+             partitions, position_deletes. EXPR is over its columns (as
+             scan's; nested by dotted name: "partition.x = 3 and
+             record_count > 1000"); --snapshot/--ref apply to per-snapshot
+             tables (files, entries, manifests, partitions, …)`},
 	{"create", `floe create TABLE --schema SCHEMA.json [--partition COLUMN[:TRANSFORM]]…
              [--property K=V]… [--format-version N] [--create-namespace]
              SCHEMA.json: an Iceberg schema; TRANSFORM: identity (default),

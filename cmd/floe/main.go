@@ -19,6 +19,7 @@ var commands = map[string]command{
 	"info":      runInfo,
 	"files":     runFiles,
 	"scan":      runScan,
+	"inspect":   runInspect,
 	"create":    runCreate,
 	"append":    runAppend,
 	"add-files": runAddFiles,

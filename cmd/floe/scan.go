@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/internal/progress"
 	"github.com/floedb/floe/reader/scan"
@@ -111,11 +112,11 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	var sink rowSink
 	switch format {
 	case "jsonl":
-		sink = &jsonlSink{w: w, scan: sc}
+		sink = &jsonlSink{w: w, fields: sc.Projection.Fields}
 	case "csv":
-		sink = newCSVSink(w, sc)
+		sink = newCSVSink(w, sc.Projection.Fields)
 	case "table":
-		sink = &tableSink{w: w, scan: sc}
+		sink = &tableSink{w: w, fields: sc.Projection.Fields}
 	case "parquet":
 		if sink, err = newParquetSink(w, rr.Schema()); err != nil {
 			return err
@@ -170,14 +171,16 @@ type rowSink interface {
 	finish() error
 }
 
+// The text sinks print the columns fields name and type (a scan's
+// projection, a metadata table's schema), in the batches' column order.
 type jsonlSink struct {
-	w    *bufio.Writer
-	scan *scan.Scan
-	buf  []byte
+	w      *bufio.Writer
+	fields []iceberg.NestedField
+	buf    []byte
 }
 
 func (s *jsonlSink) batch(rec arrow.RecordBatch) error {
-	fields := s.scan.Projection.Fields
+	fields := s.fields
 	for r := 0; r < int(rec.NumRows()); r++ {
 		b := append(s.buf[:0], '{')
 		for c, f := range fields {
@@ -203,14 +206,14 @@ func (s *jsonlSink) batch(rec arrow.RecordBatch) error {
 func (s *jsonlSink) finish() error { return nil }
 
 type csvSink struct {
-	w    *csv.Writer
-	scan *scan.Scan
+	w      *csv.Writer
+	fields []iceberg.NestedField
 }
 
-func newCSVSink(w io.Writer, sc *scan.Scan) *csvSink {
-	s := &csvSink{w: csv.NewWriter(w), scan: sc}
-	header := make([]string, len(sc.Projection.Fields))
-	for i, f := range sc.Projection.Fields {
+func newCSVSink(w io.Writer, fields []iceberg.NestedField) *csvSink {
+	s := &csvSink{w: csv.NewWriter(w), fields: fields}
+	header := make([]string, len(fields))
+	for i, f := range fields {
 		header[i] = f.Name
 	}
 	s.w.Write(header)
@@ -218,7 +221,7 @@ func newCSVSink(w io.Writer, sc *scan.Scan) *csvSink {
 }
 
 func (s *csvSink) batch(rec arrow.RecordBatch) error {
-	fields := s.scan.Projection.Fields
+	fields := s.fields
 	row := make([]string, len(fields))
 	for r := 0; r < int(rec.NumRows()); r++ {
 		for c, f := range fields {
@@ -242,13 +245,13 @@ func (s *csvSink) finish() error {
 // tableSink collects rows to align columns for people; it is meant for
 // small results (use --limit).
 type tableSink struct {
-	w    *bufio.Writer
-	scan *scan.Scan
-	rows [][]string
+	w      *bufio.Writer
+	fields []iceberg.NestedField
+	rows   [][]string
 }
 
 func (s *tableSink) batch(rec arrow.RecordBatch) error {
-	fields := s.scan.Projection.Fields
+	fields := s.fields
 	for r := 0; r < int(rec.NumRows()); r++ {
 		row := make([]string, len(fields))
 		for c, f := range fields {
@@ -263,7 +266,7 @@ func (s *tableSink) batch(rec arrow.RecordBatch) error {
 }
 
 func (s *tableSink) finish() error {
-	fields := s.scan.Projection.Fields
+	fields := s.fields
 	widths := make([]int, len(fields))
 	for i, f := range fields {
 		widths[i] = utf8.RuneCountInString(f.Name)
