@@ -13,6 +13,7 @@ import (
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
 )
@@ -215,5 +216,52 @@ func TestFilesFilterColumnsLimit(t *testing.T) {
 	}
 	if io.reads[list[0].Path] != 1 {
 		t.Errorf("limit 1 read the first manifest %d times", io.reads[list[0].Path])
+	}
+}
+
+// A filter on content skips the manifests of the other kind (data
+// manifests hold content 0 only, delete manifests 1 and 2).
+func TestContentFilterSkipsManifestsOfTheOtherKind(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v2_partitioned_position_deletes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	list := mustList(t, tbl)
+	for _, c := range []struct {
+		kind   Kind
+		column string
+		value  int64
+		skips  manifest.ManifestContent
+	}{{Files, "content", 1, manifest.ManifestContentData}, {Entries, "data_file.content", 0, manifest.ManifestContentDeletes}} {
+		eq, err := expr.NewPredicate(expr.OpEq, c.column, c.value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io := &countingIO{FileIO: tbl.IO, reads: map[string]int{}}
+		counted := *tbl
+		counted.IO = io
+		var rows int
+		if c.kind == Files {
+			rows = len(fileRows(t, &counted, Files, Options{Filter: eq}))
+		} else {
+			n := entryCounts(t, &counted, Entries, Options{Filter: eq})
+			rows = n[0] + n[1] + n[2]
+		}
+		want, kinds := 0, map[manifest.ManifestContent]bool{}
+		for _, r := range fileRows(t, tbl, Files, Options{}) {
+			if int64(r.content) == c.value {
+				want++
+			}
+		}
+		for _, mf := range list {
+			kinds[mf.Content] = true
+			if mf.Content == c.skips && io.reads[mf.Path] != 0 {
+				t.Errorf("%s = %d read %s manifest %s", c.column, c.value, mf.Content, mf.Path)
+			}
+		}
+		if rows != want || want == 0 || len(kinds) != 2 {
+			t.Errorf("%s = %d: %d rows, want %d (manifest kinds %v)", c.column, c.value, rows, want, kinds)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package inspect
 import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/expr/bounds"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 )
@@ -14,8 +15,14 @@ import (
 // fields, the filter projected through them and evaluated on the
 // summaries. Other predicates project to true; the reader's own filter
 // still decides every row, so pruning only saves reads.
+//
+// A filter on the file's content (content, data_file.content) also skips
+// the manifests that cannot hold such files, as Java's entries tables do
+// (ManifestContentEvaluator): a data manifest holds content 0 only, a
+// delete manifest 1 and 2.
 type manifestPruner struct {
-	evals map[int]*table.ManifestEvaluator // by spec id; nil: keep
+	evals   map[int]*table.ManifestEvaluator // by spec id; nil: keep
+	content *bounds.Evaluator                // nil: keep
 }
 
 // newManifestPruner is nil when there is nothing to prune by (no filter,
@@ -29,6 +36,14 @@ func newManifestPruner(t *table.Table, schema *iceberg.Schema, opts Options) *ma
 		return nil
 	}
 	p := &manifestPruner{evals: map[int]*table.ManifestEvaluator{}}
+	if ev, err := bounds.New(bound); err == nil {
+		for _, l := range ev.Leaves() {
+			if l.FieldID == contentFieldID {
+				p.content = ev
+				break
+			}
+		}
+	}
 	for i := range t.Metadata.PartitionSpecs {
 		spec := &t.Metadata.PartitionSpecs[i]
 		if len(spec.Fields) == 0 {
@@ -63,6 +78,29 @@ func (p *manifestPruner) keep(mf *manifest.ManifestFile) bool {
 	if p == nil {
 		return true
 	}
+	if p.content != nil && !p.content.MightMatch(contentSummary{mf.Content}) {
+		return false
+	}
 	ev := p.evals[mf.PartitionSpecID]
 	return ev == nil || ev.MightMatch(mf)
+}
+
+// contentFieldID is the id of a content file's content column.
+const contentFieldID = 134
+
+// contentSummary is what a manifest's kind says of its files' content,
+// and nothing of any other column.
+type contentSummary struct{ kind manifest.ManifestContent }
+
+func (contentSummary) Rows() int64 { return -1 }
+
+func (c contentSummary) Summary(l *bounds.Leaf) bounds.Summary {
+	if l.FieldID != contentFieldID {
+		return bounds.Summary{}
+	}
+	s := bounds.Summary{HasLower: true, HasUpper: true, Exact: true, HasNulls: true}
+	if c.kind == manifest.ManifestContentDeletes {
+		s.Lower, s.Upper = bounds.Value{Int: int64(manifest.ContentPositionDeletes)}, bounds.Value{Int: int64(manifest.ContentEqualityDeletes)}
+	}
+	return s
 }
