@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -188,6 +189,14 @@ func TestFilesFilterColumnsLimit(t *testing.T) {
 		}
 		if read == 0 || read >= len(mustList(t, tbl)) {
 			t.Errorf("partition.d = %d read %d of %d manifests", day, read, len(mustList(t, tbl)))
+		}
+		// The same filter as text, as the CLI and C take it.
+		text, err := expr.ParseFilter(fmt.Sprintf("partition.d = '%s' and record_count >= 0", time.Unix(int64(day)*86400, 0).UTC().Format("2006-01-02")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(fileRows(t, tbl, Files, Options{Filter: text})); got != n {
+			t.Errorf("%s: %d rows, want %d", text, got, n)
 		}
 		// In entries, the same struct is data_file.partition.
 		eq, err = expr.NewPredicate(expr.OpEq, "data_file.partition.d", time.Unix(int64(day)*86400, 0).UTC().Format("2006-01-02"))
