@@ -56,12 +56,17 @@ func openPartitions(t *table.Table, opts Options) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inspect partitions: %w", err)
 	}
-	return &source{schema: partitionsSchema(unified), rows: func(ctx context.Context) iter.Seq2[[]any, error] {
+	schema := partitionsSchema(unified)
+	// A filter on partition fields skips the manifests whose summaries
+	// rule it out, as Java's PartitionsTable does: every file of a
+	// partition the filter keeps sits in a manifest that might match.
+	prune := newManifestPruner(t, schema, opts)
+	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
 		return func(yield func([]any, error) bool) {
 			if snap == nil {
 				return
 			}
-			parts, err := aggregatePartitions(ctx, t, snap, unified)
+			parts, err := aggregatePartitions(ctx, t, snap, unified, prune)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -234,7 +239,7 @@ func (c *partitionCounter) keyOf(tuple []any, slots *specSlots) error {
 // few ahead, concurrently), counting each one's live entries as it
 // arrives: memory is the partitions and the manifests in flight, never
 // the snapshot's entries. The partitions come back sorted by tuple.
-func aggregatePartitions(ctx context.Context, t *table.Table, snap *metadata.Snapshot, unified *iceberg.StructType) ([]*partitionAgg, error) {
+func aggregatePartitions(ctx context.Context, t *table.Table, snap *metadata.Snapshot, unified *iceberg.StructType, prune *manifestPruner) ([]*partitionAgg, error) {
 	manifests, err := t.ManifestList(ctx, snap)
 	if err != nil {
 		return nil, err
@@ -242,7 +247,7 @@ func aggregatePartitions(ctx context.Context, t *table.Table, snap *metadata.Sna
 	// A manifest with neither added nor existing files holds only DELETED
 	// entries (unknown counts are -1, so those are read).
 	manifests = slices.DeleteFunc(manifests, func(mf manifest.ManifestFile) bool {
-		return mf.AddedFilesCount == 0 && mf.ExistingFilesCount == 0
+		return mf.AddedFilesCount == 0 && mf.ExistingFilesCount == 0 || !prune.keep(&mf)
 	})
 	slots := unifiedSlots(t, unified)
 	for _, mf := range manifests {

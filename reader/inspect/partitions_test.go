@@ -401,3 +401,45 @@ func TestPartitionsAcrossSpecs(t *testing.T) {
 		t.Fatalf("filtered by bucket 2: %v", rows)
 	}
 }
+
+// A filter on a partition field reads only the manifests that may hold
+// that partition, and gives that partition's row whole.
+func TestPartitionsFilterPrunesManifests(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v2_delete_equality_partitioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	all := checkPartitions(t, f.Name, tbl)
+	if len(all) < 2 {
+		t.Fatalf("%d partitions: not a useful table", len(all))
+	}
+	var d any
+	var want map[string]any
+	for _, r := range all {
+		if r["equality_delete_file_count"].(int32) > 0 {
+			d, want = r["partition"].([]any)[0], r
+		}
+	}
+	eq, err := expr.NewPredicate(expr.OpEq, "partition.d", iceberg.FormatDate(d.(int32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counting := &countingIO{FileIO: tbl.IO, reads: map[string]int{}}
+	tbl.IO = counting
+	got, _ := partitionsRows(t, tbl, Options{Filter: eq})
+	if len(got) != 1 || fmt.Sprint(got[fmt.Sprintf("%#v", []any{d})]) != fmt.Sprint(want) {
+		t.Fatalf("filtered to d = %v: %v; unfiltered %v", d, got, want)
+	}
+	list, err := tbl.ManifestList(context.Background(), tbl.Metadata.CurrentSnapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, mf := range list {
+		read += counting.reads[mf.Path]
+	}
+	if read == 0 || read >= len(list) {
+		t.Fatalf("filtered: read %d of %d manifests", read, len(list))
+	}
+}
