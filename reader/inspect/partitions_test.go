@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/expr"
@@ -441,5 +443,26 @@ func TestPartitionsFilterPrunesManifests(t *testing.T) {
 	}
 	if read == 0 || read >= len(list) {
 		t.Fatalf("filtered: read %d of %d manifests", read, len(list))
+	}
+}
+
+// A table without snapshots has no partitions; an unpartitioned one has
+// no partition and spec_id columns (as Java), and a partitioned one
+// keeps them.
+func TestPartitionsOfEmptyTables(t *testing.T) {
+	for _, spec := range []*iceberg.PartitionSpec{nil, rowstest.ByBool} {
+		tbl := rowstest.NewTable(t, 2, spec, nil)
+		rows, schema := partitionsRows(t, tbl, Options{})
+		if len(rows) != 0 {
+			t.Fatalf("spec %v: %d rows of an empty table", spec, len(rows))
+		}
+		first := schema.Fields[0].Name
+		if (spec == nil) != (first == "record_count") || spec != nil && first != "partition" {
+			t.Fatalf("spec %v: columns start with %s", spec, first)
+		}
+		missing := int64(42)
+		if _, err := Open(context.Background(), tbl, Partitions, Options{SnapshotID: &missing}, nil); !errors.Is(err, errkind.NotFound) {
+			t.Fatalf("snapshot %d of a table without snapshots: %v", missing, err)
+		}
 	}
 }
