@@ -466,3 +466,57 @@ func TestPartitionsOfEmptyTables(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPartitions aggregates a table of 100,000 files in 100
+// partitions (written in 10 commits), beside streaming the same files
+// through the planner for scale.
+func BenchmarkPartitions(b *testing.B) {
+	ctx := context.Background()
+	tbl := rowstest.NewTable(b, 2, rowstest.ByBool, nil)
+	if _, err := tbl.Apply(ctx, new(action.UpdateSpec).AddField("i", iceberg.BucketTransform{N: 50}, "")); err != nil {
+		b.Fatal(err)
+	}
+	spec := tbl.Metadata.DefaultSpec()
+	const commits, perCommit = 10, 10_000
+	for c := range commits {
+		files := make([]manifest.DataFile, perCommit)
+		for i := range files {
+			n := c*perCommit + i
+			files[i] = manifest.DataFile{Content: manifest.ContentData, FilePath: fmt.Sprintf("%s/data/f%07d.parquet", tbl.Metadata.Location, n),
+				FileFormat: "PARQUET", Partition: []any{n/50%2 == 0, int32(n % 50)}, SpecID: spec.ID, RecordCount: 100, FileSizeInBytes: 4096}
+		}
+		if _, err := tbl.Append(ctx, files, table.CommitOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("partitions", func(b *testing.B) {
+		for b.Loop() {
+			rr, err := Open(ctx, tbl, Partitions, Options{}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows := 0
+			for rr.Next() {
+				rows += int(rr.RecordBatch().NumRows())
+			}
+			if err := rr.Err(); err != nil {
+				b.Fatal(err)
+			}
+			rr.Release()
+			if rows != 100 {
+				b.Fatalf("%d partitions", rows)
+			}
+		}
+	})
+	b.Run("stream-files", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			if _, err := tbl.StreamFiles(ctx, table.SnapshotSelector{}, nil, false, func(table.DataFileTask) error { n++; return nil }); err != nil {
+				b.Fatal(err)
+			}
+			if n != commits*perCommit {
+				b.Fatalf("%d files", n)
+			}
+		}
+	})
+}
