@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/expr"
@@ -101,22 +102,9 @@ func (t *Table) StreamAppends(ctx context.Context, fromExclusive *int64, sel Sna
 	for _, s := range appends {
 		ids[s.SnapshotID] = true
 	}
-	// A manifest an append wrote is in its own list and every later one:
-	// take it once, from the first list that has it.
-	var manifests []manifest.ManifestFile
-	seen := map[string]bool{}
-	for _, s := range appends {
-		list, err := t.manifestsOf(ctx, s)
-		if err != nil {
-			return nil, err
-		}
-		for _, mf := range list {
-			if mf.Content != manifest.ManifestContentData || !ids[mf.AddedSnapshotID] || seen[mf.Path] {
-				continue
-			}
-			seen[mf.Path] = true
-			manifests = append(manifests, mf)
-		}
+	manifests, err := t.appendManifests(ctx, appends, ids)
+	if err != nil {
+		return nil, err
 	}
 	var pruner *filePruner
 	if filter != nil {
@@ -177,4 +165,70 @@ func (t *Table) StreamAppends(ctx context.Context, fromExclusive *int64, sel Sna
 		return nil, err
 	}
 	return plan, nil
+}
+
+// appendManifests lists the data manifests the appends wrote (their
+// added_snapshot_id one of ids), each once, in the appends' order. Each
+// append's manifest list is read, a window of them at once (a range of
+// thousands of streaming appends is thousands of lists), and only its
+// own manifests are kept from it: a list also names every older manifest
+// still live.
+func (t *Table) appendManifests(ctx context.Context, appends []*metadata.Snapshot, ids map[int64]bool) ([]manifest.ManifestFile, error) {
+	own := make([][]manifest.ManifestFile, len(appends))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The first failure stops the other reads; theirs (cancelled) are
+	// not reported.
+	var first error
+	var once sync.Once
+	fail := func(err error) {
+		once.Do(func() {
+			first = err
+			cancel()
+		})
+	}
+	window := make(chan struct{}, readWindow(len(appends)))
+	var wg sync.WaitGroup
+	for i, s := range appends {
+		select {
+		case window <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-window }()
+			list, err := t.manifestsOf(ctx, s)
+			if err != nil {
+				fail(err)
+				return
+			}
+			for _, mf := range list {
+				if mf.Content == manifest.ManifestContentData && ids[mf.AddedSnapshotID] {
+					own[i] = append(own[i], mf)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// A manifest of an earlier append is in a later one's list too
+	// (unless merged away): take it once.
+	var out []manifest.ManifestFile
+	seen := map[string]bool{}
+	for _, list := range own {
+		for _, mf := range list {
+			if !seen[mf.Path] {
+				seen[mf.Path] = true
+				out = append(out, mf)
+			}
+		}
+	}
+	return out, nil
 }
