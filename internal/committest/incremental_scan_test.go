@@ -205,14 +205,14 @@ func TestIncrementalAppendScan(t *testing.T) {
 				refused("from on another line", scan.Options{FromSnapshotID: &s5, ToSnapshotID: &s7}, errkind.InvalidArgument)
 				checkIDs(t, "s1 to s7 after the rollback", all(scan.Options{FromSnapshotID: &s1}), union(b.allIDs(), e.allIDs()))
 
-			// Each append's own manifest list is read: one that is missing
-			// fails the scan rather than dropping its rows.
-			if err := os.Remove(fresh.Metadata.SnapshotByID(s2).ManifestList); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := scan.New(ctx, st.open(t, loc), scan.Options{FromSnapshotID: &s1}); err == nil {
-				t.Fatal("the scan planned without s2's manifest list")
-			}
+				// Each append's own manifest list is read: one that is missing
+				// fails the scan rather than dropping its rows.
+				if err := os.Remove(fresh.Metadata.SnapshotByID(s2).ManifestList); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := scan.New(ctx, st.open(t, loc), scan.Options{FromSnapshotID: &s1}); err == nil {
+					t.Fatal("the scan planned without s2's manifest list")
+				}
 			})
 		}
 	}
