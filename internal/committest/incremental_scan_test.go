@@ -204,6 +204,13 @@ func TestIncrementalAppendScan(t *testing.T) {
 				fresh = st.open(t, loc)
 				refused("from on another line", scan.Options{FromSnapshotID: &s5, ToSnapshotID: &s7}, errkind.InvalidArgument)
 				checkIDs(t, "s1 to s7 after the rollback", all(scan.Options{FromSnapshotID: &s1}), union(b.allIDs(), e.allIDs()))
+				// The "to" snapshot chosen by a ref: main (now s7) or a tag
+				// of the old line.
+				if _, err := tbl.Apply(ctx, new(action.ManageSnapshots).CreateTag("old", s5)); err != nil {
+					t.Fatal(err)
+				}
+				checkIDs(t, "s1 to main", all(scan.Options{FromSnapshotID: &s1, Ref: "main"}), union(b.allIDs(), e.allIDs()))
+				checkIDs(t, "s1 to tag old", all(scan.Options{FromSnapshotID: &s1, Ref: "old"}), union(b.allIDs(), c.allIDs()))
 
 				// Each append's own manifest list is read: one that is missing
 				// fails the scan rather than dropping its rows.
