@@ -30,10 +30,15 @@ func (t *Table) AppendsBetween(fromExclusive *int64, to *metadata.Snapshot) ([]*
 		fromExclusive = nil
 	}
 	if to == nil {
-		if fromExclusive != nil {
-			return nil, errkind.Errorf(errkind.NotFound, "incremental scan: table has no snapshot %d (it has no snapshots)", *fromExclusive)
+		// The table before its first snapshot: nothing comes before it.
+		switch {
+		case fromExclusive == nil:
+			return nil, nil
+		case md.SnapshotByID(*fromExclusive) == nil:
+			return nil, errkind.Errorf(errkind.NotFound, "incremental scan: table has no snapshot %d (from)", *fromExclusive)
+		default:
+			return nil, errkind.Errorf(errkind.InvalidArgument, "incremental scan: snapshot %d (from) comes after the table's empty state (to)", *fromExclusive)
 		}
-		return nil, nil
 	}
 	var path []*metadata.Snapshot
 	found := fromExclusive == nil

@@ -114,3 +114,20 @@ func TestIncrementalAppendScanRefusals(t *testing.T) {
 		}
 	}
 }
+
+// Before the first snapshot (snapshot_id -1) nothing is appended: from
+// -1 reads nothing, a real from comes after it.
+func TestIncrementalAppendScanToTheEmptyState(t *testing.T) {
+	name := "impala_iceberg_v2_positional_not_all_data_files_have_delete_files"
+	_, rows := scanFixture(t, name, Options{FromSnapshotID: snap(-1), SnapshotID: snap(-1)})
+	if len(rows) != 0 {
+		t.Errorf("up to the empty state: %v", rows)
+	}
+	tbl := openFixtureTable(t, name)
+	if _, err := New(t.Context(), tbl, Options{FromSnapshotID: snap(4363979609026842966), SnapshotID: snap(-1)}); !errors.Is(err, errkind.InvalidArgument) {
+		t.Errorf("from a snapshot to the empty state: %v", err)
+	}
+	if _, err := New(t.Context(), tbl, Options{FromSnapshotID: snap(42), SnapshotID: snap(-1)}); !errors.Is(err, errkind.NotFound) {
+		t.Errorf("from an unknown snapshot to the empty state: %v", err)
+	}
+}
