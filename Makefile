@@ -182,6 +182,14 @@ demo: cli lib
 	  --filter "l_shipmode = 'AIR'" --columns l_orderkey,l_shipmode --limit 3 --format table
 	$(BIN)/floe catalog tables tpch --catalog sqlite:$(DEMO_CATALOG)
 	@echo
+	@echo "== changing a table in one commit (a column, a partition field, a sort order, a property), a tag, and what the metadata tables show"
+	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe alter tpch.lineitem add-column l_note string --doc "free text" \
+	  add-partition-field l_shipdate:month set-sort-order l_orderkey:desc set-property owner=demo
+	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe tag create tpch.lineitem loaded
+	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe inspect tpch.lineitem refs --format table
+	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe inspect tpch.lineitem files \
+	  --columns file_path,record_count,partition --limit 3 --format table
+	@echo
 	@echo "== Python: Table.create, append rows (dicts, no pyarrow) and a floe scan stream, then scan back"
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) PYTHONPATH=bindings/python python3 -c "import floe; \
 	  schema = {'type': 'struct', 'fields': [{'id': 1, 'name': 'i', 'required': False, 'type': 'int'}, \
