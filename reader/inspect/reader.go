@@ -2,7 +2,9 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"strings"
 	"sync/atomic"
@@ -108,7 +110,13 @@ func (r *reader) Next() bool {
 			break
 		}
 		if err != nil {
-			r.err = errkind.Default(errkind.Corrupt, fmt.Errorf("inspect %s: %w", r.what, err))
+			// A file the metadata names that is gone (an expired
+			// snapshot's manifest list) is not found, not corrupt.
+			kind := errkind.Corrupt
+			if errors.Is(err, fs.ErrNotExist) {
+				kind = errkind.NotFound
+			}
+			r.err = errkind.Default(kind, fmt.Errorf("inspect %s: %w", r.what, err))
 			return false
 		}
 		if r.filter != nil && !r.filter.Eval(row) {
