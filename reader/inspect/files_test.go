@@ -284,7 +284,7 @@ func TestFilesAndEntriesReadWhole(t *testing.T) {
 				}
 				for rr.Next() {
 				}
-				if !errors.Is(rr.Err(), errkind.NotFound) && !errors.Is(rr.Err(), fs.ErrNotExist) {
+				if !errors.Is(rr.Err(), errkind.NotFound) || !errors.Is(rr.Err(), fs.ErrNotExist) {
 					t.Errorf("%s: %s without its manifest lists: %v", f.Name, k, rr.Err())
 				}
 				rr.Release()
