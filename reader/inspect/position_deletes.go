@@ -21,13 +21,14 @@ import (
 // the deleted row (null: floe does not read the optional row column
 // writers may add), the delete file's partition in the unified struct
 // (no column for a table never partitioned, as Java), its spec id and
-// its own path. Delete files are read one at a time: the table never
+// its own path, and (v3 tables) the deletion vector's blob offset and
+// size (null for a Parquet delete file). Delete files are read one at a time: the table never
 // holds more than one file's positions.
 const PositionDeletes Kind = "position_deletes"
 
 // Java's field ids for the position_deletes columns (MetadataColumns:
 // DELETE_FILE_PATH, DELETE_FILE_POS, DELETE_FILE_ROW, PARTITION_COLUMN,
-// SPEC_ID, FILE_PATH).
+// SPEC_ID, FILE_PATH, CONTENT_OFFSET, CONTENT_SIZE_IN_BYTES).
 const (
 	pdFilePathID       = 2147483546
 	pdPosID            = 2147483545
@@ -35,14 +36,18 @@ const (
 	pdPartitionID      = 2147483642
 	pdSpecID           = 2147483643
 	pdDeleteFilePathID = 2147483646
+	pdContentOffsetID  = 2147483641
+	pdContentSizeID    = 2147483640
 )
 
 func init() { register(PositionDeletes, openPositionDeletes) }
 
-// positionDeletesSchema is the table's columns: the row struct is the
-// table's current schema and the partition fields get ids no schema of
-// the table uses, as Java reassigns them so that row and partition
-// never share an id.
+// positionDeletesSchema is the table's columns, as Java's
+// PositionDeletesTable declares them: the row struct is the table's
+// current schema; v3 tables add the deletion vector's content_offset and
+// content_size_in_bytes. The partition fields take the smallest ids no
+// schema of the table (nor row) uses, as Java reassigns them, so that
+// row and partition never share an id.
 func positionDeletesSchema(t *table.Table, partType *iceberg.StructType) *iceberg.Schema {
 	cur := t.Metadata.CurrentSchema()
 	fields := []iceberg.NestedField{
@@ -51,13 +56,15 @@ func positionDeletesSchema(t *table.Table, partType *iceberg.StructType) *iceber
 		{ID: pdRowID, Name: "row", Type: cur.AsStruct()},
 	}
 	if len(partType.Fields) > 0 {
-		next := 0
+		used := map[int]bool{}
 		for _, s := range t.Metadata.Schemas {
-			next = max(next, s.HighestFieldID())
+			fieldIDs(s.Fields, used)
 		}
+		next := 0
 		pf := make([]iceberg.NestedField, len(partType.Fields))
 		for i, f := range partType.Fields {
-			next++
+			for next++; used[next]; next++ {
+			}
 			f.ID = next
 			pf[i] = f
 		}
@@ -67,7 +74,28 @@ func positionDeletesSchema(t *table.Table, partType *iceberg.StructType) *iceber
 		iceberg.NestedField{ID: pdSpecID, Name: "spec_id", Type: iceberg.IntType{}, Required: true},
 		iceberg.NestedField{ID: pdDeleteFilePathID, Name: "delete_file_path", Type: iceberg.StringType{}, Required: true},
 	)
+	if t.Metadata.FormatVersion >= 3 {
+		fields = append(fields,
+			iceberg.NestedField{ID: pdContentOffsetID, Name: "content_offset", Type: iceberg.LongType{}},
+			iceberg.NestedField{ID: pdContentSizeID, Name: "content_size_in_bytes", Type: iceberg.LongType{}},
+		)
+	}
 	return iceberg.NewSchema(0, fields)
+}
+
+// fieldIDs adds every field id of fields, nested ones included, to used.
+func fieldIDs(fields []iceberg.NestedField, used map[int]bool) {
+	for _, f := range fields {
+		used[f.ID] = true
+		switch t := f.Type.(type) {
+		case *iceberg.StructType:
+			fieldIDs(t.Fields, used)
+		case *iceberg.ListType:
+			fieldIDs([]iceberg.NestedField{{ID: t.ElementID, Type: t.Element}}, used)
+		case *iceberg.MapType:
+			fieldIDs([]iceberg.NestedField{{ID: t.KeyID, Type: t.Key}, {ID: t.ValueID, Type: t.Value}}, used)
+		}
+	}
 }
 
 func openPositionDeletes(t *table.Table, opts Options) (*source, error) {
@@ -82,6 +110,7 @@ func openPositionDeletes(t *table.Table, opts Options) (*source, error) {
 	schema := positionDeletesSchema(t, layout.partType)
 	scope := &manifestScope{t: t, snap: snap, deletes: true, sequential: opts.Limit > 0}
 	partitioned := len(layout.partType.Fields) > 0
+	v3 := t.Metadata.FormatVersion >= 3
 	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
 		return func(yield func([]any, error) bool) {
 			stopped := false
@@ -92,16 +121,23 @@ func openPositionDeletes(t *table.Table, opts Options) (*source, error) {
 					return true
 				}
 				// The columns every row of this delete file shares.
-				var part any
+				var part, dvOffset, dvSize any
 				if partitioned {
 					part = layout.partition(df)
+				}
+				if df.ContentOffset != nil && df.ContentSizeInBytes != nil {
+					dvOffset, dvSize = *df.ContentOffset, *df.ContentSizeInBytes
 				}
 				emit := func(path string, pos int64) bool {
 					row := []any{path, pos, nil}
 					if partitioned {
 						row = append(row, part)
 					}
-					if !yield(append(row, int32(df.SpecID), df.FilePath), nil) {
+					row = append(row, int32(df.SpecID), df.FilePath)
+					if v3 {
+						row = append(row, dvOffset, dvSize)
+					}
+					if !yield(row, nil) {
 						stopped = true
 					}
 					return !stopped

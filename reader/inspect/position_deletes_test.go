@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
@@ -246,4 +247,82 @@ func lastHash(s string) int {
 		}
 	}
 	return len(s)
+}
+
+// A v3 table's rows carry the deletion vector's blob offset and size, as
+// delete_files lists them, and its data file is the vector's
+// referenced_data_file; a limit stops inside a vector.
+func TestPositionDeletesDeletionVectors(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v3_deletion_vectors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	dvs := map[string]string{} // delete file#offset → referenced data file/offset/size
+	for _, rec := range readAll(t, tbl, DeleteFiles, Options{Columns: []string{"file_path", "referenced_data_file", "content_offset", "content_size_in_bytes", "file_format"}}) {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if rec.Column(4).ValueStr(i) != "PUFFIN" {
+				t.Fatalf("delete file %s is %s", rec.Column(0).ValueStr(i), rec.Column(4).ValueStr(i))
+			}
+			dvs[rec.Column(0).ValueStr(i)+"#"+rec.Column(2).ValueStr(i)] = rec.Column(1).ValueStr(i) + "/" + rec.Column(2).ValueStr(i) + "/" + rec.Column(3).ValueStr(i)
+		}
+	}
+	recs := readAll(t, tbl, PositionDeletes, Options{})
+	if got := recs[0].Schema().Field(recs[0].Schema().NumFields() - 2).Name; got != "content_offset" {
+		t.Fatalf("v3 columns missing: %s", recs[0].Schema())
+	}
+	n := 0
+	for _, rec := range recs {
+		c := func(name string) arrow.Array { return rec.Column(colIndex(t, rec, name)) }
+		for i := 0; i < int(rec.NumRows()); i++ {
+			n++
+			key := c("delete_file_path").ValueStr(i) + "#" + c("content_offset").ValueStr(i)
+			got := c("file_path").ValueStr(i) + "/" + c("content_offset").ValueStr(i) + "/" + c("content_size_in_bytes").ValueStr(i)
+			if want, ok := dvs[key]; !ok || got != want {
+				t.Errorf("row %d: %s, delete_files says %q", i, got, want)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no rows")
+	}
+	if got := pairsOf(t, readAll(t, tbl, PositionDeletes, Options{Limit: 1})); len(got) != 1 {
+		t.Errorf("limit 1: %d rows", len(got))
+	}
+}
+
+// The partition struct's fields take the smallest ids no schema of the
+// table uses, in order, as Java reassigns them; a v2 table has no
+// content_offset column.
+func TestPositionDeletesPartitionIDs(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v2_partitioned_position_deletes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	schema, err := Schema(tbl, PositionDeletes, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[int]bool{}
+	for _, s := range tbl.Metadata.Schemas {
+		fieldIDs(s.Fields, used)
+	}
+	part, ok := schema.FindFieldByName("partition")
+	if !ok {
+		t.Fatal("no partition column")
+	}
+	next := 1
+	for _, pf := range part.Type.(*iceberg.StructType).Fields {
+		for used[next] {
+			next++
+		}
+		if pf.ID != next {
+			t.Errorf("partition field %s has id %d, want %d (the smallest the table's schemas leave)", pf.Name, pf.ID, next)
+		}
+		next++
+	}
+	if _, ok := schema.FindFieldByName("content_offset"); ok {
+		t.Error("a v2 table has content_offset")
+	}
 }
