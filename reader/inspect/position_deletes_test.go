@@ -251,7 +251,7 @@ func lastHash(s string) int {
 
 // A v3 table's rows carry the deletion vector's blob offset and size, as
 // delete_files lists them, and its data file is the vector's
-// referenced_data_file; a limit stops inside a vector.
+// referenced_data_file; a limit holds.
 func TestPositionDeletesDeletionVectors(t *testing.T) {
 	f, err := fixtures.Get("impala_iceberg_v3_deletion_vectors")
 	if err != nil {
