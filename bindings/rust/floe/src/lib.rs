@@ -133,6 +133,19 @@ impl Table {
         Ok(Scan { raw, _table: PhantomData })
     }
 
+    /// One of the table's metadata tables (Java's and pyiceberg's names:
+    /// "snapshots", "files", "partitions", …) as a stream of batches;
+    /// options_json as floe_inspect takes it (`{"columns": [...], "filter":
+    /// "record_count > 1000", "snapshot_id": 42, "limit": 10}`). The stream
+    /// does not borrow the table.
+    pub fn inspect(&self, kind: &str, options_json: Option<&str>) -> Result<BatchStream> {
+        let kind = c_string(kind)?;
+        let opts = opt_c_string(options_json)?;
+        let mut raw = ArrowArrayStream::empty();
+        check(unsafe { sys::floe_inspect(self.raw, kind.as_ptr(), opt_ptr(&opts), &mut raw) })?;
+        Ok(BatchStream { raw })
+    }
+
     /// The raw handle, for calls this crate does not wrap.
     pub fn as_raw(&self) -> *mut sys::floe_table {
         self.raw

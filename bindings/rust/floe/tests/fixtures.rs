@@ -157,3 +157,21 @@ fn runtime_stats_count_live_handles() {
     assert!(count("handles") >= 3);
     drop(stream);
 }
+
+#[test]
+fn metadata_tables_are_streams() {
+    let t = lineitem();
+    // Every snapshot of the table, one row each.
+    let mut rows = 0;
+    for batch in t.inspect("snapshots", Some(r#"{"columns": ["snapshot_id", "operation"]}"#)).unwrap() {
+        rows += batch.unwrap().num_rows();
+    }
+    let metadata = std::fs::read_to_string(t.metadata_location().unwrap().trim_start_matches("file://")).unwrap();
+    assert_eq!(rows as usize, metadata.matches("\"manifest-list\"").count(), "one row per snapshot");
+    // A limit, and an unknown kind named in the error.
+    let limited: i64 = t.inspect("files", Some(r#"{"limit": 1}"#)).unwrap().map(|b| b.unwrap().num_rows()).sum();
+    assert_eq!(limited, 1);
+    let err = t.inspect("snapshot", None).err().expect("an unknown metadata table");
+    assert_eq!(err.status, sys::FLOE_INVALID_ARGUMENT);
+    assert!(err.message.contains("snapshots"), "{}", err.message);
+}
