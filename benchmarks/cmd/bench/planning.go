@@ -144,6 +144,10 @@ func runPlanningJob(ctx context.Context, job planningJob) (planningReply, error)
 	case opFloor:
 	case opIcebergPlan:
 		err = icebergGoPlan(ctx, job, &reply)
+	case opIcebergInspectFiles, opIcebergInspectEntries, opIcebergInspectParts:
+		err = icebergGoInspect(ctx, job, &reply)
+	case opFloeInspectFiles, opFloeInspectEntries, opFloeInspectPartitions:
+		err = floeInspect(ctx, job, &reply)
 	default:
 		err = floePlan(ctx, job, &reply)
 	}

@@ -103,6 +103,12 @@ func measurePlanning(ctx context.Context, dir string, p planningParams, repeat i
 		add(tbl, "full", opFloeCount, false, threads, want{-1, tbl.Records})
 	}
 	add(tbl, "full", opFloor, false, 1, want{})
+	// The metadata tables (planning_inspect.go), full, at one thread.
+	for _, pair := range inspectPairs {
+		for _, op := range []string{pair.floe, pair.iceberg} {
+			add(tbl, "full", op, false, 1, want{inspectRows(op, p), 0})
+		}
+	}
 	// The scaling check: floe's streaming paths on a tenth of the table.
 	for _, op := range []string{opFloeStream, opFloeCount} {
 		w := want{int64(tenth.Files), tenth.Records}
@@ -195,6 +201,7 @@ func (r *planningResults) judge() {
 		}
 		r.Targets = append(r.Targets, fmt.Sprintf("%s peak RSS bounded by the manifests in flight, not the table (%s; ≤ +%d MiB) — %s", op, detail, rssSlackMB, metText(ok)))
 	}
+	r.judgeInspect()
 }
 
 func metText(ok bool) string {
@@ -208,7 +215,7 @@ func metText(ok bool) string {
 // layout says (iceberg-go's failures are reported, not fatal).
 func (r *planningResults) floeOK() bool {
 	for _, run := range r.Runs {
-		if run.Op != opIcebergPlan && run.Status != "ok" {
+		if !isIcebergGoOp(run.Op) && run.Status != "ok" {
 			return false
 		}
 	}

@@ -10,7 +10,9 @@ import (
 // measurement must plan the files the generator's layout says (floe and
 // iceberg-go alike, full and filtered), the filter must prune manifests
 // and files so that it plans a small share, Count must answer although no
-// data file exists, and a table already there must be reused.
+// data file exists, floe's metadata tables (files, entries, partitions)
+// must return the rows iceberg-go's do, and a table already there must
+// be reused.
 func TestPlanningSection(t *testing.T) {
 	dir := t.TempDir()
 	p := planningParams{Manifests: 20, FilesPerManifest: 100}
@@ -22,7 +24,7 @@ func TestPlanningSection(t *testing.T) {
 	if wantFiltered == 0 || wantFiltered*20 > p.Manifests*p.FilesPerManifest {
 		t.Fatalf("the filter plans %d of %d files; want a small, non-empty share", wantFiltered, p.Manifests*p.FilesPerManifest)
 	}
-	if want := 2*len(planningThreads)*len(planningOps) + len(planningThreads) + 3; len(res.Runs) != want {
+	if want := 2*len(planningThreads)*len(planningOps) + len(planningThreads) + 3 + 2*len(inspectPairs); len(res.Runs) != want {
 		t.Fatalf("%d runs, want %d", len(res.Runs), want)
 	}
 	for _, r := range res.Runs {
@@ -37,6 +39,8 @@ func TestPlanningSection(t *testing.T) {
 		}
 		want := int64(p.Manifests * p.FilesPerManifest)
 		switch {
+		case isInspectOp(r.Op):
+			want = inspectRows(r.Op, p)
 		case r.TableKey == "tenth":
 			want /= 10
 		case r.Scan == "filtered":
@@ -58,15 +62,22 @@ func TestPlanningSection(t *testing.T) {
 			}
 		}
 	}
+	// floe's metadata tables return as many rows as iceberg-go's.
+	for _, pair := range inspectPairs {
+		f, g := res.find(pair.floe, "full", 1, "full"), res.find(pair.iceberg, "full", 1, "full")
+		if f == nil || g == nil || f.Files != g.Files || f.Files == 0 {
+			t.Errorf("%s: floe %+v, iceberg-go %+v: want the same, non-zero rows", pair.floe, f, g)
+		}
+	}
 	if c := res.find(opFloeCount, "full", 1, "full"); c.Records != res.Table.Records {
 		t.Errorf("count(*) = %d, the table holds %d", c.Records, res.Table.Records)
 	}
-	if len(res.Ratios) == 0 || len(res.Targets) != 3 {
+	if len(res.Ratios) == 0 || len(res.Targets) != 5 {
 		t.Errorf("ratios %v, targets %q", res.Ratios, res.Targets)
 	}
 	var out strings.Builder
 	res.print(&out)
-	for _, want := range []string{"iceberg-go PlanFiles", "scan.Count", "planning targets"} {
+	for _, want := range []string{"iceberg-go PlanFiles", "scan.Count", "planning targets", "inspect entries", "iceberg-go Inspect Partitions", "heap added"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report does not mention %q:\n%s", want, out.String())
 		}
