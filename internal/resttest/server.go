@@ -469,6 +469,40 @@ func (s *Server) table(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	}
 }
 
+// stage reads a commit's requirements and updates, checks the
+// requirements against the table's current metadata and applies the
+// updates, as the server receiving them would; on a failure it writes the
+// protocol's error and returns false. The caller holds commitMu.
+func (s *Server) stage(ctx context.Context, w http.ResponseWriter, id catalog.Identifier, rawReqs, rawUpdates json.RawMessage) (*table.Table, *metadata.Changes, bool) {
+	reqs, err := metadata.ParseRequirements(rawReqs)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+		return nil, nil, false
+	}
+	updates, err := metadata.ParseUpdates(rawUpdates)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+		return nil, nil, false
+	}
+	base, err := s.Backend.LoadTable(ctx, id)
+	if err != nil {
+		writeErr(w, err)
+		return nil, nil, false
+	}
+	for _, req := range reqs {
+		if err := req.Check(base.Metadata); err != nil {
+			writeError(w, http.StatusConflict, "CommitFailedException", err.Error())
+			return nil, nil, false
+		}
+	}
+	changes := metadata.Edit(base.Metadata)
+	if err := changes.Apply(updates...); err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+		return nil, nil, false
+	}
+	return base, changes, true
+}
+
 // commit checks the requirements against the current metadata, applies
 // the updates and publishes the result through the backend's
 // compare-and-swap, as a catalog that stores metadata files does.
@@ -480,32 +514,10 @@ func (s *Server) commit(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if !decode(w, r, &body) {
 		return
 	}
-	reqs, err := metadata.ParseRequirements(body.Requirements)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
-		return
-	}
-	updates, err := metadata.ParseUpdates(body.Updates)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
-		return
-	}
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
-	base, err := s.Backend.LoadTable(ctx, id)
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	for _, req := range reqs {
-		if err := req.Check(base.Metadata); err != nil {
-			writeError(w, http.StatusConflict, "CommitFailedException", err.Error())
-			return
-		}
-	}
-	changes := metadata.Edit(base.Metadata)
-	if err := changes.Apply(updates...); err != nil {
-		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+	base, changes, ok := s.stage(ctx, w, id, body.Requirements, body.Updates)
+	if !ok {
 		return
 	}
 	next, err := base.Publisher.Publish(ctx, base, changes)

@@ -59,30 +59,8 @@ func (s *Server) commitTransaction(ctx context.Context, w http.ResponseWriter, r
 	bases := make([]*table.Table, len(body.TableChanges))
 	changes := make([]*metadata.Changes, len(body.TableChanges))
 	for i, tc := range body.TableChanges {
-		reqs, err := metadata.ParseRequirements(tc.Requirements)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
-			return
-		}
-		updates, err := metadata.ParseUpdates(tc.Updates)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
-			return
-		}
-		base, err := s.Backend.LoadTable(ctx, catalog.Identifier{Namespace: tc.Identifier.Namespace, Name: tc.Identifier.Name})
-		if err != nil {
-			writeErr(w, err)
-			return
-		}
-		for _, req := range reqs {
-			if err := req.Check(base.Metadata); err != nil {
-				writeError(w, http.StatusConflict, "CommitFailedException", err.Error())
-				return
-			}
-		}
-		c := metadata.Edit(base.Metadata)
-		if err := c.Apply(updates...); err != nil {
-			writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+		base, c, ok := s.stage(ctx, w, catalog.Identifier{Namespace: tc.Identifier.Namespace, Name: tc.Identifier.Name}, tc.Requirements, tc.Updates)
+		if !ok {
 			return
 		}
 		bases[i], changes[i] = base, c
