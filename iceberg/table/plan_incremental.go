@@ -2,7 +2,6 @@ package table
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/floedb/floe/errkind"
@@ -147,26 +146,8 @@ func (t *Table) StreamAppends(ctx context.Context, fromExclusive *int64, sel Sna
 		}
 		return r
 	}
-	err = streamManifests(ctx, manifests, read, func(_ int, r *manifestRead) error {
-		plan.ManifestsRead++
-		plan.DataFilesSkipped += r.skipped
-		for i := range r.entries {
-			e := &r.entries[i]
-			task := DataFileTask{Path: t.Locations.Apply(e.DataFile.FilePath), File: e.DataFile,
-				DataSequenceNumber: e.SequenceNumber, FileSequenceNumber: e.FileSequenceNumber}
-			if r.residuals != nil {
-				task.Residual = r.residuals[i]
-			}
-			if err := each(task); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if errors.Is(err, ErrStop) {
-		err = nil
-	}
-	if err != nil {
+	// No delete index: an append scan applies no deletes, as Java's.
+	if err := t.streamTasks(ctx, manifests, read, plan, nil, each); err != nil {
 		return nil, err
 	}
 	return plan, nil

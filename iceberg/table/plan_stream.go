@@ -114,7 +114,18 @@ func (t *Table) StreamFiles(ctx context.Context, sel SnapshotSelector, filter ex
 		}
 	}
 
-	err = streamManifests(ctx, dataManifests, read(dataManifests), func(_ int, r *manifestRead) error {
+	if err := t.streamTasks(ctx, dataManifests, read(dataManifests), plan, index, each); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// streamTasks streams the live entries each read manifest keeps as
+// tasks, in list order, counting into plan: the one place a planned entry
+// becomes a DataFileTask, with its residual and, when there is a delete
+// index, the deletes that apply. ErrStop from each ends it without error.
+func (t *Table) streamTasks(ctx context.Context, manifests []manifest.ManifestFile, read func(ctx context.Context, i int) manifestRead, plan *Plan, index *deleteIndex, each func(DataFileTask) error) error {
+	err := streamManifests(ctx, manifests, read, func(_ int, r *manifestRead) error {
 		plan.ManifestsRead++
 		plan.DataFilesSkipped += r.skipped
 		for i := range r.entries {
@@ -137,12 +148,9 @@ func (t *Table) StreamFiles(ctx context.Context, sel SnapshotSelector, filter ex
 		return nil
 	})
 	if errors.Is(err, ErrStop) {
-		err = nil
+		return nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return plan, nil
+	return err
 }
 
 // manifestRead is one manifest read and pruned: the entries kept, their
