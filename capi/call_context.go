@@ -25,3 +25,12 @@ func timeoutOption(what string, ms int64) (time.Duration, error) {
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }
+
+// overridden is a call's time limit: the request's own timeout_ms when it
+// gave one (0 meaning none), else the handle's.
+func overridden(handle time.Duration, request *time.Duration) time.Duration {
+	if request != nil {
+		return *request
+	}
+	return handle
+}

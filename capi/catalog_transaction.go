@@ -101,11 +101,7 @@ func catalogTransaction(ch *catalogHandle, ids []uintptr, handles []*tableHandle
 		handles[i].commitMu.Lock()
 		defer handles[i].commitMu.Unlock()
 	}
-	limit := ch.timeout
-	if timeout != nil {
-		limit = *timeout
-	}
-	ctx, cancel := callContext(context.Background(), limit)
+	ctx, cancel := callContext(context.Background(), overridden(ch.timeout, timeout))
 	defer cancel()
 	bases := make([]*table.Table, len(handles))
 	for i, th := range handles {

@@ -120,11 +120,7 @@ func capiInspect(th C.uintptr_t, kind, optionsJSON *C.char, out *C.struct_ArrowA
 // request's timeout_ms, else the handle's), which the stream owns: its
 // release or its deadline stops the source's reads.
 func openInspect(t *tableHandle, kind inspect.Kind, req inspectRequest) (array.RecordReader, context.CancelFunc, error) {
-	timeout := t.timeout
-	if req.timeout != nil {
-		timeout = *req.timeout
-	}
-	ctx, cancel := callContext(context.Background(), timeout)
+	ctx, cancel := callContext(context.Background(), overridden(t.timeout, req.timeout))
 	rdr, err := inspect.Open(ctx, t.current(), kind, req.opts, cAllocator)
 	if err != nil {
 		cancel()

@@ -53,10 +53,7 @@ func openScan(t *tableHandle, scanJSON []byte) (*scanHandle, error) {
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = t.memoryLimit
 	}
-	h := &scanHandle{timeout: t.timeout}
-	if timeout != nil {
-		h.timeout = *timeout
-	}
+	h := &scanHandle{timeout: overridden(t.timeout, timeout)}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	planning, done := callContext(h.ctx, h.timeout)
 	defer done()

@@ -89,10 +89,8 @@ func newTxResult(res table.TransactionResult, md *metadata.Metadata) txResult {
 		Refs: map[string]txRef{},
 	}
 	if e := res.Expire; e != nil {
-		out.Expire = &expireResult{
-			ExpiredSnapshots: nonNil(e.ExpiredSnapshots), RemovedRefs: nonNil(e.RemovedRefs),
-			DeletedFiles: nonNil(e.DeletedFiles), FailedDeletes: e.FailedDeletes, Outside: nonNil(e.Outside),
-		}
+		expire := newExpireResult(*e)
+		out.Expire = &expire
 	}
 	for name, r := range md.Refs {
 		out.Refs[name] = txRef{SnapshotID: r.SnapshotID, Type: r.Type, MinSnapshotsToKeep: r.MinSnapshotsToKeep,
@@ -128,11 +126,7 @@ func tableTransaction(th *tableHandle, actionsJSON, optionsJSON []byte) ([]byte,
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	limit := th.timeout
-	if timeout != nil {
-		limit = *timeout
-	}
-	ctx, cancel := callContext(context.Background(), limit)
+	ctx, cancel := callContext(context.Background(), overridden(th.timeout, timeout))
 	defer cancel()
 	if parseErr != nil {
 		// A list refused as it is read commits nothing: its files go too

@@ -303,11 +303,7 @@ func runOnHandle(fn string, h C.uintptr_t, snapshotID *C.int64_t, timeout *time.
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	limit := th.timeout
-	if timeout != nil {
-		limit = *timeout
-	}
-	ctx, cancel := callContext(context.Background(), limit)
+	ctx, cancel := callContext(context.Background(), overridden(th.timeout, timeout))
 	defer cancel()
 	res, err := op(&base, ctx)
 	if err != nil {
@@ -349,11 +345,7 @@ func capiExpireSnapshots(h C.uintptr_t, optionsJSON *C.char, resultJSON **C.char
 		return fail(fn, err, commitFailureStatus(err))
 	}
 	th.set(&base)
-	out := expireResult{
-		ExpiredSnapshots: nonNil(res.ExpiredSnapshots), RemovedRefs: nonNil(res.RemovedRefs),
-		DeletedFiles: nonNil(res.DeletedFiles), FailedDeletes: res.FailedDeletes, Outside: nonNil(res.Outside),
-	}
-	data, err := json.Marshal(out)
+	data, err := json.Marshal(newExpireResult(res))
 	if err != nil {
 		return fail(fn, err, statusInternal)
 	}
@@ -404,4 +396,13 @@ func (o createOptions) tableDefinition(schemaJSON []byte) (*iceberg.Schema, *ice
 		return nil, nil, nil, err
 	}
 	return &schema, spec, order, nil
+}
+
+// newExpireResult is what expiry did, as floe_expire_snapshots and a
+// transaction's expire-snapshots action report it.
+func newExpireResult(res table.ExpireResult) expireResult {
+	return expireResult{
+		ExpiredSnapshots: nonNil(res.ExpiredSnapshots), RemovedRefs: nonNil(res.RemovedRefs),
+		DeletedFiles: nonNil(res.DeletedFiles), FailedDeletes: res.FailedDeletes, Outside: nonNil(res.Outside),
+	}
 }
