@@ -58,7 +58,10 @@ func AppendEvolving(ctx context.Context, t *table.Table, wanted *iceberg.Schema,
 		return Result{}, err
 	}
 	tx := t.Transaction()
-	tx.Add(heldToStart{union})
+	// A transaction that writes files holds every action to the version
+	// it began on, union by name too: the files carry the ids it assigned
+	// there.
+	tx.Add(union)
 	if err := tx.Append(files, opts); err != nil {
 		w.remove(ctx)
 		return Result{}, err
@@ -68,9 +71,3 @@ func AppendEvolving(ctx context.Context, t *table.Table, wanted *iceberg.Schema,
 		return commitResultOf(res), err
 	})
 }
-
-// heldToStart is an action that is never rebuilt on a schema other than
-// the one the transaction began on, whatever the action itself allows
-// (it hides action.Rebasable): files were written under the ids it
-// assigned there.
-type heldToStart struct{ action.Action }
