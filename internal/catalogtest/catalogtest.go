@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/floedb/floe/catalog"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/rowstest"
@@ -49,4 +50,14 @@ func IDs(t testing.TB, tbl *table.Table) []int64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Load loads a table of cat, failing the test on an error.
+func Load(t testing.TB, cat catalog.Catalog, id catalog.Identifier) *table.Table {
+	t.Helper()
+	tbl, err := cat.LoadTable(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }

@@ -31,14 +31,7 @@ func EveryAction(t *testing.T, cat catalog.Catalog, ns []string) {
 	if _, err := cat.CreateTable(ctx, id, IDSchema, catalog.CreateOptions{Properties: map[string]string{"format-version": "2"}}); err != nil {
 		t.Fatal(err)
 	}
-	load := func() *table.Table {
-		t.Helper()
-		tbl, err := cat.LoadTable(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tbl
-	}
+	load := func() *table.Table { t.Helper(); return Load(t, cat, id) }
 	apply := func(what string, actions ...action.Action) *table.Table {
 		t.Helper()
 		tbl := load()

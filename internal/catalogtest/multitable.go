@@ -77,14 +77,7 @@ func MultiTable(t *testing.T, cat catalog.Catalog, ns []string, reopen func() ca
 		}
 		MustAppend(t, tbl, [][]any{{int64(1), "base"}}, "")
 	}
-	load := func(c catalog.Catalog, id catalog.Identifier) *table.Table {
-		t.Helper()
-		tbl, err := c.LoadTable(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tbl
-	}
+	load := func(c catalog.Catalog, id catalog.Identifier) *table.Table { t.Helper(); return Load(t, c, id) }
 
 	t.Run("together", func(t *testing.T) {
 		a, b := load(cat, idA), load(cat, idB)

@@ -26,14 +26,7 @@ func TokensOutliveExpiry(t *testing.T, cat catalog.Catalog, ns []string) {
 	if _, err := cat.CreateTable(ctx, id, IDSchema, catalog.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	load := func() *table.Table {
-		t.Helper()
-		tbl, err := cat.LoadTable(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tbl
-	}
+	load := func() *table.Table { t.Helper(); return Load(t, cat, id) }
 	const n = 5
 	committed := map[string]int64{}
 	var want []int64
