@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/floedb/floe/errkind"
@@ -23,6 +24,23 @@ import (
 // when the table has no such snapshot, and InvalidArgument when it has
 // one off the path (to before from, or on another branch).
 func (t *Table) AppendsBetween(fromExclusive *int64, to *metadata.Snapshot) ([]*metadata.Snapshot, error) {
+	path, err := t.snapshotsBetween("incremental scan", fromExclusive, to)
+	if err != nil {
+		return nil, err
+	}
+	var appends []*metadata.Snapshot
+	for _, s := range path {
+		if s.Operation() == OpAppend {
+			appends = append(appends, s)
+		}
+	}
+	return appends, nil
+}
+
+// snapshotsBetween is to's ancestry after fromExclusive up to to itself,
+// oldest first, with AppendsBetween's rules for from; what names the
+// caller in errors.
+func (t *Table) snapshotsBetween(what string, fromExclusive *int64, to *metadata.Snapshot) ([]*metadata.Snapshot, error) {
 	md := t.Metadata
 	if fromExclusive != nil && *fromExclusive == NoSnapshot {
 		// Before the first snapshot: as far back as the metadata goes.
@@ -34,9 +52,9 @@ func (t *Table) AppendsBetween(fromExclusive *int64, to *metadata.Snapshot) ([]*
 		case fromExclusive == nil:
 			return nil, nil
 		case md.SnapshotByID(*fromExclusive) == nil:
-			return nil, errkind.Errorf(errkind.NotFound, "incremental scan: table has no snapshot %d (from)", *fromExclusive)
+			return nil, errkind.Errorf(errkind.NotFound, "%s: table has no snapshot %d (from)", what, *fromExclusive)
 		default:
-			return nil, errkind.Errorf(errkind.InvalidArgument, "incremental scan: snapshot %d (from) comes after the table's empty state (to)", *fromExclusive)
+			return nil, errkind.Errorf(errkind.InvalidArgument, "%s: snapshot %d (from) comes after the table's empty state (to)", what, *fromExclusive)
 		}
 	}
 	var path []*metadata.Snapshot
@@ -57,20 +75,15 @@ func (t *Table) AppendsBetween(fromExclusive *int64, to *metadata.Snapshot) ([]*
 		fromSnap := md.SnapshotByID(from)
 		switch {
 		case fromSnap == nil:
-			return nil, errkind.Errorf(errkind.NotFound, "incremental scan: table has no snapshot %d (from)", from)
+			return nil, errkind.Errorf(errkind.NotFound, "%s: table has no snapshot %d (from)", what, from)
 		case isAncestor(md, fromSnap, to.SnapshotID):
-			return nil, errkind.Errorf(errkind.InvalidArgument, "incremental scan: snapshot %d (from) comes after snapshot %d (to)", from, to.SnapshotID)
+			return nil, errkind.Errorf(errkind.InvalidArgument, "%s: snapshot %d (from) comes after snapshot %d (to)", what, from, to.SnapshotID)
 		default:
-			return nil, errkind.Errorf(errkind.InvalidArgument, "incremental scan: snapshot %d (from) is not an ancestor of snapshot %d (to)", from, to.SnapshotID)
+			return nil, errkind.Errorf(errkind.InvalidArgument, "%s: snapshot %d (from) is not an ancestor of snapshot %d (to)", what, from, to.SnapshotID)
 		}
 	}
-	var appends []*metadata.Snapshot
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Operation() == OpAppend {
-			appends = append(appends, path[i])
-		}
-	}
-	return appends, nil
+	slices.Reverse(path)
+	return path, nil
 }
 
 // StreamAppends plans an incremental append scan: the data files the
