@@ -26,12 +26,28 @@ type manifestScope struct {
 	sequential bool
 	// prune skips manifests by their partition summaries (nil: none).
 	prune *manifestPruner
+	// only, when not nil, is the manifests read instead of the
+	// snapshots' lists: a Task's, chosen and pruned when it was planned.
+	only []manifest.ManifestFile
 }
 
 // each hands every entry of the scope's manifests to fn, manifest by
 // manifest; fn returning false stops the read (no manifest is read after
 // it).
 func (s *manifestScope) each(ctx context.Context, fn func(mf *manifest.ManifestFile, e *manifest.Entry) bool) error {
+	if s.only != nil {
+		_, err := s.readList(ctx, s.only, fn)
+		return err
+	}
+	return s.lists(ctx, func(list []manifest.ManifestFile) (bool, error) { return s.readList(ctx, list, fn) })
+}
+
+// lists hands fn the manifests the scope reads, one snapshot's list at a
+// time (kept to the content shown, pruned by the filter, each manifest once
+// for all_*); fn
+// returning true stops. Reading them (each) and planning tasks of them
+// (PlanTasks) choose the same manifests in the same order.
+func (s *manifestScope) lists(ctx context.Context, fn func(list []manifest.ManifestFile) (bool, error)) error {
 	var snaps []*metadata.Snapshot
 	switch {
 	case s.all:
@@ -59,7 +75,7 @@ func (s *manifestScope) each(ctx context.Context, fn func(mf *manifest.ManifestF
 			}
 			return !s.prune.keep(&mf)
 		})
-		stopped, err := s.readList(ctx, list, fn)
+		stopped, err := fn(list)
 		if err != nil || stopped {
 			return err
 		}

@@ -49,6 +49,10 @@ const DefaultBatchSize = 4096
 type source struct {
 	schema *iceberg.Schema
 	rows   func(ctx context.Context) iter.Seq2[[]any, error]
+	// scope is the manifests a source of manifest entries reads (files,
+	// entries and their all_* forms), which PlanTasks divides into
+	// tasks; nil for the other kinds.
+	scope *manifestScope
 }
 
 // opener builds a Kind's source for a table and the options' snapshot.
