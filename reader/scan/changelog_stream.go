@@ -1,0 +1,107 @@
+package scan
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Reader streams the changelog: its groups in order, Options.Threads of
+// them read at once (each group's batches wait in a small queue until
+// the groups before it are returned), stopping at Options.Limit changes.
+func (s *ChangelogScan) Reader(ctx context.Context, alloc memory.Allocator) (array.RecordReader, error) {
+	read := ReadOptions{BatchSize: s.Options.batchSize(), VerifyCRC: s.Options.VerifyCRC}
+	files := s.table.IO
+	threads := min(s.Options.threads(), max(len(s.groups), 1))
+	ctx, cancel := context.WithCancel(ctx)
+	order := make(chan chan groupResult, threads)
+	slots := make(chan struct{}, threads)
+	var wg sync.WaitGroup
+	// The dispatcher starts the groups in order, a slot each; a group's
+	// queue enters order before its worker starts, so the consumer takes
+	// queues in group order.
+	wg.Go(func() {
+		defer close(order)
+		for _, g := range s.groups {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			q := make(chan groupResult, 2)
+			select {
+			case order <- q:
+			case <-ctx.Done():
+				<-slots
+				return
+			}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				defer close(q)
+				err := g.each(ctx, files, alloc, read, s.schema, func(rec arrow.RecordBatch) error {
+					select {
+					case q <- groupResult{rec: rec}:
+						return nil
+					case <-ctx.Done():
+						rec.Release()
+						return ctx.Err()
+					}
+				})
+				if err != nil && ctx.Err() == nil {
+					select {
+					case q <- groupResult{err: err}:
+					case <-ctx.Done():
+					}
+				}
+			})
+		}
+	})
+	seq := func(yield func(arrow.RecordBatch, error) bool) {
+		defer func() {
+			cancel()
+			// Release what the workers queued but nobody will take.
+			go func() {
+				for q := range order {
+					for r := range q {
+						if r.rec != nil {
+							r.rec.Release()
+						}
+					}
+				}
+			}()
+		}()
+		for q := range order {
+			for r := range q {
+				if r.err != nil {
+					yield(nil, r.err)
+					for r := range q {
+						if r.rec != nil {
+							r.rec.Release()
+						}
+					}
+					return
+				}
+				if !yield(r.rec, nil) {
+					for r := range q {
+						if r.rec != nil {
+							r.rec.Release()
+						}
+					}
+					return
+				}
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+	return newSeqReader(s.schema, seq, s.Options.Limit), nil
+}
+
+type groupResult struct {
+	rec arrow.RecordBatch
+	err error
+}
