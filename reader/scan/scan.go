@@ -31,6 +31,11 @@ type Options struct {
 	// applied. See incremental.go.
 	FromSnapshotID *int64
 	ToSnapshotID   *int64
+	// Changelog makes the scan a changelog scan (NewChangelog) of the
+	// snapshots FromSnapshotID and ToSnapshotID bound: every row change,
+	// with _change_type, _change_ordinal and _commit_snapshot_id. New
+	// refuses it.
+	Changelog bool
 	// Limit stops the scan after this many rows; nil for no limit.
 	Limit     *int64
 	BatchSize int
@@ -162,6 +167,9 @@ func New(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) (*Scan, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
+	}
+	if opts.Changelog {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "scan options: a changelog scan is planned by NewChangelog")
 	}
 	sel := opts.selector()
 	// The schema the plan's residuals are bound to (ReadSchema, as
