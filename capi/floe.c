@@ -305,6 +305,16 @@ floe_status floe_inspect(floe_table* table, const char* kind, const char* option
   return capiInspect((uintptr_t)table, (char*)kind, (char*)options_json, out);
 }
 
+floe_status floe_inspect_plan(floe_table* table, const char* kind, const char* options_json,
+                              char** tasks_json) {
+  capi_clear_error();
+  REQUIRE(tasks_json != NULL, "floe_inspect_plan", "tasks_json");
+  *tasks_json = NULL;
+  REQUIRE(table != NULL, "floe_inspect_plan", "table");
+  REQUIRE(kind != NULL, "floe_inspect_plan", "kind");
+  return capiInspectPlan((uintptr_t)table, (char*)kind, (char*)options_json, tasks_json);
+}
+
 floe_status floe_task_stream(const uint8_t* task, size_t len, const char* options_json,
                              struct ArrowArrayStream* out) {
   capi_clear_error();

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/reader/inspect"
 	"github.com/floedb/floe/reader/scan"
 )
 
@@ -24,8 +25,18 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 	}
 	// The task is parsed before this call returns, so the caller's buffer
 	// is read in place.
+	data := unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n))
+	if inspect.IsTask(data) {
+		// A task of a metadata table (floe_inspect_plan).
+		rdr, cancel, err := openInspectTask(data, opts)
+		if err != nil {
+			return fail(fn, err, statusInvalidArgument)
+		}
+		exportStream(rdr, nil, cancel, out)
+		return C.int(statusOK)
+	}
 	// A serialised task group, or a bare task from an older floe_scan_task.
-	g, err := scan.UnmarshalTaskGroup(unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n)))
+	g, err := scan.UnmarshalTaskGroup(data)
 	if err != nil {
 		// The caller handed us these bytes: bad ones are a bad argument.
 		return fail(fn, withStatus(statusInvalidArgument, err), statusInvalidArgument)

@@ -956,6 +956,30 @@ floe_status floe_scan_free(floe_scan* scan);
 floe_status floe_inspect(floe_table* table, const char* kind, const char* options_json,
                          struct ArrowArrayStream* out);
 
+/* Plan a metadata table of manifest entries ("files", "data_files",
+ * "delete_files", "all_files", "all_data_files", "all_delete_files",
+ * "entries", "all_entries") as tasks to read in parallel, here or in other
+ * processes: each task reads some of the manifests floe_inspect would read
+ * (the same ones, pruned by the filter alike), consecutive, about
+ * "task_size" bytes of them (a larger manifest is a task of its own).
+ * Reading every task with floe_task_stream, in order, returns
+ * floe_inspect's rows in its order; a "limit" bounds each task, and the
+ * limit across tasks is the caller's. Other kinds are FLOE_UNSUPPORTED
+ * (read them with floe_inspect).
+ *
+ * options_json takes floe_inspect's keys ("timeout_ms" bounds the
+ * planning) and "task_size": <int64> manifest bytes per task (0 or absent:
+ * 8 MiB, Iceberg's target size of a manifest). *tasks_json is a new string
+ * to free with floe_string_free: a JSON array of task objects, each of
+ * which, written alone as JSON text, is a serialised task for
+ * floe_task_stream; "[]" when there is nothing to read (no snapshot, a
+ * limit of 0). A task carries the table's schemas and partition specs and
+ * its manifests' paths, and needs no table handle to be read. The tasks are
+ * versioned JSON (key "inspect_version"); a floe that does not know their
+ * version refuses them (FLOE_INVALID_ARGUMENT). */
+floe_status floe_inspect_plan(floe_table* table, const char* kind, const char* options_json,
+                              char** tasks_json);
+
 /* ------------------------------------------------------------------------
  * Tasks, possibly in another process
  * ------------------------------------------------------------------------ */
@@ -967,7 +991,10 @@ floe_status floe_inspect(floe_table* table, const char* kind, const char* option
  * limit across tasks is the caller's to enforce. options_json takes the
  * same "location_map" and "properties" keys as floe_table_open, telling how to
  * reach the files from here; NULL or "{}" when the paths in the task are
- * valid as they are. */
+ * valid as they are. A task of floe_inspect_plan (an element of its array)
+ * is read here too: its metadata table's rows from its manifests, whose
+ * paths are as the table's metadata writes them, so the table's
+ * "location_map" is needed wherever the table needed one. */
 floe_status floe_task_stream(const uint8_t* task, size_t len, const char* options_json,
                              struct ArrowArrayStream* out);
 

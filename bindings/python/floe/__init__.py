@@ -28,7 +28,7 @@ from ._catalog import Catalog, load_catalog
 from ._errors import FloeError, Status
 from ._lib import library
 from ._table import HostIO, Scan, Table, Task
-from ._inspect import InspectResult, InspectTable
+from ._inspect import InspectResult, InspectTable, InspectTask
 from ._version import __version__
 
 
@@ -51,4 +51,4 @@ def runtime_stats():
     return json.loads(_take_string(out))
 
 
-__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "InspectResult", "InspectTable", "Scan", "Status", "Table", "Task", "load_catalog", "runtime_stats", "version"]
+__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "InspectResult", "InspectTable", "InspectTask", "Scan", "Status", "Table", "Task", "load_catalog", "runtime_stats", "version"]

@@ -2,11 +2,12 @@
 ``t.inspect.snapshots()``, ``t.inspect.files(snapshot_id=…)``, …"""
 
 import ctypes
+import json
 import threading
 
-from ._calls import _c_str, _check, _json_arg
+from ._calls import _c_str, _check, _json_arg, _take_string
 from ._lib import ArrowArrayStream, library
-from ._table import _Readable
+from ._table import _Readable, _task_options
 
 # Java's and pyiceberg's metadata tables. Those taking a snapshot (or ref)
 # look at one; the others cover the whole table, and floe refuses a
@@ -74,6 +75,7 @@ class InspectResult(_Readable):
     def __init__(self, table, kind, options):
         self._table = table
         self._kind = _c_str(str(kind), "metadata table")
+        self._option_dict = dict(options)
         self._options = _json_arg(options)
         self._lock = threading.Lock()
         self._first = ArrowArrayStream()
@@ -101,5 +103,78 @@ class InspectResult(_Readable):
             except Exception:  # at interpreter exit
                 pass
 
+    def plan_tasks(self, task_size=None):
+        """The metadata table as tasks to read in parallel, here or
+        (pickled, or as to_bytes()) in another process: each reads some of
+        the manifests this result reads, about task_size bytes of them
+        (default 8 MiB). Reading them all, in order, gives this result's
+        rows; a limit bounds each task. Only the tables of manifest
+        entries (files, data_files, delete_files, entries and their all_*
+        forms) have tasks; others raise FloeError (UNSUPPORTED)."""
+        opts = dict(self._option_dict)
+        if task_size is not None:
+            opts["task_size"] = task_size
+        out = ctypes.c_void_p()
+        _check(library().floe_inspect_plan(self._table._handle, self._kind, _json_arg(opts), ctypes.byref(out)))
+        task_options = _task_options(self._table._options)
+        return [InspectTask(json.dumps(task, separators=(",", ":")).encode("utf-8"), task_options)
+                for task in json.loads(_take_string(out))]
+
     def __repr__(self):
         return f"<floe.InspectResult {self._kind.decode()}>"
+
+
+class InspectTask(_Readable):
+    """One part of a metadata table of manifest entries
+    (InspectResult.plan_tasks): some of its manifests and what turns their
+    entries into rows, serialisable. Read it as a result
+    (to_arrow(), to_pylist(), …); it needs no table."""
+
+    def __init__(self, data, options=None):
+        self._data = bytes(data)
+        self._options = dict(options or {})
+        self._info = None
+
+    @classmethod
+    def from_bytes(cls, data, location_map=None, **options):
+        """A task from to_bytes(). location_map (and properties) say how to
+        reach the manifests from this process."""
+        opts = dict(options)
+        if location_map:
+            opts["location_map"] = dict(location_map)
+        return cls(data, opts)
+
+    def to_bytes(self):
+        """The serialised task (an element of floe_inspect_plan's array)."""
+        return self._data
+
+    def __reduce__(self):
+        return (InspectTask, (self._data, self._options))
+
+    @property
+    def info(self):
+        """The decoded task as a dict (kind, manifests, columns, filter, …)."""
+        if self._info is None:
+            self._info = json.loads(self._data)
+        return self._info
+
+    @property
+    def kind(self):
+        return self.info["kind"]
+
+    @property
+    def manifest_paths(self):
+        """The manifests the task reads, in order."""
+        return [m["manifest_path"] for m in self.info["manifests"]]
+
+    def _open_stream(self, address):
+        _check(library().floe_task_stream(self._data, len(self._data), _json_arg(self._options), address))
+
+    def __eq__(self, other):
+        return isinstance(other, InspectTask) and other._data == self._data and other._options == self._options
+
+    def __hash__(self):
+        return hash(self._data)
+
+    def __repr__(self):
+        return f"<floe.InspectTask {self.kind} of {len(self.info['manifests'])} manifests>"

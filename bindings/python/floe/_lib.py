@@ -100,6 +100,7 @@ _SIGNATURES = {
     "floe_scan_cancel": (_c.c_int, [_c.c_void_p]),
     "floe_task_stream": (_c.c_int, [_c.c_char_p, _c.c_size_t, _c.c_char_p, _c.c_void_p]),
     "floe_inspect": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _c.c_void_p]),
+    "floe_inspect_plan": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_arrow_stream_new": (_c.c_void_p, []),
     "floe_arrow_schema_new": (_c.c_void_p, []),
     "floe_capsule_stream_name": (_c.c_void_p, []),

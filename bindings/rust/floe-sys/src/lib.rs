@@ -168,6 +168,8 @@ extern "C" {
     pub fn floe_schema_from_arrow(schema: *mut ArrowSchema, schema_json: *mut *mut c_char) -> floe_status;
     pub fn floe_inspect(table: *mut floe_table, kind: *const c_char, options_json: *const c_char,
                         out: *mut ArrowArrayStream) -> floe_status;
+    pub fn floe_inspect_plan(table: *mut floe_table, kind: *const c_char, options_json: *const c_char,
+                             tasks_json: *mut *mut c_char) -> floe_status;
 
     pub fn floe_scan_open(table: *mut floe_table, scan_json: *const c_char, out: *mut *mut floe_scan) -> floe_status;
     pub fn floe_scan_schema(scan: *mut floe_scan, out: *mut ArrowSchema) -> floe_status;
