@@ -2,8 +2,10 @@ package inspect
 
 import (
 	"context"
+	"fmt"
 	"iter"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
@@ -50,19 +52,63 @@ func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, er
 	// The data_file struct is wanted whole or not at all: a filter on
 	// data_file.x needs it, and a filter means every column is wanted.
 	wantFile, readable := wants(opts, "data_file"), wants(opts, rm.field.Name)
+	row := func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
+		var fileSeq, df, metrics any
+		if e.FileSequenceNumber != manifest.UnassignedSequenceNumber {
+			fileSeq = e.FileSequenceNumber
+		}
+		if wantFile {
+			df = layout.row(&e.DataFile)
+		}
+		if readable {
+			metrics = rm.value(e.DataFile.Metrics)
+		}
+		return []any{int32(e.Status), e.SnapshotID, e.SequenceNumber, fileSeq, df, metrics}
+	}
+	cols := &columns{
+		items: func(ctx context.Context) iter.Seq2[any, error] { return entryItems(ctx, scope, false) },
+		appender: func(pos int, b array.Builder) (func(any) error, error) {
+			return entryAppender(fields[:5], pos, b, layout, rm)
+		},
+		tuple: func(item any) []any { return row(nil, item.(*manifest.Entry)) },
+	}
 	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
-		return entryRows(ctx, scope, false, func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
-			var fileSeq, df, metrics any
-			if e.FileSequenceNumber != manifest.UnassignedSequenceNumber {
-				fileSeq = e.FileSequenceNumber
+		return entryRows(ctx, scope, false, row)
+	}, cols: cols, scope: scope}, nil
+}
+
+// entryAppender appends column pos of the entries tables (fields, then
+// readable_metrics) of a *manifest.Entry to b.
+func entryAppender(fields []iceberg.NestedField, pos int, b array.Builder, layout *fileLayout, rm *readableMetrics) (func(any) error, error) {
+	if pos == len(fields) {
+		a, err := rm.appender(b)
+		return func(item any) error { return a(item.(*manifest.Entry).DataFile.Metrics) }, err
+	}
+	f := fields[pos]
+	switch f.Name {
+	case "status":
+		ib, err := builderAs[*array.Int32Builder](b, f.Name)
+		return func(item any) error { ib.Append(int32(item.(*manifest.Entry).Status)); return nil }, err
+	case "snapshot_id":
+		ib, err := builderAs[*array.Int64Builder](b, f.Name)
+		return func(item any) error { ib.Append(item.(*manifest.Entry).SnapshotID); return nil }, err
+	case "sequence_number":
+		ib, err := builderAs[*array.Int64Builder](b, f.Name)
+		return func(item any) error { ib.Append(item.(*manifest.Entry).SequenceNumber); return nil }, err
+	case "file_sequence_number":
+		// A file sequence number an old writer never recorded is null.
+		ib, err := builderAs[*array.Int64Builder](b, f.Name)
+		return func(item any) error {
+			if s := item.(*manifest.Entry).FileSequenceNumber; s != manifest.UnassignedSequenceNumber {
+				ib.Append(s)
+			} else {
+				ib.AppendNull()
 			}
-			if wantFile {
-				df = layout.row(&e.DataFile)
-			}
-			if readable {
-				metrics = rm.value(e.DataFile.Metrics)
-			}
-			return []any{int32(e.Status), e.SnapshotID, e.SequenceNumber, fileSeq, df, metrics}
-		})
-	}, scope: scope}, nil
+			return nil
+		}, err
+	case "data_file":
+		a, err := layout.structAppender(f.Type.(*iceberg.StructType).Fields, b, f.Name)
+		return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
+	}
+	return nil, fmt.Errorf("column %s: no appender", f.Name)
 }

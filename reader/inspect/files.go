@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
@@ -74,27 +75,57 @@ func openFiles(t *table.Table, opts Options, scope *manifestScope) (*source, err
 	layout.maps = wants(opts, "column_sizes") || wants(opts, "value_counts") || wants(opts, "null_value_counts") ||
 		wants(opts, "nan_value_counts") || wants(opts, "lower_bounds") || wants(opts, "upper_bounds")
 	readable := wants(opts, rm.field.Name)
-	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
-		return entryRows(ctx, scope, true, func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
-			row := layout.row(&e.DataFile)
-			if readable {
-				return append(row, rm.value(e.DataFile.Metrics))
+	row := func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
+		row := layout.row(&e.DataFile)
+		if readable {
+			return append(row, rm.value(e.DataFile.Metrics))
+		}
+		return append(row, nil)
+	}
+	cols := &columns{
+		items: func(ctx context.Context) iter.Seq2[any, error] { return entryItems(ctx, scope, true) },
+		appender: func(pos int, b array.Builder) (func(any) error, error) {
+			if pos == len(fields) {
+				a, err := rm.appender(b)
+				return func(item any) error { return a(item.(*manifest.Entry).DataFile.Metrics) }, err
 			}
-			return append(row, nil)
-		})
-	}, scope: scope}, nil
+			a, err := layout.appender(fields[pos], b)
+			return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
+		},
+		tuple: func(item any) []any { return row(nil, item.(*manifest.Entry)) },
+	}
+	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
+		return entryRows(ctx, scope, true, row)
+	}, cols: cols, scope: scope}, nil
 }
 
 // entryRows streams a row per entry of scope's manifests (live ones only
 // when live), stopping the manifest reads when the consumer stops.
 func entryRows(ctx context.Context, scope *manifestScope, live bool, row func(*manifest.ManifestFile, *manifest.Entry) []any) iter.Seq2[[]any, error] {
 	return func(yield func([]any, error) bool) {
+		for item, err := range entryItems(ctx, scope, live) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(row(nil, item.(*manifest.Entry)), nil) {
+				return
+			}
+		}
+	}
+}
+
+// entryItems streams scope's entries (live ones only when live) as the
+// row handles of the columnar form (a *manifest.Entry, valid until the
+// next), stopping the manifest reads when the consumer stops.
+func entryItems(ctx context.Context, scope *manifestScope, live bool) iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
 		stopped := false
-		err := scope.each(ctx, func(mf *manifest.ManifestFile, e *manifest.Entry) bool {
+		err := scope.each(ctx, func(_ *manifest.ManifestFile, e *manifest.Entry) bool {
 			if live && e.Status == manifest.StatusDeleted {
 				return true
 			}
-			if !yield(row(mf, e), nil) {
+			if !yield(e, nil) {
 				stopped = true
 				return false
 			}

@@ -53,6 +53,9 @@ type source struct {
 	// entries and their all_* forms), which PlanTasks divides into
 	// tasks; nil for the other kinds.
 	scope *manifestScope
+	// cols, when set, is the same rows in columnar form, which a read
+	// uses instead (columnar.go).
+	cols *columns
 }
 
 // opener builds a Kind's source for a table and the options' snapshot.

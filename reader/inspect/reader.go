@@ -36,6 +36,12 @@ type reader struct {
 	batch  int
 	rec    arrow.RecordBatch
 	err    error
+
+	// With a columnar source (cols): its row handles, and an appender
+	// per projected field.
+	cols     *columns
+	nextItem func() (any, error, bool)
+	app      []func(item any) error
 }
 
 func newReader(ctx context.Context, what string, src *source, opts Options, mem memory.Allocator) (*reader, error) {
@@ -88,7 +94,20 @@ func newReader(ctx context.Context, what string, src *source, opts Options, mem 
 	}
 	r.schema = as
 	r.b = array.NewRecordBuilder(mem, as)
-	r.next, r.stop = iter.Pull2(src.rows(ctx))
+	if src.cols != nil {
+		r.cols = src.cols
+		for i := range r.fields {
+			a, err := src.cols.appender(r.pos[i], r.b.Field(i))
+			if err != nil {
+				r.b.Release()
+				return nil, fmt.Errorf("inspect %s: %w", what, err)
+			}
+			r.app = append(r.app, a)
+		}
+		r.nextItem, r.stop = iter.Pull2(src.cols.items(ctx))
+	} else {
+		r.next, r.stop = iter.Pull2(src.rows(ctx))
+	}
 	r.refs.Store(1)
 	return r, nil
 }
@@ -97,6 +116,11 @@ func (r *reader) Schema() *arrow.Schema { return r.schema }
 
 func (r *reader) Next() bool {
 	if r.rec != nil {
+		if r.cols != nil && r.b != nil {
+			for i := range r.fields {
+				reserveLike(r.b.Field(i), r.rec.Column(i))
+			}
+		}
 		r.rec.Release()
 		r.rec = nil
 	}
@@ -105,31 +129,22 @@ func (r *reader) Next() bool {
 	}
 	n := 0
 	for n < r.batch && (r.limit == 0 || r.sent < r.limit) {
-		row, err, ok := r.next()
+		var kept, ok bool
+		if r.cols != nil {
+			kept, ok = r.appendItem()
+		} else {
+			kept, ok = r.appendRow()
+		}
+		if r.err != nil {
+			return false
+		}
 		if !ok {
 			break
 		}
-		if err != nil {
-			// A file the metadata names that is gone (an expired
-			// snapshot's manifest list) is not found, not corrupt.
-			kind := errkind.Corrupt
-			if errors.Is(err, fs.ErrNotExist) {
-				kind = errkind.NotFound
-			}
-			r.err = errkind.Default(kind, fmt.Errorf("inspect %s: %w", r.what, err))
-			return false
+		if kept {
+			n++
+			r.sent++
 		}
-		if r.filter != nil && !r.filter.Eval(row) {
-			continue
-		}
-		for i, f := range r.fields {
-			if err := arrowschema.AppendValue(r.b.Field(i), f.Type, row[r.pos[i]]); err != nil {
-				r.err = fmt.Errorf("inspect %s: column %s: %w", r.what, f.Name, err)
-				return false
-			}
-		}
-		n++
-		r.sent++
 	}
 	if n == 0 {
 		r.close()
@@ -137,6 +152,63 @@ func (r *reader) Next() bool {
 	}
 	r.rec = r.b.NewRecordBatch()
 	return true
+}
+
+// appendRow appends the source's next row unless the filter drops it:
+// ok false at its end or on an error (r.err).
+func (r *reader) appendRow() (kept, ok bool) {
+	row, err, ok := r.next()
+	if !ok {
+		return false, false
+	}
+	if err != nil {
+		r.err = r.sourceError(err)
+		return false, false
+	}
+	if r.filter != nil && !r.filter.Eval(row) {
+		return false, true
+	}
+	for i, f := range r.fields {
+		if err := arrowschema.AppendValue(r.b.Field(i), f.Type, row[r.pos[i]]); err != nil {
+			r.err = fmt.Errorf("inspect %s: column %s: %w", r.what, f.Name, err)
+			return false, false
+		}
+	}
+	return true, true
+}
+
+// appendItem is appendRow for a columnar source: the row's tuple is
+// built only for a filter.
+func (r *reader) appendItem() (kept, ok bool) {
+	item, err, ok := r.nextItem()
+	if !ok {
+		return false, false
+	}
+	if err != nil {
+		r.err = r.sourceError(err)
+		return false, false
+	}
+	if r.filter != nil && !r.filter.Eval(r.cols.tuple(item)) {
+		return false, true
+	}
+	for i, a := range r.app {
+		if err := a(item); err != nil {
+			r.err = fmt.Errorf("inspect %s: column %s: %w", r.what, r.fields[i].Name, err)
+			return false, false
+		}
+	}
+	return true, true
+}
+
+// sourceError is an error reading the source's rows. A file the metadata
+// names that is gone (an expired snapshot's manifest list) is not found,
+// not corrupt.
+func (r *reader) sourceError(err error) error {
+	kind := errkind.Corrupt
+	if errors.Is(err, fs.ErrNotExist) {
+		kind = errkind.NotFound
+	}
+	return errkind.Default(kind, fmt.Errorf("inspect %s: %w", r.what, err))
 }
 
 func (r *reader) RecordBatch() arrow.RecordBatch { return r.rec }

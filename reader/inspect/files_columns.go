@@ -1,0 +1,289 @@
+package inspect
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/arrowschema"
+	"github.com/floedb/floe/iceberg/manifest"
+)
+
+// The columnar form of dataFileFields (columnar.go): each column of a
+// content file appended from manifest.DataFile straight into its typed
+// builder, the same values fileLayout.row gives.
+
+// fileAppender appends one column of a content file.
+type fileAppender func(df *manifest.DataFile) error
+
+// appender is the appender of f, one of dataFileFields, into b.
+func (l *fileLayout) appender(f iceberg.NestedField, b array.Builder) (fileAppender, error) {
+	switch f.ID {
+	case 134: // content
+		return int32Column(b, f.Name, func(df *manifest.DataFile) int32 { return int32(df.Content) })
+	case 141: // spec_id
+		return int32Column(b, f.Name, func(df *manifest.DataFile) int32 { return int32(df.SpecID) })
+	case 100: // file_path
+		sb, err := builderAs[*array.StringBuilder](b, f.Name)
+		return func(df *manifest.DataFile) error { sb.Append(df.FilePath); return nil }, err
+	case 101: // file_format: Java shows it as its enum names it; writers spell it either way.
+		sb, err := builderAs[*array.StringBuilder](b, f.Name)
+		return func(df *manifest.DataFile) error { sb.Append(strings.ToUpper(df.FileFormat)); return nil }, err
+	case 102:
+		return l.partitionAppender(b)
+	case 103: // record_count
+		return int64Column(b, f.Name, func(df *manifest.DataFile) int64 { return df.RecordCount })
+	case 104: // file_size_in_bytes
+		return int64Column(b, f.Name, func(df *manifest.DataFile) int64 { return df.FileSizeInBytes })
+	case 108:
+		return countMapColumn(b, f.Name, 0)
+	case 109:
+		return countMapColumn(b, f.Name, 1)
+	case 110:
+		return countMapColumn(b, f.Name, 2)
+	case 137:
+		return countMapColumn(b, f.Name, 3)
+	case 125:
+		return boundMapColumn(b, f.Name, 0)
+	case 128:
+		return boundMapColumn(b, f.Name, 1)
+	case 131: // key_metadata
+		bb, err := builderAs[*array.BinaryBuilder](b, f.Name)
+		return func(df *manifest.DataFile) error {
+			if len(df.KeyMetadata) == 0 {
+				bb.AppendNull()
+			} else {
+				bb.Append(df.KeyMetadata)
+			}
+			return nil
+		}, err
+	case 132: // split_offsets
+		lb, err := builderAs[*array.ListBuilder](b, f.Name)
+		if err != nil {
+			return nil, err
+		}
+		vb, err := builderAs[*array.Int64Builder](lb.ValueBuilder(), f.Name)
+		return func(df *manifest.DataFile) error {
+			if len(df.SplitOffsets) == 0 {
+				lb.AppendNull()
+				return nil
+			}
+			lb.Append(true)
+			vb.AppendValues(df.SplitOffsets, nil)
+			return nil
+		}, err
+	case 135: // equality_ids
+		lb, err := builderAs[*array.ListBuilder](b, f.Name)
+		if err != nil {
+			return nil, err
+		}
+		vb, err := builderAs[*array.Int32Builder](lb.ValueBuilder(), f.Name)
+		return func(df *manifest.DataFile) error {
+			if len(df.EqualityIDs) == 0 {
+				lb.AppendNull()
+				return nil
+			}
+			lb.Append(true)
+			for _, id := range df.EqualityIDs {
+				vb.Append(int32(id))
+			}
+			return nil
+		}, err
+	case 140: // sort_order_id
+		ib, err := builderAs[*array.Int32Builder](b, f.Name)
+		return func(df *manifest.DataFile) error {
+			if df.SortOrderID == nil {
+				ib.AppendNull()
+			} else {
+				ib.Append(int32(*df.SortOrderID))
+			}
+			return nil
+		}, err
+	case 142:
+		return optInt64Column(b, f.Name, func(df *manifest.DataFile) *int64 { return df.FirstRowID })
+	case 143: // referenced_data_file
+		sb, err := builderAs[*array.StringBuilder](b, f.Name)
+		return func(df *manifest.DataFile) error {
+			if df.ReferencedDataFile == "" {
+				sb.AppendNull()
+			} else {
+				sb.Append(df.ReferencedDataFile)
+			}
+			return nil
+		}, err
+	case 144:
+		return optInt64Column(b, f.Name, func(df *manifest.DataFile) *int64 { return df.ContentOffset })
+	case 145:
+		return optInt64Column(b, f.Name, func(df *manifest.DataFile) *int64 { return df.ContentSizeInBytes })
+	}
+	return nil, fmt.Errorf("column %s: no appender for field %d", f.Name, f.ID)
+}
+
+// structAppender appends a content file as the data_file struct of the
+// entries tables, every field of dataFileFields.
+func (l *fileLayout) structAppender(fields []iceberg.NestedField, b array.Builder, column string) (fileAppender, error) {
+	sb, err := builderAs[*array.StructBuilder](b, column)
+	if err != nil {
+		return nil, err
+	}
+	apps := make([]fileAppender, len(fields))
+	for i, f := range fields {
+		if apps[i], err = l.appender(f, sb.FieldBuilder(i)); err != nil {
+			return nil, err
+		}
+	}
+	return func(df *manifest.DataFile) error {
+		sb.Append(true)
+		for _, a := range apps {
+			if err := a(df); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// partitionAppender appends df's tuple in the unified partition struct,
+// the fields of other specs null (as fileLayout.partition). Partition
+// values arrive as canonical values already, a few per file, so they go
+// through AppendValue.
+func (l *fileLayout) partitionAppender(b array.Builder) (fileAppender, error) {
+	sb, err := builderAs[*array.StructBuilder](b, "partition")
+	if err != nil {
+		return nil, err
+	}
+	fields := l.partType.Fields
+	vals := make([]any, len(fields))
+	return func(df *manifest.DataFile) error {
+		clear(vals)
+		if slots := l.slots[df.SpecID]; len(slots) == len(df.Partition) {
+			for i, v := range df.Partition {
+				vals[slots[i]] = v
+			}
+		}
+		sb.Append(true)
+		for i, f := range fields {
+			if err := arrowschema.AppendValue(sb.FieldBuilder(i), f.Type, vals[i]); err != nil {
+				return fmt.Errorf("partition.%s: %w", f.Name, err)
+			}
+		}
+		return nil
+	}, nil
+}
+
+func int32Column(b array.Builder, name string, get func(*manifest.DataFile) int32) (fileAppender, error) {
+	ib, err := builderAs[*array.Int32Builder](b, name)
+	return func(df *manifest.DataFile) error { ib.Append(get(df)); return nil }, err
+}
+
+func int64Column(b array.Builder, name string, get func(*manifest.DataFile) int64) (fileAppender, error) {
+	ib, err := builderAs[*array.Int64Builder](b, name)
+	return func(df *manifest.DataFile) error { ib.Append(get(df)); return nil }, err
+}
+
+func optInt64Column(b array.Builder, name string, get func(*manifest.DataFile) *int64) (fileAppender, error) {
+	ib, err := builderAs[*array.Int64Builder](b, name)
+	return func(df *manifest.DataFile) error {
+		if p := get(df); p != nil {
+			ib.Append(*p)
+		} else {
+			ib.AppendNull()
+		}
+		return nil
+	}, err
+}
+
+// countMapColumn appends one kind of count metric (0 column_sizes, 1
+// value_counts, 2 null_value_counts, 3 nan_value_counts) as a
+// map<int, long>, null when the file has none of that kind (as
+// countMap). Each kind's pairs are ranged over by their own method
+// called in place, not through a function value: so the compiler inlines
+// the iterator and the loop allocates nothing.
+func countMapColumn(b array.Builder, name string, kind int) (fileAppender, error) {
+	mb, err := builderAs[*array.MapBuilder](b, name)
+	if err != nil {
+		return nil, err
+	}
+	c := &mapColumn[int64, *array.Int64Builder]{mb: mb}
+	if c.kb, err = builderAs[*array.Int32Builder](mb.KeyBuilder(), name); err != nil {
+		return nil, err
+	}
+	c.vb, err = builderAs[*array.Int64Builder](mb.ItemBuilder(), name)
+	return func(df *manifest.DataFile) error {
+		c.open = false
+		switch kind {
+		case 0:
+			for id, v := range df.Metrics.ColumnSizes() {
+				c.add(id, v)
+			}
+		case 1:
+			for id, v := range df.Metrics.ValueCounts() {
+				c.add(id, v)
+			}
+		case 2:
+			for id, v := range df.Metrics.NullCounts() {
+				c.add(id, v)
+			}
+		case 3:
+			for id, v := range df.Metrics.NaNCounts() {
+				c.add(id, v)
+			}
+		}
+		c.end()
+		return nil
+	}, err
+}
+
+// boundMapColumn appends one kind of bound (0 lower, 1 upper) as a
+// map<int, binary> (as boundMap), the bounds copied from the manifest's
+// memory.
+func boundMapColumn(b array.Builder, name string, kind int) (fileAppender, error) {
+	mb, err := builderAs[*array.MapBuilder](b, name)
+	if err != nil {
+		return nil, err
+	}
+	c := &mapColumn[[]byte, *array.BinaryBuilder]{mb: mb}
+	if c.kb, err = builderAs[*array.Int32Builder](mb.KeyBuilder(), name); err != nil {
+		return nil, err
+	}
+	c.vb, err = builderAs[*array.BinaryBuilder](mb.ItemBuilder(), name)
+	return func(df *manifest.DataFile) error {
+		c.open = false
+		if kind == 0 {
+			for id, v := range df.Metrics.LowerBounds() {
+				c.add(id, v)
+			}
+		} else {
+			for id, v := range df.Metrics.UpperBounds() {
+				c.add(id, v)
+			}
+		}
+		c.end()
+		return nil
+	}, err
+}
+
+// mapColumn appends a map<int, V> a pair at a time, the map opened by its
+// first pair and null when it has none.
+type mapColumn[V any, B interface{ Append(V) }] struct {
+	mb   *array.MapBuilder
+	kb   *array.Int32Builder
+	vb   B
+	open bool
+}
+
+func (c *mapColumn[V, B]) add(id int, v V) {
+	if !c.open {
+		c.mb.Append(true)
+		c.open = true
+	}
+	c.kb.Append(int32(id))
+	c.vb.Append(v)
+}
+
+func (c *mapColumn[V, B]) end() {
+	if !c.open {
+		c.mb.AppendNull()
+	}
+}

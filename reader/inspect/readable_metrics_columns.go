@@ -1,0 +1,259 @@
+package inspect
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/arrowschema"
+	"github.com/floedb/floe/iceberg/manifest"
+)
+
+// The columnar form of readable_metrics (columnar.go): a file's metrics
+// gathered for every column in one walk of each kind's pairs (they
+// ascend by field id, as the columns taken in id order do), then
+// appended into the struct's builders, the bounds decoded straight into
+// their typed builders; the same values readableMetrics.value gives.
+
+// columnMetrics are one column's metrics of one file.
+type columnMetrics struct {
+	counts       [4]int64 // column_size, value_count, null_value_count, nan_value_count
+	has          [4]bool
+	lower, upper []byte
+	hasLower     bool
+	hasUpper     bool
+}
+
+// appender appends a file's readable_metrics to b, the column's struct
+// builder. The scratch it gathers into is reused from file to file.
+func (rm *readableMetrics) appender(b array.Builder) (func(m manifest.Metrics) error, error) {
+	sb, err := builderAs[*array.StructBuilder](b, rm.field.Name)
+	if err != nil {
+		return nil, err
+	}
+	n := len(rm.cols)
+	// byID[j] is the column (index in rm.cols) of the j-th smallest id.
+	byID := make([]int, n)
+	for i := range byID {
+		byID[i] = i
+	}
+	slices.SortFunc(byID, func(a, b int) int { return rm.cols[a].id - rm.cols[b].id })
+	ids := make([]int, n)
+	for j, i := range byID {
+		ids[j] = rm.cols[i].id
+	}
+	type colBuilders struct {
+		sb           *array.StructBuilder
+		counts       [4]*array.Int64Builder
+		lower, upper func(raw []byte) error
+	}
+	cols := make([]colBuilders, n)
+	for i, c := range rm.cols {
+		name := rm.field.Type.(*iceberg.StructType).Fields[i].Name
+		cb := &cols[i]
+		if cb.sb, err = builderAs[*array.StructBuilder](sb.FieldBuilder(i), name); err != nil {
+			return nil, err
+		}
+		for k := range cb.counts {
+			if cb.counts[k], err = builderAs[*array.Int64Builder](cb.sb.FieldBuilder(k), name); err != nil {
+				return nil, err
+			}
+		}
+		if cb.lower, err = rm.boundAppender(c, cb.sb.FieldBuilder(4)); err != nil {
+			return nil, err
+		}
+		if cb.upper, err = rm.boundAppender(c, cb.sb.FieldBuilder(5)); err != nil {
+			return nil, err
+		}
+	}
+	g := &metricsGather{ids: ids, byID: byID, got: make([]columnMetrics, n)}
+	got := g.got
+	return func(m manifest.Metrics) error {
+		g.gather(m)
+		sb.Append(true)
+		for i := range cols {
+			cb, c := &cols[i], &got[i]
+			cb.sb.Append(true)
+			for k, ib := range cb.counts {
+				if c.has[k] {
+					ib.Append(c.counts[k])
+				} else {
+					ib.AppendNull()
+				}
+			}
+			if err := appendBound(cb.sb.FieldBuilder(4), cb.lower, c.lower, c.hasLower); err != nil {
+				return err
+			}
+			if err := appendBound(cb.sb.FieldBuilder(5), cb.upper, c.upper, c.hasUpper); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// metricsGather collects a file's metrics by column: each kind's pairs
+// ascend by field id, so one walk of each against the columns' ids in
+// ascending order finds them all.
+type metricsGather struct {
+	ids  []int // the columns' field ids, ascending
+	byID []int // byID[j]: the column (index in got) of ids[j]
+	got  []columnMetrics
+	// at is each kind's position in ids, as its pairs are walked.
+	at [6]int
+}
+
+func (g *metricsGather) gather(m manifest.Metrics) {
+	clear(g.got)
+	g.at = [6]int{}
+	// Each kind's pairs through its own method called in place, so the
+	// iterator is inlined and the loop allocates nothing.
+	for id, v := range m.ColumnSizes() {
+		g.count(0, id, v)
+	}
+	for id, v := range m.ValueCounts() {
+		g.count(1, id, v)
+	}
+	for id, v := range m.NullCounts() {
+		g.count(2, id, v)
+	}
+	for id, v := range m.NaNCounts() {
+		g.count(3, id, v)
+	}
+	for id, v := range m.LowerBounds() {
+		if c := g.find(4, id); c != nil {
+			c.lower, c.hasLower = v, true
+		}
+	}
+	for id, v := range m.UpperBounds() {
+		if c := g.find(5, id); c != nil {
+			c.upper, c.hasUpper = v, true
+		}
+	}
+}
+
+func (g *metricsGather) count(k, id int, v int64) {
+	if c := g.find(k, id); c != nil {
+		c.counts[k], c.has[k] = v, true
+	}
+}
+
+// find is the column of id for kind k, nil when id is no column's (a
+// column dropped since, or not primitive), moving k's position past it.
+func (g *metricsGather) find(k, id int) *columnMetrics {
+	j := g.at[k]
+	for j < len(g.ids) && g.ids[j] < id {
+		j++
+	}
+	g.at[k] = j
+	if j < len(g.ids) && g.ids[j] == id {
+		return &g.got[g.byID[j]]
+	}
+	return nil
+}
+
+func appendBound(b array.Builder, app func([]byte) error, raw []byte, has bool) error {
+	if !has {
+		b.AppendNull()
+		return nil
+	}
+	return app(raw)
+}
+
+// boundAppender appends a bound of column c decoded into b. The common
+// types, at their usual widths, are decoded here; anything else (other
+// widths, decimals, uuids, fixed) goes through readableMetrics.bound and
+// AppendValue, the row form's decoding.
+func (rm *readableMetrics) boundAppender(c readableColumn, b array.Builder) (func(raw []byte) error, error) {
+	slow := func(raw []byte) error { return arrowschema.AppendValue(b, c.bound, rm.bound(c, raw)) }
+	if !c.decode {
+		bb, err := builderAs[*array.BinaryBuilder](b, "bound")
+		return func(raw []byte) error { bb.Append(raw); return nil }, err
+	}
+	switch c.bound.(type) {
+	case iceberg.BooleanType:
+		bb, err := builderAs[*array.BooleanBuilder](b, "bound")
+		return func(raw []byte) error {
+			if len(raw) != 1 {
+				return slow(raw)
+			}
+			bb.Append(raw[0] != 0)
+			return nil
+		}, err
+	case iceberg.IntType:
+		ib, err := builderAs[*array.Int32Builder](b, "bound")
+		return func(raw []byte) error {
+			if len(raw) != 4 {
+				return slow(raw)
+			}
+			ib.Append(int32(binary.LittleEndian.Uint32(raw)))
+			return nil
+		}, err
+	case iceberg.DateType:
+		db, err := builderAs[*array.Date32Builder](b, "bound")
+		return func(raw []byte) error {
+			if len(raw) != 4 {
+				return slow(raw)
+			}
+			db.Append(arrow.Date32(int32(binary.LittleEndian.Uint32(raw))))
+			return nil
+		}, err
+	case iceberg.LongType:
+		ib, err := builderAs[*array.Int64Builder](b, "bound")
+		return func(raw []byte) error {
+			if len(raw) != 8 {
+				return slow(raw)
+			}
+			ib.Append(int64(binary.LittleEndian.Uint64(raw)))
+			return nil
+		}, err
+	case iceberg.TimeType:
+		tb, err := builderAs[*array.Time64Builder](b, "bound")
+		return func(raw []byte) error {
+			if len(raw) != 8 {
+				return slow(raw)
+			}
+			tb.Append(arrow.Time64(binary.LittleEndian.Uint64(raw)))
+			return nil
+		}, err
+	case iceberg.TimestampType, iceberg.TimestamptzType, iceberg.TimestampNsType, iceberg.TimestamptzNsType:
+		tb, err := builderAs[*array.TimestampBuilder](b, "bound")
+		return func(raw []byte) error {
+			if len(raw) != 8 {
+				return slow(raw)
+			}
+			tb.Append(arrow.Timestamp(binary.LittleEndian.Uint64(raw)))
+			return nil
+		}, err
+	case iceberg.FloatType:
+		fb, err := builderAs[*array.Float32Builder](b, "bound")
+		return func(raw []byte) error {
+			if len(raw) != 4 {
+				return slow(raw)
+			}
+			fb.Append(math.Float32frombits(binary.LittleEndian.Uint32(raw)))
+			return nil
+		}, err
+	case iceberg.DoubleType:
+		fb, err := builderAs[*array.Float64Builder](b, "bound")
+		return func(raw []byte) error {
+			if len(raw) != 8 {
+				return slow(raw)
+			}
+			fb.Append(math.Float64frombits(binary.LittleEndian.Uint64(raw)))
+			return nil
+		}, err
+	case iceberg.StringType:
+		sb, err := builderAs[*array.StringBuilder](b, "bound")
+		if err != nil {
+			return nil, err
+		}
+		// The bytes as they are, as string(raw) would be.
+		bb := sb.BinaryBuilder
+		return func(raw []byte) error { bb.Append(raw); return nil }, nil
+	}
+	return slow, nil
+}
