@@ -96,11 +96,18 @@ func capiInspectPlan(th C.uintptr_t, kind, optionsJSON *C.char, out **C.char) (r
 // openInspectTask reads a serialised inspect task (floe_task_stream
 // hands it here when inspect.IsTask says the bytes are one): its
 // manifests reached through the options' location map and storage
-// properties, under a call context the stream owns.
-func openInspectTask(data []byte, opts tableOptions) (array.RecordReader, context.CancelFunc, error) {
+// properties, under a call context the stream owns. A limit or batch
+// size the caller gives (nil, 0: none) replaces the task's.
+func openInspectTask(data []byte, opts tableOptions, limit *int64, batchSize int) (array.RecordReader, context.CancelFunc, error) {
 	task, err := inspect.UnmarshalTask(data)
 	if err != nil {
 		return nil, nil, err
+	}
+	if limit != nil {
+		task.Limit = *limit
+	}
+	if batchSize > 0 {
+		task.BatchSize = batchSize
 	}
 	locations, err := fileio.NewLocationMap(opts.LocationMap)
 	if err != nil {
@@ -113,6 +120,12 @@ func openInspectTask(data []byte, opts tableOptions) (array.RecordReader, contex
 	}
 	ctx, cancel := callContext(context.Background(), opts.timeout())
 	rdr, err := task.Reader(ctx, files, cAllocator)
+	if err == nil && limit != nil && *limit == 0 {
+		// No rows (the task's 0 is no limit), the schema still the task's.
+		schema := rdr.Schema()
+		rdr.Release()
+		rdr, err = array.NewRecordReader(schema, nil)
+	}
 	if err != nil {
 		cancel()
 		return nil, nil, err

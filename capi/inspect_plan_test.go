@@ -68,7 +68,7 @@ func TestInspectPlanReadsAsInspect(t *testing.T) {
 		}
 		var got []string
 		for _, task := range tasks {
-			rdr, cancel, err := openInspectTask(task, tableOptions{LocationMap: fx.LocationMap})
+			rdr, cancel, err := openInspectTask(task, tableOptions{LocationMap: fx.LocationMap}, nil, 0)
 			if err != nil {
 				t.Fatalf("%s: %v", c.kind, err)
 			}
@@ -128,8 +128,36 @@ func TestInspectPlanRefuses(t *testing.T) {
 	if err != nil || string(data) != "[]" {
 		t.Errorf("limit 0: %s, %v", data, err)
 	}
+	// A limit given with the task replaces the task's; 0 reads no row.
+	data, err = planInspect(h, "entries", []byte(`{"task_size": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []json.RawMessage
+	if err := json.Unmarshal(data, &tasks); err != nil || len(tasks) < 2 {
+		t.Fatalf("%d tasks, %v", len(tasks), err)
+	}
+	fx, _ := fixtures.Get("impala_iceberg_v2_partitioned_position_deletes")
+	rdr, cancel, err := openInspectTask(tasks[1], tableOptions{LocationMap: fx.LocationMap}, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rowsOf(t, rdr)); n < 2 {
+		t.Fatalf("task 1 has %d rows: a limit of 1 would not show", n)
+	}
+	cancel()
+	for _, limit := range []int64{0, 1} {
+		rdr, cancel, err := openInspectTask(tasks[1], tableOptions{LocationMap: fx.LocationMap}, &limit, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(rowsOf(t, rdr)); int64(n) != limit {
+			t.Errorf("limit %d: %d rows", limit, n)
+		}
+		cancel()
+	}
 	// An inspect task of an unknown version is refused as a bad argument.
-	if _, _, err := openInspectTask([]byte(`{"inspect_version": 9, "kind": "files", "manifests": [{"manifest_path": "m.avro"}]}`), tableOptions{}); classify(err, statusFormat) != statusInvalidArgument {
+	if _, _, err := openInspectTask([]byte(`{"inspect_version": 9, "kind": "files", "manifests": [{"manifest_path": "m.avro"}]}`), tableOptions{}, nil, 0); classify(err, statusFormat) != statusInvalidArgument {
 		t.Errorf("version 9: %v", err)
 	}
 }
