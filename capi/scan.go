@@ -17,6 +17,9 @@ import (
 // scanHandle is what a floe_scan* stands for.
 type scanHandle struct {
 	scan *scan.Scan
+	// changelog is set instead of scan for a changelog scan ("changelog":
+	// true): scan_changelog.go says which calls it answers.
+	changelog *scan.ChangelogScan
 	// ctx is the parent of every call on the scan; cancel
 	// (floe_scan_cancel) stops them all, streams open or to come.
 	ctx     context.Context
@@ -57,7 +60,12 @@ func openScan(t *tableHandle, scanJSON []byte) (*scanHandle, error) {
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	planning, done := callContext(h.ctx, h.timeout)
 	defer done()
-	if h.scan, err = scan.New(planning, t.current(), opts); err != nil {
+	if opts.Changelog {
+		h.changelog, err = scan.NewChangelog(planning, t.current(), opts)
+	} else {
+		h.scan, err = scan.New(planning, t.current(), opts)
+	}
+	if err != nil {
 		h.cancel()
 		return nil, err
 	}
@@ -72,7 +80,13 @@ func (s *scanHandle) stream() (array.RecordReader, context.CancelFunc, error) {
 		return nil, nil, err // a cancelled scan opens no stream
 	}
 	ctx, cancel := callContext(s.ctx, s.timeout)
-	rdr, err := s.scan.Reader(ctx, cAllocator)
+	var rdr array.RecordReader
+	var err error
+	if s.changelog != nil {
+		rdr, err = s.changelog.Reader(ctx, cAllocator)
+	} else {
+		rdr, err = s.scan.Reader(ctx, cAllocator)
+	}
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -124,7 +138,7 @@ func capiScanSchema(h C.uintptr_t, out *C.struct_ArrowSchema) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	cdata.ExportArrowSchema(s.scan.Schema(), (*cdata.CArrowSchema)(unsafe.Pointer(out)))
+	cdata.ExportArrowSchema(s.schema(), (*cdata.CArrowSchema)(unsafe.Pointer(out)))
 	return C.int(statusOK)
 }
 
@@ -138,7 +152,7 @@ func capiScanPlan(h C.uintptr_t, count *C.int64_t) (rc C.int) {
 	}
 	// A task of the C API is a task group: one file, a byte range of a
 	// large one, or several small ones.
-	*count = C.int64_t(s.scan.NumTaskGroups())
+	*count = C.int64_t(s.numTasks())
 	return C.int(statusOK)
 }
 
@@ -150,9 +164,7 @@ func capiScanCount(h C.uintptr_t, rows *C.int64_t) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	ctx, cancel := callContext(s.ctx, s.timeout)
-	defer cancel()
-	n, err := s.scan.Count(ctx)
+	n, err := s.count()
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}
@@ -168,11 +180,11 @@ func capiScanTask(h C.uintptr_t, i C.int64_t, bytes **C.uint8_t, n *C.size_t) (r
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	groups := s.scan.NumTaskGroups()
+	groups := s.numTasks()
 	if i < 0 || int64(i) >= int64(groups) {
 		return fail(fn, invalidArgument("task index %d is out of range: the scan has %d tasks", int64(i), groups), statusInvalidArgument)
 	}
-	data, err := s.scan.TaskGroup(int(i)).MarshalBinary()
+	data, err := s.task(int(i))
 	if err != nil {
 		return fail(fn, err, statusInternal)
 	}
@@ -193,7 +205,7 @@ func capiScanStream(h C.uintptr_t, out *C.struct_ArrowArrayStream) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}
-	exportStream(rdr, s.scan.Schema(), cancel, out)
+	exportStream(rdr, s.schema(), cancel, out)
 	return C.int(statusOK)
 }
 

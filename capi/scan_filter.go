@@ -26,6 +26,9 @@ func capiScanAddFilter(h C.uintptr_t, filter *C.char) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
+	if s.changelog != nil {
+		return fail(fn, errChangelogFilter, statusUnsupported)
+	}
 	if err := s.scan.AddFilter(e); err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
@@ -52,6 +55,9 @@ func capiScanMetrics(h C.uintptr_t, out **C.char) (rc C.int) {
 	s, err := lookup[*scanHandle](uintptr(h), "floe_scan")
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
+	}
+	if s.changelog != nil {
+		return fail(fn, errChangelogMetrics, statusUnsupported)
 	}
 	data, err := json.Marshal(s.scan.Metrics())
 	if err != nil {

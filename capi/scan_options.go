@@ -21,6 +21,7 @@ type scanOptionsJSON struct {
 	Ref             string          `json:"ref,omitempty"`
 	FromSnapshotID  *int64          `json:"from_snapshot_id,omitempty"` // incremental append scan
 	ToSnapshotID    *int64          `json:"to_snapshot_id,omitempty"`
+	Changelog       bool            `json:"changelog,omitempty"` // changelog scan of the same range
 	Limit           *int64          `json:"limit,omitempty"`
 	BatchSize       int             `json:"batch_size,omitempty"`
 	Threads         int             `json:"threads,omitempty"`
@@ -75,7 +76,7 @@ func decodeScanRequest(data []byte) (scan.Options, *time.Duration, error) {
 	}
 	opts := scan.Options{
 		Columns: o.Columns, SnapshotID: o.SnapshotID, AsOfTimestamp: o.AsOfTimestamp, Ref: o.Ref,
-		FromSnapshotID: o.FromSnapshotID, ToSnapshotID: o.ToSnapshotID,
+		FromSnapshotID: o.FromSnapshotID, ToSnapshotID: o.ToSnapshotID, Changelog: o.Changelog,
 		Limit: o.Limit, BatchSize: o.BatchSize, Threads: o.Threads, VerifyCRC: o.VerifyCRC,
 		CaseInsensitive: o.CaseInsensitive, Filter: filter, SplitSize: o.SplitSize, Ordered: o.Ordered,
 		BufferBytes: o.BufferBytes, MemoryLimit: o.MemoryLimit,
