@@ -512,13 +512,14 @@ floe_status floe_overwrite(floe_table* table, const char* filter, struct ArrowAr
   return rc;
 }
 
-floe_status floe_task_io_open(const uint8_t* task, size_t len, floe_task_io** out) {
+floe_status floe_task_io_open(const uint8_t* task, size_t len, const char* options_json,
+                              floe_task_io** out) {
   capi_clear_error();
   REQUIRE(out != NULL, "floe_task_io_open", "out");
   *out = NULL;
   REQUIRE(task != NULL, "floe_task_io_open", "task");
   uintptr_t handle = 0;
-  floe_status rc = capiTaskIOOpen((uint8_t*)task, len, &handle);
+  floe_status rc = capiTaskIOOpen((uint8_t*)task, len, (char*)options_json, &handle);
   if (rc == FLOE_OK) *out = (floe_task_io*)handle;
   return rc;
 }

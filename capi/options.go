@@ -13,7 +13,8 @@ import (
 	"github.com/floedb/floe/reader/scan"
 )
 
-// tableOptions is the options_json of floe_table_open and floe_task_stream.
+// tableOptions is the options_json of floe_table_open, and the part of
+// floe_task_stream's (taskOptions) that says how to reach the files.
 type tableOptions struct {
 	LocationMap map[string]string `json:"location_map"`
 	// Relocate, true unless set false, reads a table found away from the
@@ -44,28 +45,33 @@ func parseTableOptions(data []byte) (tableOptions, error) {
 	if err := decodeStrict(data, &o, "table options"); err != nil {
 		return o, err
 	}
+	return o, o.check()
+}
+
+// check refuses table options that can never work.
+func (o tableOptions) check() error {
 	if len(o.Properties) > 0 {
 		keys := make([]string, 0, len(o.Properties))
 		for k := range o.Properties {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		return o, withStatus(statusUnsupported, fmt.Errorf("table options: storage property %q is not supported; "+
+		return withStatus(statusUnsupported, fmt.Errorf("table options: storage property %q is not supported; "+
 			"configure S3 with the \"s3\" option ({\"endpoint\", \"region\", \"access_key_id\", …})", keys[0]))
 	}
 	if _, err := fileio.NewLocationMap(o.LocationMap); err != nil {
-		return o, withStatus(statusInvalidArgument, fmt.Errorf("table options: %w", err))
+		return withStatus(statusInvalidArgument, fmt.Errorf("table options: %w", err))
 	}
 	if err := checkS3Options("table options", o.S3); err != nil {
-		return o, err
+		return err
 	}
 	if _, err := timeoutOption("table options", o.TimeoutMs); err != nil {
-		return o, err
+		return err
 	}
 	if o.MemoryLimit < 0 || o.MemoryLimit > 0 && o.MemoryLimit < scan.MinMemoryLimit {
-		return o, invalidArgument("table options: memory_limit %d: give at least %d bytes, or 0 for none", o.MemoryLimit, scan.MinMemoryLimit)
+		return invalidArgument("table options: memory_limit %d: give at least %d bytes, or 0 for none", o.MemoryLimit, scan.MinMemoryLimit)
 	}
-	return o, nil
+	return nil
 }
 
 // checkS3Options refuses S3 settings that can never work at parse time,

@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"context"
+	"fmt"
 	"unsafe"
 
 	"github.com/floedb/floe/iceberg/fileio"
@@ -12,23 +13,61 @@ import (
 	"github.com/floedb/floe/reader/scan"
 )
 
+// taskReadOptions are the read settings a caller gives with a serialised
+// task (scan.ReadOptions): floe_task_stream's and floe_task_io_open's
+// options. A task no longer carries them (an older floe's task still
+// does: its values apply where these are not given).
+type taskReadOptions struct {
+	BatchSize int    `json:"batch_size"`
+	Limit     *int64 `json:"limit"`
+	VerifyCRC bool   `json:"verify_crc"`
+}
+
+// read is the scan.ReadOptions of o, checked.
+func (o taskReadOptions) read(memoryLimit int64) (scan.ReadOptions, error) {
+	r := scan.ReadOptions{BatchSize: o.BatchSize, Limit: o.Limit, VerifyCRC: o.VerifyCRC, MemoryLimit: memoryLimit}
+	if err := r.Validate(); err != nil {
+		return r, withStatus(statusInvalidArgument, fmt.Errorf("task options: %w", err))
+	}
+	return r, nil
+}
+
+// taskOptions is floe_task_stream's options_json: the table options that
+// say how to reach the files from here, and the read settings.
+type taskOptions struct {
+	tableOptions
+	taskReadOptions
+}
+
+func parseTaskOptions(data []byte) (taskOptions, scan.ReadOptions, error) {
+	var o taskOptions
+	if err := decodeStrict(data, &o, "task options"); err != nil {
+		return o, scan.ReadOptions{}, err
+	}
+	if err := o.tableOptions.check(); err != nil {
+		return o, scan.ReadOptions{}, err
+	}
+	if o.Warehouse != "" {
+		return o, scan.ReadOptions{}, invalidArgument("task options: warehouse does not apply to a task")
+	}
+	read, err := o.taskReadOptions.read(o.MemoryLimit)
+	return o, read, err
+}
+
 //export capiTaskStream
 func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.struct_ArrowArrayStream) (rc C.int) {
 	const fn = "floe_task_stream"
 	defer recoverStatus(fn, &rc)
-	opts, err := parseTableOptions(cBytes(optionsJSON))
+	opts, read, err := parseTaskOptions(cBytes(optionsJSON))
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
-	}
-	if opts.Warehouse != "" {
-		return fail(fn, invalidArgument("task options: warehouse does not apply to a task"), statusInvalidArgument)
 	}
 	// The task is parsed before this call returns, so the caller's buffer
 	// is read in place.
 	data := unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n))
 	if inspect.IsTask(data) {
 		// A task of a metadata table (floe_inspect_plan).
-		rdr, cancel, err := openInspectTask(data, opts, nil, 0)
+		rdr, cancel, err := openInspectTask(data, opts.tableOptions)
 		if err != nil {
 			return fail(fn, err, statusInvalidArgument)
 		}
@@ -51,7 +90,7 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 		return fail(fn, err, statusUnsupported)
 	}
 	ctx, cancel := callContext(context.Background(), opts.timeout())
-	rdr, err := g.ReaderWithin(ctx, files, cAllocator, opts.MemoryLimit)
+	rdr, err := g.Reader(ctx, files, cAllocator, read)
 	if err != nil {
 		cancel()
 		return fail(fn, err, statusFormat)

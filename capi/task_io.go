@@ -33,15 +33,29 @@ func (h *taskIOHandle) freeRanges() {
 	}
 }
 
+// parseTaskIOOptions reads floe_task_io_open's options_json: the read
+// settings alone, since the host reaches the files itself.
+func parseTaskIOOptions(data []byte) (scan.ReadOptions, error) {
+	var o taskReadOptions
+	if err := decodeStrict(data, &o, "task I/O options"); err != nil {
+		return scan.ReadOptions{}, err
+	}
+	return o.read(0)
+}
+
 //export capiTaskIOOpen
-func capiTaskIOOpen(task *C.uint8_t, n C.size_t, out *C.uintptr_t) (rc C.int) {
+func capiTaskIOOpen(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.uintptr_t) (rc C.int) {
 	const fn = "floe_task_io_open"
 	defer recoverStatus(fn, &rc)
+	read, err := parseTaskIOOptions(cBytes(optionsJSON))
+	if err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
 	g, err := scan.UnmarshalTaskGroup(unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n)))
 	if err != nil {
 		return fail(fn, withStatus(statusInvalidArgument, err), statusInvalidArgument)
 	}
-	io, err := g.HostIO()
+	io, err := g.HostIO(read)
 	if err != nil {
 		return fail(fn, withStatus(statusInvalidArgument, err), statusInvalidArgument)
 	}

@@ -987,13 +987,21 @@ floe_status floe_inspect_plan(floe_table* table, const char* kind, const char* o
 /* Stream the batches of one serialised task (from floe_scan_task, maybe in
  * another process or on another machine): its files or byte ranges one
  * after another, in order; positions (_pos, _row_id) and deletes are those
- * of the whole files. A task returns at most the scan's "limit" rows; the
- * limit across tasks is the caller's to enforce. options_json takes the
- * same "location_map" and "properties" keys as floe_table_open, telling how to
- * reach the files from here; NULL or "{}" when the paths in the task are
- * valid as they are. A task of floe_inspect_plan (an element of its array)
- * is read here too: its metadata table's rows from its manifests, whose
- * paths are as the table's metadata writes them, so the table's
+ * of the whole files. options_json takes the same "location_map", "s3",
+ * "properties", "timeout_ms" and "memory_limit" keys as floe_table_open,
+ * telling how to reach the files from here, and the read settings of this
+ * process, which a task does not carry:
+ *   "limit": <int64>       at most that many rows from the task (pass the
+ *       scan's "limit" to read a task as the scan would; the limit across
+ *       tasks is the caller's to enforce). Default: none.
+ *   "batch_size": <int>    rows per batch (default 65536).
+ *   "verify_crc": true     check the pages' CRC checksums.
+ * NULL or "{}" when the paths in the task are valid as they are. A task
+ * serialised by a floe before these keys existed carries the scan's
+ * limit, batch_size and verify_crc itself; they apply where options_json
+ * does not give them. A task of floe_inspect_plan (an element of its
+ * array) is read here too: its metadata table's rows from its manifests,
+ * whose paths are as the table's metadata writes them, so the table's
  * "location_map" is needed wherever the table needed one. */
 floe_status floe_task_stream(const uint8_t* task, size_t len, const char* options_json,
                              struct ArrowArrayStream* out);
@@ -1015,7 +1023,11 @@ typedef struct floe_byte_range {
   int64_t length;
 } floe_byte_range;
 
-floe_status floe_task_io_open(const uint8_t* task, size_t len, floe_task_io** out);
+/* options_json: NULL, "{}", or the read settings of floe_task_stream's
+ * options ("limit", "batch_size", "verify_crc"); the ranges asked for are
+ * those a read with them touches. */
+floe_status floe_task_io_open(const uint8_t* task, size_t len, const char* options_json,
+                              floe_task_io** out);
 
 /* *ranges (count entries) stays valid until the next
  * floe_task_needed_ranges on io or floe_task_io_free. */

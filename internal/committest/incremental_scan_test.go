@@ -237,7 +237,7 @@ func rowsFilter(t *testing.T, text string) expr.Expr {
 // readTaskIDs reads a task's id column on its own, outside any scan.
 func readTaskIDs(t *testing.T, task *scan.Task, tbl *table.Table) []int64 {
 	t.Helper()
-	rr, err := task.Reader(context.Background(), tbl.IO, memory.NewGoAllocator())
+	rr, err := task.Reader(context.Background(), tbl.IO, memory.NewGoAllocator(), scan.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

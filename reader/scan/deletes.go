@@ -18,7 +18,6 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/kernels"
-	"github.com/floedb/floe/reader/parquet"
 )
 
 // Reserved field ids of a position delete file's columns.
@@ -212,7 +211,7 @@ func readFile(ctx context.Context, files fileio.FileIO, d *TaskDelete, fields []
 	// The record count goes with it: a delete file whose footer lost rows
 	// would bring deleted rows back (checkRecordCount).
 	sub := &Task{Version: taskFormatVersion, Path: d.Path, FileFormat: d.FileFormat, FileSize: d.FileSize, RecordCount: d.RecordCount,
-		Fields: fields, BatchSize: parquet.DefaultBatchSize}
+		Fields: fields}
 	schema, err := arrowschema.ArrowSchema(fields)
 	if err != nil {
 		return err

@@ -80,7 +80,7 @@ func testPositionDeletesSkipDeletedRuns(t *testing.T, referenced bool) {
 	}, dels)
 
 	task := &Task{
-		Version: taskFormatVersion, Path: dataPath, FileFormat: "parquet", BatchSize: 4096,
+		Version: taskFormatVersion, Path: dataPath, FileFormat: "parquet",
 		Fields: []iceberg.NestedField{
 			{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
 			{ID: 2, Name: "v", Type: iceberg.StringType{}},

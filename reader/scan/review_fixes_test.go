@@ -13,7 +13,7 @@ import (
 // last row group.
 func TestTaskReaderNextAfterEnd(t *testing.T) {
 	s := openScan(t, "duckdb_lineitem_iceberg", Options{})
-	rr, err := s.Tasks()[0].Reader(context.Background(), fileio.Local{}, memory.DefaultAllocator)
+	rr, err := s.Tasks()[0].Reader(context.Background(), fileio.Local{}, memory.DefaultAllocator, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func TestMovedPositionDeletesMatchTheHDFSSpelling(t *testing.T) {
 			task.Deletes[i].ReferencedDataFile = ""
 			deletes++
 		}
-		rr, err := task.Reader(ctx, tbl.IO, memory.DefaultAllocator)
+		rr, err := task.Reader(ctx, tbl.IO, memory.DefaultAllocator, ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -118,10 +118,9 @@ func (r *parallelReader) wake() {
 // scan ended). A refused batch is released here.
 func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Allocator, ahead *openAhead, send func(taskResult) bool) bool {
 	// Each task may return at most the scan's limit; the consumer trims.
-	task.Limit = s.Options.Limit
 	opened := ahead.take(i)
 	ahead.after(i)
-	tr, err := s.openTask(ctx, i, &task, alloc, opened)
+	tr, err := s.openTask(ctx, i, &task, alloc, opened, s.Options.Limit)
 	if err != nil {
 		send(taskResult{err: err})
 		return false

@@ -28,14 +28,25 @@ func (s *Scan) Reader(ctx context.Context, alloc memory.Allocator) (array.Record
 	// The next task's file opens while this one decodes.
 	ahead := newOpenAhead(ctx, s, 1)
 	c := newTaskChain(s.schema, len(s.tasks), remaining, func(i int, limit *int64) (*taskReader, error) {
-		task := *s.tasks[i]
-		if limit != nil {
-			task.Limit = limit
-		}
 		opened := ahead.take(i)
 		ahead.after(i)
-		return s.openTask(ctx, i, &task, alloc, opened) // nil when an added filter ruled the file out
+		return s.openTask(ctx, i, s.tasks[i], alloc, opened, limit) // nil when an added filter ruled the file out
 	})
 	c.done = ahead.close
 	return c, nil
+}
+
+// ReadOptions are the scan's settings for reading its tasks and task
+// groups (batch size, limit, CRC checks, memory limit): what a process
+// reading them outside the scan, perhaps serialised, passes to
+// Task.Reader or TaskGroup.Reader to read them as the scan would. The
+// limit bounds each group, as it bounds the scan.
+func (s *Scan) ReadOptions() ReadOptions {
+	return s.Options.readOptions(s.Options.Limit)
+}
+
+// readOptions are the read settings of a task of a scan with these
+// options, limited to limit rows (nil: none).
+func (o *Options) readOptions(limit *int64) ReadOptions {
+	return ReadOptions{BatchSize: o.batchSize(), Limit: limit, VerifyCRC: o.VerifyCRC, MemoryLimit: o.MemoryLimit}
 }

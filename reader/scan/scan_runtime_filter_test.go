@@ -141,7 +141,7 @@ func TestAddFilterBeforeReadingEqualsScanFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := back.Reader(ctx, tbl.IO, memory.DefaultAllocator)
+	rr, err := back.Reader(ctx, tbl.IO, memory.DefaultAllocator, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

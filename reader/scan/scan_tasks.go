@@ -20,9 +20,6 @@ func newTask(t *table.Table, schema *iceberg.Schema, dt *table.DataFileTask, pro
 		FirstRowID:         dt.File.FirstRowID,
 		Fields:             proj.Fields,
 		NameMapping:        mapping,
-		BatchSize:          opts.batchSize(),
-		Limit:              opts.Limit,
-		VerifyCRC:          opts.VerifyCRC,
 		Locations:          locations,
 	}
 	if spec := t.Metadata.SpecByID(dt.File.SpecID); spec != nil && len(spec.Fields) == len(dt.File.Partition) {

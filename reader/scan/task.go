@@ -9,7 +9,6 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
-	"github.com/floedb/floe/reader/parquet"
 )
 
 // taskFormatVersion is bumped when a serialised task changes shape; a
@@ -17,13 +16,21 @@ import (
 // (start, length): a version 1 task, which has none, reads its whole file
 // and is still read, while a floe that knows only version 1 refuses a
 // split it would otherwise read whole.
+//
+// Moving batch_size, limit and verify_crc out of the task (into the
+// reader's ReadOptions) kept version 2: a task without them is one every
+// floe already read (batch_size 0 is the default, the others were
+// optional), and one with them, from an older floe, is still read, its
+// values standing in for the ReadOptions the reader leaves unset.
 const taskFormatVersion = 2
 
 // Task reads one data file (or a byte range of it) with everything it
 // needs carried inside, so it can be serialised and read by another process
 // or machine: the projected schema, the constants that stand in for columns
 // the file lacks, the name mapping for files without field ids, and the
-// deletes that apply.
+// deletes that apply. It is plain data about what to read: how one process
+// reads it (batch size, row limit, CRC checks, memory) is the ReadOptions
+// given to its reader, and a Task built by hand reads without any Scan.
 type Task struct {
 	Version     int    `json:"version"`
 	Path        string `json:"path"`
@@ -71,9 +78,9 @@ type Task struct {
 	// compared with Path.
 	Locations map[string]string `json:"locations,omitempty"`
 
-	BatchSize int    `json:"batch_size"`
-	Limit     *int64 `json:"limit,omitempty"`
-	VerifyCRC bool   `json:"verify_crc,omitempty"`
+	// wire holds the read settings an older floe serialised into the task;
+	// how a task is read is otherwise the reader's ReadOptions.
+	wire wireReadOptions
 }
 
 // TaskDelete is a delete file that applies to a task's data file.
@@ -112,6 +119,7 @@ func (d *TaskDelete) IsEqualityDelete() bool {
 // taskJSON adds the parts of a task that need the schema to encode.
 type taskJSON struct {
 	Task
+	wireReadOptions
 	Filter            json.RawMessage            `json:"filter,omitempty"`
 	Schema            json.RawMessage            `json:"schema"`
 	EqualitySchema    json.RawMessage            `json:"equality_schema,omitempty"`
@@ -128,7 +136,9 @@ func (t *Task) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := taskJSON{Task: *t, Schema: sj}
+	// An older task's read settings are written back as they came, so a
+	// task passed on through this floe reads as it did.
+	out := taskJSON{Task: *t, wireReadOptions: t.wire, Schema: sj}
 	if t.Filter != nil {
 		if out.Filter, err = expr.MarshalJSON(t.Filter); err != nil {
 			return nil, fmt.Errorf("task filter: %w", err)
@@ -181,6 +191,7 @@ func UnmarshalTask(data []byte) (*Task, error) {
 		return nil, fmt.Errorf("serialised task: %w", err)
 	}
 	task := tj.Task
+	task.wire = tj.wireReadOptions
 	task.Fields = schema.Fields
 	filter, err := expr.ParseFilterJSON(tj.Filter)
 	if err != nil {
@@ -210,9 +221,6 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	}
 	if task.Path == "" {
 		return nil, fmt.Errorf("serialised task names no data file")
-	}
-	if task.BatchSize <= 0 {
-		task.BatchSize = parquet.DefaultBatchSize
 	}
 	if err := task.checkRange(); err != nil {
 		return nil, fmt.Errorf("serialised task: %w", err)

@@ -16,7 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/fileio"
-	"github.com/floedb/floe/reader/parquet"
 )
 
 // taskGroupFormatVersion is bumped when a serialised group changes shape;
@@ -115,56 +114,49 @@ func (g *TaskGroup) Schema() (*arrow.Schema, error) {
 	return schema, nil
 }
 
-// limit is the least limit of the group's tasks (a scan gives each the
-// scan's limit, which the group as a whole must not exceed either); -1
-// for none.
-func (g *TaskGroup) limit() int64 {
+// limit is the rows the group as a whole may return, -1 for none: opts'
+// limit, else (a group an older floe serialised, each task carrying the
+// scan's limit) the least limit its tasks carry.
+func (g *TaskGroup) limit(opts ReadOptions) int64 {
+	if opts.Limit != nil {
+		return *opts.Limit
+	}
 	limit := int64(-1)
 	for _, t := range g.Tasks {
-		if t.Limit != nil && (limit < 0 || *t.Limit < limit) {
-			limit = *t.Limit
+		if l := t.wire.Limit; l != nil && (limit < 0 || *l < limit) {
+			limit = *l
 		}
 	}
 	return limit
 }
 
 // Reader streams the group's batches, task after task, opening the data
-// files through files. Delete files shared by the tasks (the splits of one
-// file, or a partition's files) are read once.
-func (g *TaskGroup) Reader(ctx context.Context, files fileio.FileIO, alloc memory.Allocator) (array.RecordReader, error) {
-	return g.reader(ctx, readEnv{files: files, alloc: alloc})
-}
-
-// ReaderWithin is Reader holding at most about memoryLimit bytes at once
-// (Options.MemoryLimit, for the one task read at a time); 0 is Reader.
-func (g *TaskGroup) ReaderWithin(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, memoryLimit int64) (array.RecordReader, error) {
-	if memoryLimit == 0 {
-		return g.Reader(ctx, files, alloc)
-	}
-	if err := checkMemoryLimit(memoryLimit); err != nil {
-		return nil, err
-	}
+// files through files, with this process's read settings (a Scan passes
+// Scan.ReadOptions; opts.Limit bounds the group's rows together). Delete
+// files shared by the tasks (the splits of one file, or a partition's
+// files) are read once.
+func (g *TaskGroup) Reader(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, opts ReadOptions) (array.RecordReader, error) {
 	schema, err := g.Schema()
 	if err != nil {
 		return nil, err
 	}
-	fetch, _ := memoryBudget(memoryLimit, 1, leafCount(schema.Fields()), parquet.FetchOptions{}, 0)
-	return g.reader(ctx, readEnv{files: files, alloc: alloc, fetch: fetch})
-}
-
-// reader streams the group's tasks with env's settings, its schema and
-// one delete cache for the group.
-func (g *TaskGroup) reader(ctx context.Context, env readEnv) (array.RecordReader, error) {
-	schema, err := g.Schema()
+	env, err := readerEnv(files, alloc, schema, opts)
 	if err != nil {
 		return nil, err
 	}
-	env.schema, env.deletes = schema, newDeleteCache()
-	return newTaskChain(schema, len(g.Tasks), g.limit(), func(i int, limit *int64) (*taskReader, error) {
-		task := *g.Tasks[i]
+	return g.reader(ctx, env), nil
+}
+
+// reader streams the group's tasks with env's settings and one delete
+// cache for the group; env.schema is the group's schema. Each task is
+// opened limited to what the group's limit still allows.
+func (g *TaskGroup) reader(ctx context.Context, env readEnv) array.RecordReader {
+	env.deletes = newDeleteCache()
+	return newTaskChain(env.schema, len(g.Tasks), g.limit(env.read), func(i int, limit *int64) (*taskReader, error) {
+		taskEnv := env
 		if limit != nil {
-			task.Limit = limit
+			taskEnv.read.Limit = limit
 		}
-		return task.open(ctx, env)
-	}), nil
+		return g.Tasks[i].open(ctx, taskEnv)
+	})
 }

@@ -34,7 +34,7 @@ func readTaskGroups(t *testing.T, groups []*TaskGroup, files fileio.FileIO, mem 
 		if err != nil {
 			t.Fatal(err)
 		}
-		rr, err := again.Reader(context.Background(), files, mem)
+		rr, err := again.Reader(context.Background(), files, mem, ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestTaskGroupSerialisation(t *testing.T) {
 		t.Fatal(err)
 	}
 	mixed := &TaskGroup{Tasks: []*Task{s.Tasks()[0], other.Tasks()[0]}}
-	if _, err := mixed.Reader(ctx, tbl.IO, memory.DefaultAllocator); err == nil {
+	if _, err := mixed.Reader(ctx, tbl.IO, memory.DefaultAllocator, ReadOptions{}); err == nil {
 		t.Error("a group of tasks with different schemas opened")
 	}
 }
@@ -309,7 +309,7 @@ func TestTaskGroupChildProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := g.Reader(context.Background(), files, memory.DefaultAllocator)
+	rr, err := g.Reader(context.Background(), files, memory.DefaultAllocator, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestTaskGroupInAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := group.Reader(ctx, tbl.IO, memory.DefaultAllocator)
+	rr, err := group.Reader(ctx, tbl.IO, memory.DefaultAllocator, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/reader/parquet"
 )
@@ -34,6 +33,9 @@ type FileRange struct {
 type HostIO struct {
 	group *TaskGroup
 	files *hostFiles
+	// env is how the read runs, planning and decoding alike: a limit
+	// decides which row groups the read reaches.
+	env readEnv
 }
 
 // maxHostRange caps a merged range Needed asks for.
@@ -46,14 +48,26 @@ var hostFetch = parquet.FetchOptions{Direct: true}
 // errNotFilled marks a read of bytes the host has not handed in.
 var errNotFilled = errors.New("byte range not filled by the host")
 
-// HostIO prepares a host-driven read of the task.
-func (t *Task) HostIO() (*HostIO, error) {
-	return (&TaskGroup{Tasks: []*Task{t}}).HostIO()
+// HostIO prepares a host-driven read of the task with this process's
+// read settings (MemoryLimit aside: the host holds the bytes).
+func (t *Task) HostIO(opts ReadOptions) (*HostIO, error) {
+	return (&TaskGroup{Tasks: []*Task{t}}).HostIO(opts)
 }
 
-// HostIO prepares a host-driven read of the group's tasks.
-func (g *TaskGroup) HostIO() (*HostIO, error) {
+// HostIO prepares a host-driven read of the group's tasks with this
+// process's read settings (MemoryLimit aside: the host holds the bytes).
+func (g *TaskGroup) HostIO(opts ReadOptions) (*HostIO, error) {
+	schema, err := g.Schema()
+	if err != nil {
+		return nil, err
+	}
+	opts.MemoryLimit = 0
+	env, err := readerEnv(nil, nil, schema, opts)
+	if err != nil {
+		return nil, err
+	}
 	files := &hostFiles{sizes: map[string]int64{}, filled: map[string][]filledRange{}}
+	env.files, env.fetch = files, hostFetch
 	for _, t := range g.Tasks {
 		if err := t.checkRange(); err != nil {
 			return nil, err
@@ -63,7 +77,7 @@ func (g *TaskGroup) HostIO() (*HostIO, error) {
 			files.sizes[d.Path] = d.FileSize
 		}
 	}
-	return &HostIO{group: g, files: files}, nil
+	return &HostIO{group: g, files: files, env: env}, nil
 }
 
 // Needed returns the byte ranges the read needs that have not been filled
@@ -82,10 +96,17 @@ func (h *HostIO) Needed(ctx context.Context) ([]FileRange, error) {
 		}
 	}
 	var firstErr error
+	// Each task is planned as if it alone could use the group's whole
+	// limit: what the tasks before it return is known only when they are
+	// decoded.
+	env := h.env
+	if limit := h.group.limit(env.read); limit >= 0 {
+		env.read.Limit = &limit
+	}
 	for _, t := range h.group.Tasks {
 		// The data file's footer read is recorded in the same round, since
 		// opening the file comes before loading the deletes.
-		ranges, err := plannedReads(ctx, t, h.files)
+		ranges, err := plannedReads(ctx, t, env)
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
@@ -102,12 +123,8 @@ func (h *HostIO) Needed(ctx context.Context) ([]FileRange, error) {
 // plannedReads opens the task over the filled bytes and walks its row
 // groups as the read will, collecting the column-chunk ranges it loads.
 // Reads of bytes not filled yet are recorded as missing on the way.
-func plannedReads(ctx context.Context, t *Task, files *hostFiles) ([]parquet.ByteRange, error) {
-	schema, err := arrowschema.ArrowSchema(t.Fields)
-	if err != nil {
-		return nil, err
-	}
-	r, err := t.open(ctx, readEnv{files: files, alloc: memory.DefaultAllocator, schema: schema, fetch: hostFetch})
+func plannedReads(ctx context.Context, t *Task, env readEnv) ([]parquet.ByteRange, error) {
+	r, err := t.open(ctx, env)
 	if err != nil {
 		if errors.Is(err, errNotFilled) {
 			err = nil
@@ -141,7 +158,9 @@ func (h *HostIO) Fill(path string, off int64, data []byte) error {
 // Reader decodes the group from the filled bytes. A read of bytes not
 // filled fails with a clear error.
 func (h *HostIO) Reader(ctx context.Context, alloc memory.Allocator) (array.RecordReader, error) {
-	return h.group.reader(ctx, readEnv{files: h.files, alloc: alloc, fetch: hostFetch})
+	env := h.env
+	env.alloc = alloc
+	return h.group.reader(ctx, env), nil
 }
 
 type filledRange struct {

@@ -70,12 +70,12 @@ func TestHostIOReadsLikeADirectRead(t *testing.T) {
 		}
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		for _, task := range s.Tasks() {
-			rr, err := task.Reader(ctx, fileio.Local{}, mem)
+			rr, err := task.Reader(ctx, fileio.Local{}, mem, ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := taskRows(t, rr)
-			h, err := task.HostIO()
+			h, err := task.HostIO(ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,12 +90,12 @@ func TestHostIOReadsLikeADirectRead(t *testing.T) {
 		}
 		// A bin-packed group (several small files) reads the same way.
 		for _, g := range s.TaskGroups() {
-			rr, err := g.Reader(ctx, fileio.Local{}, mem)
+			rr, err := g.Reader(ctx, fileio.Local{}, mem, ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := taskRows(t, rr)
-			h, err := g.HostIO()
+			h, err := g.HostIO(ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestHostIORefusesUnfilledReads(t *testing.T) {
 	ctx := context.Background()
 	s := openScan(t, "impala_iceberg_v2_partitioned_position_deletes", Options{})
 	task := s.Tasks()[0]
-	h, err := task.HostIO()
+	h, err := task.HostIO(ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,22 +71,45 @@ type taskReader struct {
 	baseFilter       expr.Expr
 	baseFilterFields []iceberg.NestedField
 	remaining        int64 // rows the limit still allows; -1 for no limit
+	batchSize        int
+	verifyCRC        bool
 	constRows        int64 // rows left in the current row group when nothing is decoded
 	cur              arrow.RecordBatch
 	err              error
 }
 
-// Reader streams the task's batches, opening its data file through files.
-func (t *Task) Reader(ctx context.Context, files fileio.FileIO, alloc memory.Allocator) (array.RecordReader, error) {
+// Reader streams the task's batches, opening its data file through files,
+// with this process's read settings: no Scan is needed, so a task built by
+// hand, or read from bytes, reads the same way.
+func (t *Task) Reader(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, opts ReadOptions) (array.RecordReader, error) {
 	schema, err := arrowschema.ArrowSchema(t.Fields)
 	if err != nil {
 		return nil, err
 	}
-	return t.open(ctx, readEnv{files: files, alloc: alloc, schema: schema})
+	env, err := readerEnv(files, alloc, schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	return t.open(ctx, env)
+}
+
+// readerEnv is the environment of a read outside a scan: opts, checked,
+// with their memory limit turned into fetch settings for one task read at
+// a time.
+func readerEnv(files fileio.FileIO, alloc memory.Allocator, schema *arrow.Schema, opts ReadOptions) (readEnv, error) {
+	if err := opts.Validate(); err != nil {
+		return readEnv{}, err
+	}
+	env := readEnv{files: files, alloc: alloc, schema: schema, read: opts}
+	if opts.MemoryLimit > 0 {
+		env.fetch, _ = memoryBudget(opts.MemoryLimit, 1, leafCount(schema.Fields()), parquet.FetchOptions{}, 0)
+	}
+	return env, nil
 }
 
 // readEnv is what the process running a task lends its reader: where files
-// open, the memory batches take, the output schema, and, within a scan, the
+// open, the memory batches take, the output schema, the read settings
+// (their MemoryLimit already turned into fetch), and, within a scan, the
 // shared delete cache, the fetch settings, the data file opened ahead, the
 // metrics to count into and the source of filters added while it runs.
 // None of it is part of the task's bytes.
@@ -94,6 +117,7 @@ type readEnv struct {
 	files    fileio.FileIO
 	alloc    memory.Allocator
 	schema   *arrow.Schema
+	read     ReadOptions
 	deletes  *deleteCache
 	fetch    parquet.FetchOptions
 	opened   *openedFile
@@ -144,12 +168,11 @@ func (t *Task) open(ctx context.Context, env readEnv) (*taskReader, error) {
 	if counters == nil {
 		counters = &scanCounters{}
 	}
-	r := &taskReader{ctx: ctx, task: t, schema: env.schema, mem: alloc, handle: handle, metered: metered, file: f, remaining: -1, counters: counters,
+	read := env.read.forTask(t)
+	r := &taskReader{ctx: ctx, task: t, schema: env.schema, mem: alloc, handle: handle, metered: metered, file: f, counters: counters,
+		remaining: read.remaining(), batchSize: read.BatchSize, verifyCRC: read.VerifyCRC,
 		filters: env.filters, runtimeVersion: version, baseFilter: base, baseFilterFields: baseFields}
 	r.refs.Store(1)
-	if t.Limit != nil {
-		r.remaining = *t.Limit
-	}
 	if err := r.plan(env.deletes, env.files); err != nil {
 		f.Close()
 		handle.Close()
@@ -367,7 +390,7 @@ func (r *taskReader) nextBatch() (arrow.RecordBatch, error) {
 	for {
 		if r.rowGroup >= 0 {
 			if len(r.request) == 0 && r.constRows > 0 {
-				n := min(r.constRows, int64(r.task.BatchSize))
+				n := min(r.constRows, int64(r.batchSize))
 				if r.remaining >= 0 && !r.dropsRows() {
 					n = min(n, r.remaining)
 				}
@@ -457,9 +480,9 @@ func (r *taskReader) planRowGroup() (req parquet.ReadRequest, read bool, err err
 	req = parquet.ReadRequest{
 		Columns:   r.request,
 		RowGroup:  r.rowGroup,
-		BatchSize: r.task.BatchSize,
+		BatchSize: r.batchSize,
 		Allocator: r.mem,
-		VerifyCRC: r.task.VerifyCRC,
+		VerifyCRC: r.verifyCRC,
 	}
 	skip, pruned, err := r.pruneRowGroup()
 	if err != nil || skip {

@@ -83,7 +83,13 @@ func flatten(batches [][]idPos) []idPos { return slices.Concat(batches...) }
 // readTask reads one task on its own, as another process would.
 func readTask(t *testing.T, task *Task, files fileio.FileIO, mem memory.Allocator) []idPos {
 	t.Helper()
-	rr, err := task.Reader(context.Background(), files, mem)
+	return readTaskWith(t, task, files, mem, ReadOptions{})
+}
+
+// readTaskWith is readTask with read settings.
+func readTaskWith(t *testing.T, task *Task, files fileio.FileIO, mem memory.Allocator, opts ReadOptions) []idPos {
+	t.Helper()
+	rr, err := task.Reader(context.Background(), files, mem, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +195,12 @@ func TestSplitsReadEveryRowOnce(t *testing.T) {
 	}
 }
 
-// A limit pushed into a split counts the split's own rows.
+// A limit pushed into a split counts the split's own rows: a split read
+// with the scan's read options returns at most the scan's limit.
 func TestSplitHonoursItsLimit(t *testing.T) {
 	_, tbl := splitTable(t, testtable.Options{Rows: testtable.RandomRows(5, 2000), RowsPerFile: 2000, RowsPerRowGroup: 100})
 	ctx := context.Background()
-	limit := int64(150)
+	limit := int64(60) // below a row group, so each split holds more
 	s, err := New(ctx, tbl, Options{Columns: []string{"id", "_pos"}, Threads: 1, SplitSize: 1, Limit: &limit})
 	if err != nil {
 		t.Fatal(err)
@@ -203,8 +210,8 @@ func TestSplitHonoursItsLimit(t *testing.T) {
 		t.Fatalf("%d tasks, want splits", len(tasks))
 	}
 	for _, task := range tasks {
-		rows := readTask(t, task, tbl.IO, memory.DefaultAllocator)
-		if int64(len(rows)) > limit {
+		rows := readTaskWith(t, task, tbl.IO, memory.DefaultAllocator, s.ReadOptions())
+		if int64(len(rows)) != limit {
 			t.Fatalf("a split with limit %d returned %d rows", limit, len(rows))
 		}
 	}
@@ -279,7 +286,7 @@ func TestSplitsApplyPositionDeletes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rr, err := g.Reader(ctx, tbl.IO, mem)
+			rr, err := g.Reader(ctx, tbl.IO, mem, ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

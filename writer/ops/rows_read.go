@@ -35,7 +35,7 @@ func (c *rowChange) scanPositions(tasks []*scan.Task) (*roaring64.Bitmap, error)
 }
 
 func (c *rowChange) addPositions(bm *roaring64.Bitmap, task *scan.Task, buf []uint64) ([]uint64, error) {
-	rr, err := task.Reader(c.ctx, c.tbl.IO, memory.DefaultAllocator)
+	rr, err := task.Reader(c.ctx, c.tbl.IO, memory.DefaultAllocator, scan.ReadOptions{})
 	if err != nil {
 		return buf, err
 	}
@@ -119,7 +119,7 @@ func (c *rowChange) rewrite(dt *table.DataFileTask, tasks []*scan.Task, matched 
 // column) is in matched, to w. schema is the batches' schema less _pos,
 // kept across calls so the writer binds it once.
 func (c *rowChange) copyRows(w *writer.Writer, task *scan.Task, matched *roaring64.Bitmap, schema **arrow.Schema) error {
-	rr, err := task.Reader(c.ctx, c.tbl.IO, memory.DefaultAllocator)
+	rr, err := task.Reader(c.ctx, c.tbl.IO, memory.DefaultAllocator, scan.ReadOptions{})
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func runIOWorker(ctx context.Context, jobPath string, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		rr, err := group.Reader(ctx, files, alloc)
+		rr, err := group.Reader(ctx, files, alloc, scan.ReadOptions{}) // the scan sets none: the defaults
 		if err == nil {
 			err = digest(rr, &g, &reply.Digest)
 		}

@@ -26,7 +26,7 @@ static uint8_t* read_range(const char* path, int64_t offset, int64_t length) {
 /* Rows of one serialised task read through host-driven I/O; -1 on error. */
 static int64_t host_read(const uint8_t* task, size_t len) {
   floe_task_io* io = NULL;
-  CHECK_OK(floe_task_io_open(task, len, &io));
+  CHECK_OK(floe_task_io_open(task, len, NULL, &io));
   if (io == NULL) return -1;
   int64_t rows = -1;
   for (int round = 0; round < 8; round++) {
@@ -90,7 +90,7 @@ void test_task_host_io(void) {
   CHECK_OK(floe_scan_task(s, 0, &bytes, &len));
   floe_scan_free(s);
   floe_task_io* io = NULL;
-  CHECK_OK(floe_task_io_open(bytes, len, &io));
+  CHECK_OK(floe_task_io_open(bytes, len, NULL, &io));
   floe_bytes_free(bytes);
   struct ArrowArrayStream stream;
   CHECK_OK(floe_task_io_stream(io, &stream));
@@ -99,6 +99,6 @@ void test_task_host_io(void) {
   CHECK(strstr(stream.get_last_error(&stream), "not filled by the host") != NULL);
   stream.release(&stream);
   CHECK_STATUS(floe_task_fill(io, "/nowhere.parquet", 0, (const uint8_t*)"x", 1), FLOE_INVALID_ARGUMENT);
-  CHECK_STATUS(floe_task_io_open((const uint8_t*)"{}", 2, &io), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_task_io_open((const uint8_t*)"{}", 2, NULL, &io), FLOE_INVALID_ARGUMENT);
   CHECK_OK(floe_task_io_free(io));
 }

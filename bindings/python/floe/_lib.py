@@ -119,7 +119,7 @@ _SIGNATURES = {
     "floe_schema_from_arrow": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p)]),
     "floe_add_files": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _P(_c.c_int64)]),
     "floe_commit": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_size_t, _c.c_char_p, _c.c_char_p, _P(_c.c_int64)]),
-    "floe_task_io_open": (_c.c_int, [_c.c_char_p, _c.c_size_t, _P(_c.c_void_p)]),
+    "floe_task_io_open": (_c.c_int, [_c.c_char_p, _c.c_size_t, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_task_needed_ranges": (_c.c_int, [_c.c_void_p, _c.c_void_p, _P(_c.c_size_t)]),
     "floe_task_fill": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_int64, _c.c_char_p, _c.c_size_t]),
     "floe_task_io_stream": (_c.c_int, [_c.c_void_p, _c.c_void_p]),

@@ -171,7 +171,7 @@ class Table(_Handle, TableWrites, TableInfo, TableChanges):
         opts.update(io_options)  # unknown keys are refused by floe
         handle = ctypes.c_void_p()
         _check(library().floe_scan_open(self._handle, _json_arg(opts), ctypes.byref(handle)))
-        return Scan(handle.value, self)
+        return Scan(handle.value, self, {k: v for k, v in opts.items() if k in _READ_KEYS})
 
     def incremental_append_scan(self, from_snapshot_id=None, to_snapshot_id=None, row_filter=None,
                                 selected_fields=None, *, from_snapshot_id_exclusive=None,
@@ -401,10 +401,14 @@ class Scan(_Handle, _Readable):
 
     _free_name = "floe_scan_free"
 
-    def __init__(self, handle, table):
+    def __init__(self, handle, table, read_options=None):
         _Handle.__init__(self, handle)
         self._table = table
         self._types = None
+        # The scan's read settings (limit, batch_size, verify_crc): a task
+        # does not carry them, so each task's options do, and a task reads
+        # as the scan would wherever it goes.
+        self._read_options = dict(read_options or {})
 
     def _open_stream(self, address):
         _check(library().floe_scan_stream(self._handle, address))
@@ -507,11 +511,16 @@ class Scan(_Handle, _Readable):
                 data = ctypes.string_at(ptr.value, size.value)
             finally:
                 lib.floe_bytes_free(ptr)
-            tasks.append(Task(data, _task_options(self._table._options)))
+            tasks.append(Task(data, dict(_task_options(self._table._options), **self._read_options)))
         return tasks
 
     def __repr__(self):
         return f"<floe.Scan of {self._table!r}>"
+
+
+# The read settings of a task's options (floe_task_stream's and
+# floe_task_io_open's "limit", "batch_size", "verify_crc").
+_READ_KEYS = ("limit", "batch_size", "verify_crc")
 
 
 def _task_options(table_options):
@@ -533,7 +542,9 @@ class Task(_Readable):
     @classmethod
     def from_bytes(cls, data, location_map=None, **options):
         """A task from to_bytes(). location_map (and properties) say how to
-        reach the files from this process."""
+        reach the files from this process; limit, batch_size and verify_crc
+        how to read it (a task does not carry them: pass the scan's limit
+        to read it as the scan would)."""
         opts = dict(options)
         if location_map:
             opts["location_map"] = dict(location_map)
@@ -619,7 +630,8 @@ class HostIO(_Handle, _Readable):
 
     def __init__(self, task):
         handle = ctypes.c_void_p()
-        _check(library().floe_task_io_open(task._data, len(task._data), ctypes.byref(handle)))
+        read = {k: v for k, v in task._options.items() if k in _READ_KEYS}
+        _check(library().floe_task_io_open(task._data, len(task._data), _json_arg(read), ctypes.byref(handle)))
         super().__init__(handle.value)
         self._task = task
 

@@ -184,7 +184,7 @@ extern "C" {
     pub fn floe_scan_cancel(scan: *mut floe_scan) -> floe_status;
 
     pub fn floe_task_stream(task: *const u8, len: usize, options_json: *const c_char, out: *mut ArrowArrayStream) -> floe_status;
-    pub fn floe_task_io_open(task: *const u8, len: usize, out: *mut *mut floe_task_io) -> floe_status;
+    pub fn floe_task_io_open(task: *const u8, len: usize, options_json: *const c_char, out: *mut *mut floe_task_io) -> floe_status;
     pub fn floe_task_needed_ranges(io: *mut floe_task_io, ranges: *mut *const floe_byte_range, count: *mut usize) -> floe_status;
     pub fn floe_task_fill(io: *mut floe_task_io, path: *const c_char, offset: i64, data: *const u8, len: usize) -> floe_status;
     pub fn floe_task_io_stream(io: *mut floe_task_io, out: *mut ArrowArrayStream) -> floe_status;
