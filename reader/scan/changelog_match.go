@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/kernels"
 )
 
@@ -17,6 +18,10 @@ import (
 // their canonical text.
 type changeMatch struct {
 	deleted, inserted []*sideBatch
+	// held is the bytes of the rows held; limit, when not 0, bounds it
+	// (ReadOptions.MemoryLimit).
+	held, limit int64
+	snapshot    int64
 }
 
 // sideBatch is a batch of one side: its table columns (held) and each
@@ -33,6 +38,7 @@ func (m *changeMatch) add(data []arrow.Array, n int, inserted bool) error {
 	for i, c := range data {
 		c.Retain()
 		b.cols[i] = c
+		m.held += dataBytes(c.Data())
 	}
 	change := ChangeDelete
 	if inserted {
@@ -43,6 +49,9 @@ func (m *changeMatch) add(data []arrow.Array, n int, inserted bool) error {
 	}
 	for i := range b.types {
 		b.types[i] = change
+	}
+	if m.limit > 0 && m.held > m.limit {
+		return errkind.Errorf(errkind.Unsupported, "changelog: snapshot %d both deletes and inserts rows, which are matched in memory, and they pass the memory limit of %d bytes; read its changes without the limit, or a narrower range with a filter", m.snapshot, m.limit)
 	}
 	return nil
 }

@@ -109,7 +109,7 @@ func (g *ChangeGroup) each(ctx context.Context, files fileio.FileIO, alloc memor
 		}
 		return nil
 	}
-	var m changeMatch
+	m := changeMatch{limit: opts.MemoryLimit, snapshot: g.SnapshotID}
 	defer m.release()
 	for _, it := range g.Items {
 		err := readItem(ctx, files, alloc, opts, it, func(data []arrow.Array, n int, change string) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/errkind"
@@ -196,5 +197,24 @@ func TestChangelogWithoutIdentifierFields(t *testing.T) {
 	}
 	if seen["'"+ChangeInsert+"'"] == 0 || seen["'"+ChangeDelete+"'"] == 0 || len(seen) != 2 {
 		t.Fatalf("change types %v", seen)
+	}
+}
+
+// A snapshot's rows held for matching past the memory limit stop the
+// read with Unsupported, naming the snapshot, instead of growing.
+func TestChangeMatchHonoursTheMemoryLimit(t *testing.T) {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	b.AppendValues(make([]int64, 1000), nil)
+	col := b.NewArray()
+	b.Release()
+	defer col.Release()
+	m := changeMatch{limit: 10000, snapshot: 42}
+	defer m.release()
+	if err := m.add([]arrow.Array{col}, col.Len(), false); err != nil {
+		t.Fatalf("8000 bytes under a 10000-byte limit: %v", err)
+	}
+	err := m.add([]arrow.Array{col}, col.Len(), true)
+	if !errors.Is(err, errkind.Unsupported) || !strings.Contains(err.Error(), "42") {
+		t.Fatalf("16000 bytes over a 10000-byte limit: %v", err)
 	}
 }
