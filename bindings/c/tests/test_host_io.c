@@ -23,10 +23,11 @@ static uint8_t* read_range(const char* path, int64_t offset, int64_t length) {
   return buf;
 }
 
-/* Rows of one serialised task read through host-driven I/O; -1 on error. */
-static int64_t host_read(const uint8_t* task, size_t len) {
+/* Rows of one serialised task read through host-driven I/O with the read
+ * settings options (NULL: none); -1 on error. */
+static int64_t host_read(const uint8_t* task, size_t len, const char* options) {
   floe_task_io* io = NULL;
-  CHECK_OK(floe_task_io_open(task, len, NULL, &io));
+  CHECK_OK(floe_task_io_open(task, len, options, &io));
   if (io == NULL) return -1;
   int64_t rows = -1;
   for (int round = 0; round < 8; round++) {
@@ -68,7 +69,7 @@ void test_task_host_io(void) {
       uint8_t* bytes = NULL;
       size_t len = 0;
       CHECK_OK(floe_scan_task(s, i, &bytes, &len));
-      int64_t got = host_read(bytes, len);
+      int64_t got = host_read(bytes, len, NULL);
       floe_bytes_free(bytes);
       rows = got < 0 ? -1 : rows + got;
     }
@@ -89,7 +90,12 @@ void test_task_host_io(void) {
   size_t len = 0;
   CHECK_OK(floe_scan_task(s, 0, &bytes, &len));
   floe_scan_free(s);
+  /* A task carries no read settings: the host gives them (the scan's
+   * limit, say), and a bad one is refused. */
+  CHECK_EQ_I64(host_read(bytes, len, "{\"limit\": 1000, \"batch_size\": 300}"), 1000);
   floe_task_io* io = NULL;
+  CHECK_STATUS(floe_task_io_open(bytes, len, "{\"limit\": -1}", &io), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_task_io_open(bytes, len, "{\"location_map\": {}}", &io), FLOE_INVALID_ARGUMENT);
   CHECK_OK(floe_task_io_open(bytes, len, NULL, &io));
   floe_bytes_free(bytes);
   struct ArrowArrayStream stream;

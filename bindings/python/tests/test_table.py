@@ -199,6 +199,38 @@ class TaskTest(unittest.TestCase):
                 total += len(got)
             self.assertEqual(total, want_rows, name)
 
+    def test_tasks_keep_the_scan_read_settings(self):
+        """A task's bytes hold no limit or batch size (the reader's
+        settings); plan_tasks gives each task the scan's, so a task read
+        anywhere, pickled or host-driven, returns at most the scan's limit,
+        and a task rebuilt from bytes reads with the settings it is given."""
+        f = fixture("duckdb_lineitem_iceberg")
+        with f.open() as t:
+            tasks = t.scan(limit=1000, batch_size=300).plan_tasks()
+        self.assertEqual(len(tasks), 1)
+        task = tasks[0]
+        for inner in task.file_tasks:
+            self.assertNotIn("limit", inner)
+            self.assertNotIn("batch_size", inner)
+        self.assertEqual([batch.length for _, batch in task._batches()], [300, 300, 300, 100])
+        self.assertEqual(len(pickle.loads(pickle.dumps(task)).to_pylist()), 1000)
+        with task.host_io() as io:
+            while True:
+                need = io.needed()
+                if not need:
+                    break
+                for path, offset, length in need:
+                    with open(path, "rb") as fh:
+                        fh.seek(offset)
+                        io.fill(path, offset, fh.read(length))
+            self.assertEqual(len(io.to_pylist()), 1000)
+        bare = floe.Task.from_bytes(task.to_bytes(), location_map=f.location_map)
+        self.assertEqual(bare.count(), 51793)
+        self.assertEqual(len(floe.Task.from_bytes(task.to_bytes(), location_map=f.location_map, limit=7).to_pylist()), 7)
+        with self.assertRaises(FloeError) as e:
+            floe.Task.from_bytes(task.to_bytes(), limit=-1).to_pylist()
+        self.assertEqual(e.exception.code, Status.INVALID_ARGUMENT)
+
     def test_host_driven_io_refuses_unfilled_reads(self):
         with fixture("duckdb_lineitem_iceberg").open() as t:
             task = t.scan().plan_tasks()[0]
