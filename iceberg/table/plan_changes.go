@@ -99,7 +99,7 @@ func (t *Table) StreamChanges(ctx context.Context, fromExclusive *int64, sel Sna
 		if err != nil {
 			return nil, err
 		}
-		pruner = &filePruner{t: t, filter: pf.Bound, metrics: pf.Metrics, specs: map[int]*specPruner{}}
+		pruner = &filePruner{t: t, filter: pf.Bound, metrics: pf.Metrics, specs: map[int]*specPruner{}, keepDeleted: true}
 	}
 	for ordinal, s := range snaps {
 		c := snapshotChanges{t: t, snap: s, ordinal: ordinal, pruner: pruner, plan: plan}

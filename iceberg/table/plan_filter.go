@@ -40,6 +40,9 @@ type filePruner struct {
 	filter  expr.Expr
 	metrics *MetricsEvaluator
 	specs   map[int]*specPruner
+	// keepDeleted keeps DELETED entries (pruned as live ones): a
+	// changelog reads the files a snapshot removed.
+	keepDeleted bool
 }
 
 // specPruner is the filter as one partition spec sees it.
@@ -107,7 +110,7 @@ func (p *filePruner) pruneEntries(mf *manifest.ManifestFile, entries []manifest.
 	res := make([]expr.Expr, 0, len(entries))
 	for i := range entries {
 		e := &entries[i]
-		if e.Status == manifest.StatusDeleted {
+		if e.Status == manifest.StatusDeleted && !p.keepDeleted {
 			continue
 		}
 		part := e.DataFile.Partition
