@@ -28,7 +28,11 @@ var commandHelp = []struct{ name, text string }{
              [--from-snapshot A] [--to-snapshot B]: an incremental append
              scan, the rows the append snapshots after A up to B (default:
              the snapshot chosen, else the current one) added; overwrites
-             and deletes between are skipped and no deletes applied`},
+             and deletes between are skipped and no deletes applied
+             --changelog: every row change of those snapshots instead (all
+             of them without --from-snapshot), with _change_type (INSERT,
+             DELETE, UPDATE_BEFORE/AFTER by identifier fields),
+             _change_ordinal and _commit_snapshot_id columns`},
 	{"inspect", `floe inspect TABLE KIND [--columns a,b] [--filter EXPR]
              [--snapshot ID | --ref NAME] [--limit N] [--batch-size N]
              [--ignore-case] [--format jsonl|csv|table]

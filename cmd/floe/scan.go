@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/internal/progress"
@@ -20,11 +19,11 @@ import (
 )
 
 func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter", "output", "memory-limit", "from-snapshot", "to-snapshot"}, []string{"verify-crc", "ignore-case", "stats", "no-relocate"})
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "as-of", "ref", "columns", "limit", "batch-size", "threads", "format", "filter", "output", "memory-limit", "from-snapshot", "to-snapshot"}, []string{"verify-crc", "ignore-case", "stats", "no-relocate", "changelog"})
 	if err != nil {
 		return err
 	}
-	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--from-snapshot A [--to-snapshot B]] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table|parquet] [--output FILE.parquet|.csv|.jsonl] [--stats] [--map PREFIX=TARGET]…")
+	t, sel, err := a.openTable(ctx, "usage: floe scan TABLE [--columns a,b.c] [--snapshot ID | --as-of MS | --ref NAME] [--from-snapshot A [--to-snapshot B] [--changelog]] [--limit N] [--batch-size N] [--threads N] [--filter EXPR] [--format jsonl|csv|table|parquet] [--output FILE.parquet|.csv|.jsonl] [--stats] [--map PREFIX=TARGET]…")
 	if err != nil {
 		return err
 	}
@@ -87,11 +86,13 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	if format == "" {
 		format = "jsonl"
 	}
-	sc, err := scan.New(ctx, t, so)
-	if err != nil {
-		return err
+	if a.bools["changelog"] {
+		if a.bools["stats"] {
+			return fmt.Errorf("--stats does not apply to --changelog: a changelog scan keeps no scan metrics")
+		}
+		so.Changelog = true
 	}
-	rr, err := sc.Reader(ctx, memory.DefaultAllocator)
+	sc, rr, fields, err := openScanReader(ctx, t, so)
 	if err != nil {
 		return err
 	}
@@ -112,11 +113,11 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	var sink rowSink
 	switch format {
 	case "jsonl":
-		sink = &jsonlSink{w: w, fields: sc.Projection.Fields}
+		sink = &jsonlSink{w: w, fields: fields}
 	case "csv":
-		sink = newCSVSink(w, sc.Projection.Fields)
+		sink = newCSVSink(w, fields)
 	case "table":
-		sink = &tableSink{w: w, fields: sc.Projection.Fields}
+		sink = &tableSink{w: w, fields: fields}
 	case "parquet":
 		if sink, err = newParquetSink(w, rr.Schema()); err != nil {
 			return err
@@ -125,7 +126,7 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 		return fmt.Errorf("--format must be jsonl, csv, table or parquet, not %q", format)
 	}
 	var status *statusLine
-	if toFile { // with the data on stdout, a status line would mix into it
+	if toFile && sc != nil { // with the data on stdout, a status line would mix into it
 		status = startProgress(a, errOut, "scan", scanUnit(sc), func() progress.Sample { return scanProgress(sc.Metrics()) })
 		defer status.finish() // on the error paths
 	}

@@ -52,6 +52,7 @@ var changeFields = []iceberg.NestedField{
 type ChangelogScan struct {
 	Options Options
 	schema  *arrow.Schema
+	fields  []iceberg.NestedField
 	groups  []*ChangeGroup
 	table   *table.Table
 }
@@ -113,7 +114,7 @@ func NewChangelog(ctx context.Context, t *table.Table, opts Options) (*Changelog
 	}
 	nameMapping = iceberg.EffectiveNameMapping(nameMapping, tableSchema.Fields)
 	locations := t.Locations.Prefixes()
-	s := &ChangelogScan{Options: opts, schema: schema, table: t}
+	s := &ChangelogScan{Options: opts, schema: schema, fields: outFields, table: t}
 	columns := make([]string, len(out))
 	for i, c := range out {
 		columns[i] = c.field.Name
@@ -166,6 +167,10 @@ func NewChangelog(ctx context.Context, t *table.Table, opts Options) (*Changelog
 
 // Schema is the Arrow schema of every batch the changelog returns.
 func (s *ChangelogScan) Schema() *arrow.Schema { return s.schema }
+
+// Fields are the Iceberg fields of Schema's columns, in order (what a
+// printer of the rows needs to know of their types).
+func (s *ChangelogScan) Fields() []iceberg.NestedField { return s.fields }
 
 // Groups are the changelog's task groups in order: reading each and
 // concatenating the batches is the changelog.
