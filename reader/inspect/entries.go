@@ -81,8 +81,8 @@ func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, er
 // readable_metrics) of a *manifest.Entry to b.
 func entryAppender(fields []iceberg.NestedField, pos int, b array.Builder, layout *fileLayout, rm *readableMetrics) (func(any) error, error) {
 	if pos == len(fields) {
-		a, err := rm.appender(b)
-		return func(item any) error { return a(item.(*manifest.Entry).DataFile.Metrics) }, err
+		a, err := rm.appender(b, layout.pairs)
+		return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
 	}
 	f := fields[pos]
 	switch f.Name {

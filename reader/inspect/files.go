@@ -86,8 +86,8 @@ func openFiles(t *table.Table, opts Options, scope *manifestScope) (*source, err
 		items: func(ctx context.Context) iter.Seq2[any, error] { return entryItems(ctx, scope, true) },
 		appender: func(pos int, b array.Builder) (func(any) error, error) {
 			if pos == len(fields) {
-				a, err := rm.appender(b)
-				return func(item any) error { return a(item.(*manifest.Entry).DataFile.Metrics) }, err
+				a, err := rm.appender(b, layout.pairs)
+				return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
 			}
 			a, err := layout.appender(fields[pos], b)
 			return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err

@@ -37,17 +37,17 @@ func (l *fileLayout) appender(f iceberg.NestedField, b array.Builder) (fileAppen
 	case 104: // file_size_in_bytes
 		return int64Column(b, f.Name, func(df *manifest.DataFile) int64 { return df.FileSizeInBytes })
 	case 108:
-		return countMapColumn(b, f.Name, 0)
+		return countMapColumn(b, f.Name, l.pairs, 0)
 	case 109:
-		return countMapColumn(b, f.Name, 1)
+		return countMapColumn(b, f.Name, l.pairs, 1)
 	case 110:
-		return countMapColumn(b, f.Name, 2)
+		return countMapColumn(b, f.Name, l.pairs, 2)
 	case 137:
-		return countMapColumn(b, f.Name, 3)
+		return countMapColumn(b, f.Name, l.pairs, 3)
 	case 125:
-		return boundMapColumn(b, f.Name, 0)
+		return boundMapColumn(b, f.Name, l.pairs, 0)
 	case 128:
-		return boundMapColumn(b, f.Name, 1)
+		return boundMapColumn(b, f.Name, l.pairs, 1)
 	case 131: // key_metadata
 		bb, err := builderAs[*array.BinaryBuilder](b, f.Name)
 		return func(df *manifest.DataFile) error {
@@ -194,96 +194,40 @@ func optInt64Column(b array.Builder, name string, get func(*manifest.DataFile) *
 	}, err
 }
 
-// countMapColumn appends one kind of count metric (0 column_sizes, 1
-// value_counts, 2 null_value_counts, 3 nan_value_counts) as a
-// map<int, long>, null when the file has none of that kind (as
-// countMap). Each kind's pairs are ranged over by their own method
-// called in place, not through a function value: so the compiler inlines
-// the iterator and the loop allocates nothing.
-func countMapColumn(b array.Builder, name string, kind int) (fileAppender, error) {
+// metricMapColumn appends one kind of metric as a map<int, V> (kind k of
+// metricPairs' counts or bounds, as countMap and boundMap): null when the
+// file has none of that kind, else its pairs appended whole.
+func metricMapColumn[V any, B interface {
+	array.Builder
+	AppendValues([]V, []bool)
+}](b array.Builder, name string, p *metricPairs, pairs func(*metricPairs) ([]int32, []V)) (fileAppender, error) {
 	mb, err := builderAs[*array.MapBuilder](b, name)
 	if err != nil {
 		return nil, err
 	}
-	c := &mapColumn[int64, *array.Int64Builder]{mb: mb}
-	if c.kb, err = builderAs[*array.Int32Builder](mb.KeyBuilder(), name); err != nil {
-		return nil, err
-	}
-	c.vb, err = builderAs[*array.Int64Builder](mb.ItemBuilder(), name)
-	return func(df *manifest.DataFile) error {
-		c.open = false
-		switch kind {
-		case 0:
-			for id, v := range df.Metrics.ColumnSizes() {
-				c.add(id, v)
-			}
-		case 1:
-			for id, v := range df.Metrics.ValueCounts() {
-				c.add(id, v)
-			}
-		case 2:
-			for id, v := range df.Metrics.NullCounts() {
-				c.add(id, v)
-			}
-		case 3:
-			for id, v := range df.Metrics.NaNCounts() {
-				c.add(id, v)
-			}
-		}
-		c.end()
-		return nil
-	}, err
-}
-
-// boundMapColumn appends one kind of bound (0 lower, 1 upper) as a
-// map<int, binary> (as boundMap), the bounds copied from the manifest's
-// memory.
-func boundMapColumn(b array.Builder, name string, kind int) (fileAppender, error) {
-	mb, err := builderAs[*array.MapBuilder](b, name)
+	kb, err := builderAs[*array.Int32Builder](mb.KeyBuilder(), name)
 	if err != nil {
 		return nil, err
 	}
-	c := &mapColumn[[]byte, *array.BinaryBuilder]{mb: mb}
-	if c.kb, err = builderAs[*array.Int32Builder](mb.KeyBuilder(), name); err != nil {
-		return nil, err
-	}
-	c.vb, err = builderAs[*array.BinaryBuilder](mb.ItemBuilder(), name)
+	vb, err := builderAs[B](mb.ItemBuilder(), name)
+	leader := p.user()
 	return func(df *manifest.DataFile) error {
-		c.open = false
-		if kind == 0 {
-			for id, v := range df.Metrics.LowerBounds() {
-				c.add(id, v)
-			}
-		} else {
-			for id, v := range df.Metrics.UpperBounds() {
-				c.add(id, v)
-			}
+		ids, vals := pairs(p.of(df, leader))
+		if len(ids) == 0 {
+			mb.AppendNull()
+			return nil
 		}
-		c.end()
+		mb.Append(true)
+		kb.AppendValues(ids, nil)
+		vb.AppendValues(vals, nil)
 		return nil
 	}, err
 }
 
-// mapColumn appends a map<int, V> a pair at a time, the map opened by its
-// first pair and null when it has none.
-type mapColumn[V any, B interface{ Append(V) }] struct {
-	mb   *array.MapBuilder
-	kb   *array.Int32Builder
-	vb   B
-	open bool
+func countMapColumn(b array.Builder, name string, p *metricPairs, k int) (fileAppender, error) {
+	return metricMapColumn[int64, *array.Int64Builder](b, name, p, func(p *metricPairs) ([]int32, []int64) { return p.countIDs[k], p.counts[k] })
 }
 
-func (c *mapColumn[V, B]) add(id int, v V) {
-	if !c.open {
-		c.mb.Append(true)
-		c.open = true
-	}
-	c.kb.Append(int32(id))
-	c.vb.Append(v)
-}
-
-func (c *mapColumn[V, B]) end() {
-	if !c.open {
-		c.mb.AppendNull()
-	}
+func boundMapColumn(b array.Builder, name string, p *metricPairs, k int) (fileAppender, error) {
+	return metricMapColumn[[]byte, *array.BinaryBuilder](b, name, p, func(p *metricPairs) ([]int32, [][]byte) { return p.boundIDs[k], p.bounds[k] })
 }

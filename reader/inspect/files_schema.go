@@ -62,6 +62,9 @@ type fileLayout struct {
 	// maps: the metric map columns are wanted (not when a read selects
 	// columns without them and has no filter).
 	maps bool
+	// pairs are the current file's metrics for the columnar form's
+	// metric columns (files_metric_pairs.go).
+	pairs *metricPairs
 }
 
 func newFileLayout(t *table.Table) (*fileLayout, error) {
@@ -69,7 +72,7 @@ func newFileLayout(t *table.Table) (*fileLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &fileLayout{partType: pt, slots: map[int][]int{}, maps: true}
+	l := &fileLayout{partType: pt, slots: map[int][]int{}, maps: true, pairs: &metricPairs{}}
 	pos := map[int]int{}
 	for i, f := range pt.Fields {
 		pos[f.ID] = i

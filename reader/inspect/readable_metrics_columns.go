@@ -28,8 +28,9 @@ type columnMetrics struct {
 }
 
 // appender appends a file's readable_metrics to b, the column's struct
-// builder. The scratch it gathers into is reused from file to file.
-func (rm *readableMetrics) appender(b array.Builder) (func(m manifest.Metrics) error, error) {
+// builder, from its metric pairs p. The scratch it gathers into is reused
+// from file to file.
+func (rm *readableMetrics) appender(b array.Builder, p *metricPairs) (func(df *manifest.DataFile) error, error) {
 	sb, err := builderAs[*array.StructBuilder](b, rm.field.Name)
 	if err != nil {
 		return nil, err
@@ -41,9 +42,9 @@ func (rm *readableMetrics) appender(b array.Builder) (func(m manifest.Metrics) e
 		byID[i] = i
 	}
 	slices.SortFunc(byID, func(a, b int) int { return rm.cols[a].id - rm.cols[b].id })
-	ids := make([]int, n)
+	ids := make([]int32, n)
 	for j, i := range byID {
-		ids[j] = rm.cols[i].id
+		ids[j] = int32(rm.cols[i].id)
 	}
 	type colBuilders struct {
 		sb           *array.StructBuilder
@@ -71,8 +72,9 @@ func (rm *readableMetrics) appender(b array.Builder) (func(m manifest.Metrics) e
 	}
 	g := &metricsGather{ids: ids, byID: byID, got: make([]columnMetrics, n)}
 	got := g.got
-	return func(m manifest.Metrics) error {
-		g.gather(m)
+	leader := p.user()
+	return func(df *manifest.DataFile) error {
+		g.gather(p.of(df, leader))
 		sb.Append(true)
 		for i := range cols {
 			cb, c := &cols[i], &got[i]
@@ -95,64 +97,42 @@ func (rm *readableMetrics) appender(b array.Builder) (func(m manifest.Metrics) e
 	}, nil
 }
 
-// metricsGather collects a file's metrics by column: each kind's pairs
-// ascend by field id, so one walk of each against the columns' ids in
-// ascending order finds them all.
+// metricsGather sorts a file's metric pairs into its columns: each
+// kind's pairs ascend by field id, so one walk of each against the
+// columns' ids in ascending order finds them all.
 type metricsGather struct {
-	ids  []int // the columns' field ids, ascending
-	byID []int // byID[j]: the column (index in got) of ids[j]
+	ids  []int32 // the columns' field ids, ascending
+	byID []int   // byID[j]: the column (index in got) of ids[j]
 	got  []columnMetrics
-	// at is each kind's position in ids, as its pairs are walked.
-	at [6]int
 }
 
-func (g *metricsGather) gather(m manifest.Metrics) {
+func (g *metricsGather) gather(p *metricPairs) {
 	clear(g.got)
-	g.at = [6]int{}
-	// Each kind's pairs through its own method called in place, so the
-	// iterator is inlined and the loop allocates nothing.
-	for id, v := range m.ColumnSizes() {
-		g.count(0, id, v)
+	for k := range p.countIDs {
+		vals := p.counts[k]
+		g.merge(p.countIDs[k], func(c *columnMetrics, i int) { c.counts[k], c.has[k] = vals[i], true })
 	}
-	for id, v := range m.ValueCounts() {
-		g.count(1, id, v)
-	}
-	for id, v := range m.NullCounts() {
-		g.count(2, id, v)
-	}
-	for id, v := range m.NaNCounts() {
-		g.count(3, id, v)
-	}
-	for id, v := range m.LowerBounds() {
-		if c := g.find(4, id); c != nil {
-			c.lower, c.hasLower = v, true
-		}
-	}
-	for id, v := range m.UpperBounds() {
-		if c := g.find(5, id); c != nil {
-			c.upper, c.hasUpper = v, true
-		}
-	}
+	lower, upper := p.bounds[0], p.bounds[1]
+	g.merge(p.boundIDs[0], func(c *columnMetrics, i int) { c.lower, c.hasLower = lower[i], true })
+	g.merge(p.boundIDs[1], func(c *columnMetrics, i int) { c.upper, c.hasUpper = upper[i], true })
 }
 
-func (g *metricsGather) count(k, id int, v int64) {
-	if c := g.find(k, id); c != nil {
-		c.counts[k], c.has[k] = v, true
+// merge calls set with the column of each of ids (ascending) that is a
+// column's, and the id's index; ids of no column (a column dropped since,
+// or not primitive) are passed over.
+func (g *metricsGather) merge(ids []int32, set func(c *columnMetrics, i int)) {
+	j := 0
+	for i, id := range ids {
+		for j < len(g.ids) && g.ids[j] < id {
+			j++
+		}
+		if j == len(g.ids) {
+			return
+		}
+		if g.ids[j] == id {
+			set(&g.got[g.byID[j]], i)
+		}
 	}
-}
-
-// find is the column of id for kind k, nil when id is no column's (a
-// column dropped since, or not primitive), moving k's position past it.
-func (g *metricsGather) find(k, id int) *columnMetrics {
-	j := g.at[k]
-	for j < len(g.ids) && g.ids[j] < id {
-		j++
-	}
-	g.at[k] = j
-	if j < len(g.ids) && g.ids[j] == id {
-		return &g.got[g.byID[j]]
-	}
-	return nil
 }
 
 func appendBound(b array.Builder, app func([]byte) error, raw []byte, has bool) error {
