@@ -877,6 +877,7 @@ static const struct test tests[] = {
     {"inspect", "options", test_inspect_options},
     {"inspect", "errors", test_inspect_errors},
     {"inspect", "every_kind", test_inspect_every_kind},
+    {"inspect", "plan", test_inspect_plan},
 };
 
 static int selected(const char* group, int argc, char** argv) {

@@ -15,6 +15,7 @@
 #include "test_inspect.h"
 
 #define SIX_SNAPSHOTS "impala_iceberg_v2_positional_not_all_data_files_have_delete_files"
+#define POSITION_DELETES "impala_iceberg_v2_partitioned_position_deletes"
 
 static const int64_t six_ids[6] = {4363979609026842966LL, 5762682948883272650LL, 7508485421322116327LL,
                                    7490459762454857930LL, 752781918366351945LL, 1497619269847778439LL};
@@ -206,4 +207,100 @@ void test_inspect_every_kind(void) {
     }
     floe_table_free(t);
   }
+}
+
+/* The next top-level JSON value of the array text at *p (after '[' or
+ * ','), as [*start, *end); 0 when the array ends. Strings are skipped
+ * whole, so braces inside them do not count. */
+static int next_array_element(const char** p, const char** start, const char** end) {
+  const char* s = *p;
+  while (*s == '[' || *s == ',' || *s == ' ' || *s == '\n') s++;
+  if (*s != '{') return 0;
+  *start = s;
+  int depth = 0, in_string = 0;
+  for (; *s; s++) {
+    if (in_string) {
+      if (*s == '\\' && s[1]) s++;
+      else if (*s == '"') in_string = 0;
+    } else if (*s == '"') {
+      in_string = 1;
+    } else if (*s == '{' || *s == '[') {
+      depth++;
+    } else if ((*s == '}' || *s == ']') && --depth == 0) {
+      *end = s + 1;
+      *p = s + 1;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Plans kind as tasks and reads each element of the array with
+ * floe_task_stream (the table handle freed first: a task needs none);
+ * returns the rows and sets *tasks. */
+static int64_t read_tasks(const char* fixture, const char* kind, const char* options, int64_t* tasks) {
+  *tasks = 0;
+  floe_table* t = open_fixture(fixture);
+  if (t == NULL) return -1;
+  char* json = NULL;
+  floe_status rc = floe_inspect_plan(t, kind, options, &json);
+  floe_table_free(t);
+  CHECK_OK(rc);
+  if (rc != FLOE_OK) return -1;
+  char task_options[8192];
+  fixture_options(fixture_named(fixture), task_options, sizeof task_options);
+  int64_t rows = 0;
+  const char *p = json, *start, *end;
+  while (next_array_element(&p, &start, &end)) {
+    struct ArrowArrayStream stream;
+    CHECK_OK(floe_task_stream((const uint8_t*)start, (size_t)(end - start), task_options, &stream));
+    if (stream.release != NULL) rows += stream_count_rows(&stream, NULL);
+    (*tasks)++;
+  }
+  floe_string_free(json);
+  return rows;
+}
+
+/* floe_inspect_plan: every task of the array, read alone with
+ * floe_task_stream, together give floe_inspect's rows; a limit bounds each
+ * task; kinds without manifest entries are FLOE_UNSUPPORTED. */
+void test_inspect_plan(void) {
+  static const char* kinds[] = {"files", "data_files", "delete_files", "entries", "all_entries", "all_files"};
+  floe_table* t = open_fixture(SIX_SNAPSHOTS);
+  if (t == NULL) return;
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    struct inspect_read whole;
+    CHECK_OK(read_inspect(t, kinds[k], NULL, &whole));
+    int64_t tasks = 0;
+    int64_t rows = read_tasks(SIX_SNAPSHOTS, kinds[k], "{\"task_size\": 1}", &tasks);
+    CHECK_EQ_I64(rows, whole.rows);
+    CHECK(tasks >= 1);
+    if (strcmp(kinds[k], "entries") == 0 || strcmp(kinds[k], "all_entries") == 0) CHECK(tasks >= 2);
+  }
+  /* A limit of 1 is one row from each task (on a table whose manifests
+   * hold several entries). */
+  int64_t tasks = 0;
+  int64_t rows = read_tasks(POSITION_DELETES, "entries", "{\"task_size\": 1}", &tasks);
+  CHECK(tasks >= 2 && rows > tasks);
+  rows = read_tasks(POSITION_DELETES, "entries", "{\"task_size\": 1, \"limit\": 1}", &tasks);
+  CHECK_EQ_I64(rows, tasks);
+  /* The default size packs the fixture's small manifests into one task. */
+  read_tasks(SIX_SNAPSHOTS, "all_entries", NULL, &tasks);
+  CHECK_EQ_I64(tasks, 1);
+
+  char* json = (char*)1;
+  CHECK_OK(floe_inspect_plan(t, "files", "{\"limit\": 0}", &json));
+  if (json != NULL) CHECK_STR(json, "[]");
+  floe_string_free(json);
+  CHECK_STATUS(floe_inspect_plan(t, "snapshots", NULL, &json), FLOE_UNSUPPORTED);
+  CHECK(json == NULL);
+  CHECK_STATUS(floe_inspect_plan(t, "files", "{\"task_size\": -1}", &json), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_inspect_plan(t, "files", NULL, NULL), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_inspect_plan(NULL, "files", NULL, &json), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_inspect_plan(t, NULL, NULL, &json), FLOE_INVALID_ARGUMENT);
+  /* A task of a version this floe does not know is refused. */
+  static const char future[] = "{\"inspect_version\": 99, \"kind\": \"files\", \"manifests\": [{\"manifest_path\": \"/m.avro\"}]}";
+  struct ArrowArrayStream stream;
+  CHECK_STATUS(floe_task_stream((const uint8_t*)future, sizeof future - 1, NULL, &stream), FLOE_INVALID_ARGUMENT);
+  floe_table_free(t);
 }

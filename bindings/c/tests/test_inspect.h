@@ -6,5 +6,6 @@ void test_inspect_snapshots(void);
 void test_inspect_options(void);
 void test_inspect_errors(void);
 void test_inspect_every_kind(void);
+void test_inspect_plan(void);
 
 #endif
