@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -96,7 +94,7 @@ func PlanTasks(ctx context.Context, t *table.Table, kind Kind, opts Options, tas
 	if err != nil {
 		return nil, err
 	}
-	r.Release()
+	defer r.Release()
 	md := t.Metadata
 	base := Task{
 		Kind: kind, FormatVersion: md.FormatVersion, Schemas: md.Schemas, CurrentSchemaID: md.CurrentSchemaID,
@@ -125,12 +123,8 @@ func PlanTasks(ctx context.Context, t *table.Table, kind Kind, opts Options, tas
 		return false, nil
 	})
 	if err != nil {
-		// As the reader reports a manifest list it cannot read.
-		ek := errkind.Corrupt
-		if errors.Is(err, fs.ErrNotExist) {
-			ek = errkind.NotFound
-		}
-		return nil, errkind.Default(ek, fmt.Errorf("inspect %s: %w", kind, err))
+		// As the read would report a manifest list it cannot read.
+		return nil, r.sourceError(err)
 	}
 	flush()
 	return tasks, nil
