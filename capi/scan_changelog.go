@@ -1,8 +1,14 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // A scan handle planned with "changelog": true holds a scan.ChangelogScan.
@@ -16,6 +22,43 @@ var (
 	errChangelogFilter  = errkind.Errorf(errkind.Unsupported, "floe_scan_add_filter: a changelog scan takes its filter when planned (scan options \"filter\"), not while reading")
 	errChangelogMetrics = errkind.Errorf(errkind.Unsupported, "floe_scan_metrics: a changelog scan keeps no scan metrics")
 )
+
+// isChangeGroup reports whether a serialised task is a changelog's
+// change group: it has "items" (a scan's task group has "tasks", a bare
+// task neither).
+func isChangeGroup(data []byte) bool {
+	var probe struct {
+		Items json.RawMessage `json:"items"`
+	}
+	return json.Unmarshal(data, &probe) == nil && probe.Items != nil
+}
+
+// openChangeGroup reads a serialised change group (floe_task_stream): its
+// changes, as the changelog scan that planned it returns them, the read
+// settings given beside it applied (a limit counts changes).
+func openChangeGroup(data []byte, opts taskOptions, read scan.ReadOptions) (array.RecordReader, context.CancelFunc, error) {
+	g, err := scan.UnmarshalChangeGroup(data)
+	if err != nil {
+		// The caller handed us these bytes: bad ones are a bad argument.
+		return nil, nil, withStatus(statusInvalidArgument, err)
+	}
+	locations, err := fileio.NewLocationMap(opts.LocationMap)
+	if err != nil {
+		return nil, nil, withStatus(statusInvalidArgument, err)
+	}
+	// A router: each item's path finds its own file system.
+	files, err := fileio.ForLocation(g.Items[0].Task.Path, fileio.Options{LocationMap: locations, S3: opts.S3})
+	if err != nil {
+		return nil, nil, withStatus(statusUnsupported, err)
+	}
+	ctx, cancel := callContext(context.Background(), opts.timeout())
+	rdr, err := g.Reader(ctx, files, cAllocator, read)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return rdr, cancel, nil
+}
 
 // schema is the Arrow schema of every batch the scan returns.
 func (s *scanHandle) schema() *arrow.Schema {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/internal/fixtures"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // scanText plans a scan with scanJSON and reads every row as "col=value"
@@ -132,5 +135,76 @@ func TestChangelogScanOption(t *testing.T) {
 	}
 	if classify(errChangelogFilter, statusInternal) != statusUnsupported || classify(errChangelogMetrics, statusInternal) != statusUnsupported {
 		t.Error("add_filter and metrics on a changelog scan are not UNSUPPORTED")
+	}
+}
+
+// A changelog's tasks (floe_scan_plan, floe_scan_task) are its change
+// groups: each serialised one is told from a scan's task by its "items"
+// and read on its own (floe_task_stream); read in order they are the
+// changelog's stream, and a limit given beside a task counts its changes.
+func TestChangelogTasksReadAsTheScan(t *testing.T) {
+	const name = "impala_iceberg_v2_positional_not_all_data_files_have_delete_files"
+	h := openFixtureHandle(t, name)
+	fx, _ := fixtures.Get(name)
+	stream, s := scanText(t, h, `{"changelog": true, "threads": 3}`)
+	if s.numTasks() < 2 {
+		t.Fatalf("%d tasks, want one a snapshot at least", s.numTasks())
+	}
+	mapJSON, _ := json.Marshal(fx.LocationMap)
+	read := func(data []byte, limit string) []string {
+		t.Helper()
+		opts, ro, err := parseTaskOptions([]byte(`{"location_map": ` + string(mapJSON) + limit + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdr, cancel, err := openChangeGroup(data, opts, ro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cancel()
+		defer rdr.Release()
+		var out []string
+		for rdr.Next() {
+			rec := rdr.RecordBatch()
+			for i := 0; i < int(rec.NumRows()); i++ {
+				parts := make([]string, rec.NumCols())
+				for c := range parts {
+					parts[c] = rec.Schema().Field(c).Name + "=" + rec.Column(c).ValueStr(i)
+				}
+				out = append(out, strings.Join(parts, " "))
+			}
+		}
+		if err := rdr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var got []string
+	for i := 0; i < s.numTasks(); i++ {
+		data, err := s.task(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !isChangeGroup(data) {
+			t.Fatalf("task %d is not told as a change group: %.80s", i, data)
+		}
+		got = append(got, read(data, "")...)
+		if n := len(read(data, `, "limit": 1`)); n != 1 {
+			t.Errorf("task %d with limit 1: %d changes", i, n)
+		}
+	}
+	if !slices.Equal(got, stream) {
+		t.Errorf("tasks read in order:\n got %q\nwant %q", got, stream)
+	}
+	plain, err := openScan(h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := plain.task(0)
+	if err != nil || isChangeGroup(data) {
+		t.Errorf("a scan's task is told as a change group (%v)", err)
+	}
+	if _, _, err := openChangeGroup([]byte(`{"items": []}`), taskOptions{}, scan.ReadOptions{}); classify(err, statusInternal) != statusInvalidArgument {
+		t.Errorf("an empty change group: %v, want INVALID_ARGUMENT", err)
 	}
 }
