@@ -22,6 +22,15 @@ import (
 // column compared, nested ones whole.
 func jsonRows(t *testing.T, rr array.RecordReader) []string {
 	t.Helper()
+	out, err := rowStrings(rr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// rowStrings is jsonRows for any goroutine.
+func rowStrings(rr array.RecordReader) ([]string, error) {
 	defer rr.Release()
 	var out []string
 	for rr.Next() {
@@ -33,15 +42,12 @@ func jsonRows(t *testing.T, rr array.RecordReader) []string {
 			}
 			b, err := json.Marshal(row)
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			out = append(out, string(b))
 		}
 	}
-	if err := rr.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return out, rr.Err()
 }
 
 // taskRows reads every task after a trip through bytes, in order, from
@@ -332,4 +338,46 @@ func readErr(tbl *table.Table, kind Kind) error {
 	for rr.Next() {
 	}
 	return rr.Err()
+}
+
+// Tasks read at the same time, straight from PlanTasks (sharing the
+// table's schemas and specs, no trip through bytes), give Open's rows:
+// a task's reader shares nothing it writes (go test -race).
+func TestTasksReadInParallel(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v2_partitioned_position_deletes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	for _, kind := range []Kind{AllFiles, AllEntries} {
+		tasks, err := PlanTasks(context.Background(), tbl, kind, Options{}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tasks) < 2 {
+			t.Fatalf("%s: %d tasks", kind, len(tasks))
+		}
+		got := make([][]string, len(tasks))
+		done := make(chan struct{})
+		for i, task := range tasks {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				rr, err := task.Reader(context.Background(), tbl.IO, nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got[i], err = rowStrings(rr); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		for range tasks {
+			<-done
+		}
+		want, _ := openRows(t, tbl, kind, Options{})
+		if all := slices.Concat(got...); !slices.Equal(all, want) {
+			t.Errorf("%s: parallel tasks read %d rows, Open %d", kind, len(all), len(want))
+		}
+	}
 }
