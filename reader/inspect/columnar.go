@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/expr"
 )
 
 // columns is the columnar form of a source: its rows stay handles (a
@@ -70,4 +72,60 @@ func reserveLike(b array.Builder, prev arrow.Array) {
 			b.ReserveData(len(p.ValueBytes()))
 		}
 	}
+}
+
+// filterReads reports which top-level columns opts.Filter reads, by name,
+// so that a columnar source builds only those of a row's tuple: none
+// without a filter, every one when the filter does not bind (the reader
+// reports that).
+func filterReads(schema *iceberg.Schema, opts Options) func(name string) bool {
+	if opts.Filter == nil {
+		return func(string) bool { return false }
+	}
+	all := func(string) bool { return true }
+	bound, err := expr.Bind(opts.Filter, schema, opts.CaseInsensitive)
+	if err != nil {
+		return all
+	}
+	c := &fieldCollector{ids: map[int]bool{}}
+	if _, err := expr.Visit[struct{}](bound, c); err != nil {
+		return all
+	}
+	reads := map[string]bool{}
+	for _, f := range schema.Fields {
+		if c.ids[f.ID] || nestedRead(f.Type, c.ids) {
+			reads[f.Name] = true
+		}
+	}
+	return func(name string) bool { return reads[name] }
+}
+
+// nestedRead reports whether any field inside t is one of ids.
+func nestedRead(t iceberg.Type, ids map[int]bool) bool {
+	switch t := t.(type) {
+	case *iceberg.StructType:
+		for _, f := range t.Fields {
+			if ids[f.ID] || nestedRead(f.Type, ids) {
+				return true
+			}
+		}
+	case *iceberg.ListType:
+		return ids[t.ElementID] || nestedRead(t.Element, ids)
+	case *iceberg.MapType:
+		return ids[t.KeyID] || ids[t.ValueID] || nestedRead(t.Key, ids) || nestedRead(t.Value, ids)
+	}
+	return false
+}
+
+// fieldCollector is an expr.Visitor noting the field of every predicate.
+type fieldCollector struct{ ids map[int]bool }
+
+func (*fieldCollector) True() struct{}                 { return struct{}{} }
+func (*fieldCollector) False() struct{}                { return struct{}{} }
+func (*fieldCollector) And(_, _ struct{}) struct{}     { return struct{}{} }
+func (*fieldCollector) Or(_, _ struct{}) struct{}      { return struct{}{} }
+func (*fieldCollector) Not(struct{}) (struct{}, error) { return struct{}{}, nil }
+func (c *fieldCollector) Predicate(p *expr.BoundPredicate) (struct{}, error) {
+	c.ids[p.FieldID] = true
+	return struct{}{}, nil
 }

@@ -2,11 +2,13 @@ package inspect
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
@@ -100,5 +102,56 @@ func TestColumnarMatchesRows(t *testing.T) {
 	}
 	if rowsSeen < 100 {
 		t.Fatalf("only %d rows compared", rowsSeen)
+	}
+}
+
+// A filter's tuple holds the columns the filter reads, readable_metrics
+// and the data_file struct included, even when the read does not return
+// them: such a filter keeps the rows it keeps in the row form.
+func TestColumnarFilterReadsUnprojectedColumns(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v2_delete_equality_partitioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	schema, err := Schema(tbl, Files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, ok := schema.FindFieldByName("readable_metrics")
+	if !ok {
+		t.Fatal("no readable_metrics")
+	}
+	var col string
+	for _, c := range rm.Type.(*iceberg.StructType).Fields {
+		if !strings.Contains(c.Name, ".") {
+			col = c.Name
+			break
+		}
+	}
+	for _, c := range []struct {
+		kind   Kind
+		filter string
+		cols   []string
+	}{
+		{Files, "readable_metrics." + col + ".value_count >= 0", []string{"file_path"}},
+		{Entries, "readable_metrics." + col + ".value_count >= 0 and data_file.record_count >= 0", []string{"status"}},
+	} {
+		filter, err := expr.ParseFilter(c.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Filter: filter, Columns: c.cols}
+		cols, rows := readBoth(t, tbl, c.kind, opts)
+		n := 0
+		for i := range cols {
+			if i >= len(rows) || !array.RecordEqual(cols[i], rows[i]) {
+				t.Fatalf("%s %s: batch %d differs from the row form", c.kind, c.filter, i)
+			}
+			n += int(cols[i].NumRows())
+		}
+		if n == 0 || len(cols) != len(rows) {
+			t.Fatalf("%s %s: %d rows in %d batches, %d batches from rows", c.kind, c.filter, n, len(cols), len(rows))
+		}
 	}
 }

@@ -52,13 +52,17 @@ func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, er
 	// The data_file struct is wanted whole or not at all: a filter on
 	// data_file.x needs it, and a filter means every column is wanted.
 	wantFile, readable := wants(opts, "data_file"), wants(opts, rm.field.Name)
-	row := func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
+	// A filter's tuple has the data_file struct and readable_metrics
+	// only when the filter reads them.
+	reads := filterReads(schema, opts)
+	tupleFile, tupleReadable := reads("data_file"), reads(rm.field.Name)
+	row := func(e *manifest.Entry, wantFile, readable bool) []any {
 		var fileSeq, df, metrics any
 		if e.FileSequenceNumber != manifest.UnassignedSequenceNumber {
 			fileSeq = e.FileSequenceNumber
 		}
 		if wantFile {
-			df = layout.row(&e.DataFile)
+			df = layout.row(&e.DataFile, true)
 		}
 		if readable {
 			metrics = rm.value(e.DataFile.Metrics)
@@ -70,10 +74,12 @@ func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, er
 		appender: func(pos int, b array.Builder) (func(any) error, error) {
 			return entryAppender(fields[:5], pos, b, layout, rm)
 		},
-		tuple: func(item any) []any { return row(nil, item.(*manifest.Entry)) },
+		tuple: func(item any) []any { return row(item.(*manifest.Entry), tupleFile, tupleReadable) },
 	}
 	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
-		return entryRows(ctx, scope, false, row)
+		return entryRows(ctx, scope, false, func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
+			return row(e, wantFile, readable)
+		})
 	}, cols: cols, scope: scope}, nil
 }
 

@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"iter"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/iceberg"
@@ -72,13 +73,17 @@ func openFiles(t *table.Table, opts Options, scope *manifestScope) (*source, err
 	rm := newReadableMetrics(t.Metadata.CurrentSchema(), iceberg.NewSchema(0, fields).HighestFieldID())
 	schema := iceberg.NewSchema(0, append(fields, rm.field))
 	scope.prune = newManifestPruner(t, schema, opts)
-	layout.maps = wants(opts, "column_sizes") || wants(opts, "value_counts") || wants(opts, "null_value_counts") ||
-		wants(opts, "nan_value_counts") || wants(opts, "lower_bounds") || wants(opts, "upper_bounds")
-	readable := wants(opts, rm.field.Name)
-	row := func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
-		row := layout.row(&e.DataFile)
+	// The metric maps and readable_metrics are costly: a row has them
+	// when the read wants them, a filter's tuple when the filter reads
+	// them.
+	mapNames := []string{"column_sizes", "value_counts", "null_value_counts", "nan_value_counts", "lower_bounds", "upper_bounds"}
+	rowMaps, rowReadable := slices.ContainsFunc(mapNames, func(n string) bool { return wants(opts, n) }), wants(opts, rm.field.Name)
+	reads := filterReads(schema, opts)
+	tupleMaps, tupleReadable := slices.ContainsFunc(mapNames, reads), reads(rm.field.Name)
+	row := func(df *manifest.DataFile, maps, readable bool) []any {
+		row := layout.row(df, maps)
 		if readable {
-			return append(row, rm.value(e.DataFile.Metrics))
+			return append(row, rm.value(df.Metrics))
 		}
 		return append(row, nil)
 	}
@@ -92,10 +97,12 @@ func openFiles(t *table.Table, opts Options, scope *manifestScope) (*source, err
 			a, err := layout.appender(fields[pos], b)
 			return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
 		},
-		tuple: func(item any) []any { return row(nil, item.(*manifest.Entry)) },
+		tuple: func(item any) []any { return row(&item.(*manifest.Entry).DataFile, tupleMaps, tupleReadable) },
 	}
 	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
-		return entryRows(ctx, scope, true, row)
+		return entryRows(ctx, scope, true, func(_ *manifest.ManifestFile, e *manifest.Entry) []any {
+			return row(&e.DataFile, rowMaps, rowReadable)
+		})
 	}, cols: cols, scope: scope}, nil
 }
 

@@ -54,14 +54,11 @@ func dataFileFields(partType *iceberg.StructType) []iceberg.NestedField {
 
 // fileLayout turns a manifest's content files into rows of
 // dataFileFields: where each spec's partition values go in the unified
-// partition struct, and which costly columns a read wants.
+// partition struct.
 type fileLayout struct {
 	partType *iceberg.StructType
 	// slots[spec id][i] is the unified position of the spec's i-th field.
 	slots map[int][]int
-	// maps: the metric map columns are wanted (not when a read selects
-	// columns without them and has no filter).
-	maps bool
 	// pairs are the current file's metrics for the columnar form's
 	// metric columns (files_metric_pairs.go).
 	pairs *metricPairs
@@ -72,7 +69,7 @@ func newFileLayout(t *table.Table) (*fileLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &fileLayout{partType: pt, slots: map[int][]int{}, maps: true, pairs: &metricPairs{}}
+	l := &fileLayout{partType: pt, slots: map[int][]int{}, pairs: &metricPairs{}}
 	pos := map[int]int{}
 	for i, f := range pt.Fields {
 		pos[f.ID] = i
@@ -87,8 +84,9 @@ func newFileLayout(t *table.Table) (*fileLayout, error) {
 	return l, nil
 }
 
-// row is df's values in dataFileFields' order.
-func (l *fileLayout) row(df *manifest.DataFile) []any {
+// row is df's values in dataFileFields' order, the metric maps null
+// unless maps (they are costly, and a read may not want them).
+func (l *fileLayout) row(df *manifest.DataFile, maps bool) []any {
 	row := make([]any, 0, 21)
 	var sortOrder, firstRow, ref, offset, size any
 	if df.SortOrderID != nil {
@@ -113,7 +111,7 @@ func (l *fileLayout) row(df *manifest.DataFile) []any {
 		row = append(row, l.partition(df))
 	}
 	row = append(row, df.RecordCount, df.FileSizeInBytes)
-	if l.maps {
+	if maps {
 		m := df.Metrics
 		row = append(row, countMap(m.ColumnSizes()), countMap(m.ValueCounts()), countMap(m.NullCounts()),
 			countMap(m.NaNCounts()), boundMap(m.LowerBounds()), boundMap(m.UpperBounds()))
