@@ -855,7 +855,10 @@ floe_status floe_scan_count(floe_scan* scan, int64_t* rows);
  * any floe process can read with floe_task_stream. The bytes are a new
  * buffer to free with floe_bytes_free. A task carries its files' residual
  * filters and every filter added to the scan (floe_scan_add_filter) before
- * this call. The bytes are versioned JSON; a floe that does not know their
+ * this call, but not the scan's read settings: pass its "limit",
+ * "batch_size" and "verify_crc" in floe_task_stream's (or
+ * floe_task_io_open's) options to read the task as the scan would. The
+ * bytes are versioned JSON; a floe that does not know their
  * version refuses them (FLOE_INVALID_ARGUMENT) rather than misread them. */
 floe_status floe_scan_task(floe_scan* scan, int64_t i, uint8_t** bytes, size_t* len);
 
