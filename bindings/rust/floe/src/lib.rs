@@ -146,6 +146,19 @@ impl Table {
         Ok(BatchStream { raw })
     }
 
+    /// A metadata table of manifest entries ("files", "entries", their
+    /// data_/delete_ and all_ forms) as tasks to read in parallel, in any
+    /// process (floe_inspect_plan): reading them all, in order, gives
+    /// `inspect`'s rows. options_json as `inspect` takes it, plus
+    /// "task_size" (manifest bytes per task). Read a task with
+    /// `Task::stream`, giving the table's "location_map".
+    pub fn inspect_tasks(&self, kind: &str, options_json: Option<&str>) -> Result<Vec<Task>> {
+        let kind = c_string(kind)?;
+        let opts = opt_c_string(options_json)?;
+        let json = string_out(|out| unsafe { sys::floe_inspect_plan(self.raw, kind.as_ptr(), opt_ptr(&opts), out) })?;
+        Ok(json_array_objects(&json).into_iter().map(|t| Task { bytes: t.as_bytes().to_vec() }).collect())
+    }
+
     /// The raw handle, for calls this crate does not wrap.
     pub fn as_raw(&self) -> *mut sys::floe_table {
         self.raw
@@ -252,6 +265,41 @@ impl Task {
         check(unsafe { sys::floe_task_stream(self.bytes.as_ptr(), self.bytes.len(), opt_ptr(&opts), &mut raw) })?;
         Ok(BatchStream { raw })
     }
+}
+
+/// The objects of a JSON array of objects (floe_inspect_plan's answer),
+/// each as its own text; strings are skipped whole so braces in them do
+/// not count.
+fn json_array_objects(json: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start, mut in_string, mut escaped) = (Vec::new(), 0usize, 0usize, false, false);
+    for (i, c) in json.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => {
+                if depth == 0 {
+                    start = i;
+                }
+                depth += 1;
+            }
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(&json[start..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// An Arrow C stream of record batches. Iterating yields each batch with

@@ -175,3 +175,24 @@ fn metadata_tables_are_streams() {
     assert_eq!(err.status, sys::FLOE_INVALID_ARGUMENT);
     assert!(err.message.contains("snapshots"), "{}", err.message);
 }
+
+#[test]
+fn metadata_tables_plan_tasks() {
+    let dir = fixture("duckdb_lineitem_iceberg");
+    let opts = format!(r#"{{"location_map": {{"lineitem_iceberg": "{dir}"}}}}"#);
+    let t = Table::open(&dir, Some(&opts)).unwrap();
+    for kind in ["files", "entries", "all_entries"] {
+        let want: i64 = t.inspect(kind, None).unwrap().map(|b| b.unwrap().num_rows()).sum();
+        let tasks = t.inspect_tasks(kind, Some(r#"{"task_size": 1}"#)).unwrap();
+        assert!(!tasks.is_empty(), "{kind}: no task");
+        // Each task read on its own, from its bytes, with the location map.
+        let got: i64 = tasks
+            .iter()
+            .map(|task| Task::from_bytes(task.as_bytes().to_vec()).stream(Some(&opts)).unwrap().map(|b| b.unwrap().num_rows()).sum::<i64>())
+            .sum();
+        assert_eq!(got, want, "{kind}: {} tasks", tasks.len());
+        assert!(want > 0);
+    }
+    let err = t.inspect_tasks("snapshots", None).err().expect("snapshots has no tasks");
+    assert_eq!(err.status, sys::FLOE_UNSUPPORTED);
+}
