@@ -67,7 +67,7 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 	data := unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n))
 	if inspect.IsTask(data) {
 		// A task of a metadata table (floe_inspect_plan).
-		rdr, cancel, err := openInspectTask(data, opts.tableOptions)
+		rdr, cancel, err := openInspectTask(data, opts.tableOptions, read.Limit, read.BatchSize)
 		if err != nil {
 			return fail(fn, err, statusInvalidArgument)
 		}
