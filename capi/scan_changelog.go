@@ -16,11 +16,12 @@ import (
 // once its rows are matched) and plans tasks: each task is a serialised
 // scan.ChangeGroup, which floe_task_stream reads as it reads a scan's
 // tasks. What a changelog does not have (a filter added while reading,
-// pruning metrics) is refused as UNSUPPORTED.
+// pruning metrics, host-driven I/O of a task) is refused as UNSUPPORTED.
 
 var (
 	errChangelogFilter  = errkind.Errorf(errkind.Unsupported, "floe_scan_add_filter: a changelog scan takes its filter when planned (scan options \"filter\"), not while reading")
 	errChangelogMetrics = errkind.Errorf(errkind.Unsupported, "floe_scan_metrics: a changelog scan keeps no scan metrics")
+	errChangelogHostIO  = errkind.Errorf(errkind.Unsupported, "floe_task_io_open: host-driven I/O reads a scan's task, not a changelog's change group (read it with floe_task_stream)")
 )
 
 // isChangeGroup reports whether a serialised task is a changelog's

@@ -74,6 +74,15 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 		exportStream(rdr, nil, cancel, out)
 		return C.int(statusOK)
 	}
+	if isChangeGroup(data) {
+		// A task of a changelog scan (scan_changelog.go).
+		rdr, cancel, err := openChangeGroup(data, opts, read)
+		if err != nil {
+			return fail(fn, err, statusFormat)
+		}
+		exportStream(rdr, nil, cancel, out)
+		return C.int(statusOK)
+	}
 	// A serialised task group, or a bare task from an older floe_scan_task.
 	g, err := scan.UnmarshalTaskGroup(data)
 	if err != nil {

@@ -51,7 +51,11 @@ func capiTaskIOOpen(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.uin
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	g, err := scan.UnmarshalTaskGroup(unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n)))
+	data := unsafe.Slice((*byte)(unsafe.Pointer(task)), int(n))
+	if isChangeGroup(data) {
+		return fail(fn, errChangelogHostIO, statusUnsupported)
+	}
+	g, err := scan.UnmarshalTaskGroup(data)
 	if err != nil {
 		return fail(fn, withStatus(statusInvalidArgument, err), statusInvalidArgument)
 	}

@@ -207,6 +207,29 @@ class Table(_Handle, TableWrites, TableInfo, TableChanges):
         # The ids are C API scan keys, which scan() passes through.
         return self.scan(row_filter=row_filter, selected_fields=selected_fields, **scan_options, **ids)
 
+    def changelog_scan(self, from_snapshot_id=None, to_snapshot_id=None, row_filter=None, selected_fields=None,
+                       **scan_options):
+        """Plans a changelog scan: every row change of the snapshots after
+        from_snapshot_id (exclusive; None: from the oldest) up to
+        to_snapshot_id (inclusive; None: the current snapshot, or the one
+        ref= names), as Java's changelog view reports them. Each row has
+        the table's columns and _change_type ("INSERT", "DELETE", and
+        "UPDATE_BEFORE"/"UPDATE_AFTER" for a row deleted and inserted again
+        with the same identifier fields), _change_ordinal (0 for the first
+        snapshot after from_snapshot_id) and _commit_snapshot_id. Rows a
+        rewrite carries over unchanged are no change; "replace" snapshots
+        (compaction) change nothing. selected_fields are top-level columns
+        and the three change columns; row_filter applies to the rows on
+        both sides of a change. Returns the same Scan as scan() (to_arrow(),
+        to_pylist(), plan_tasks(), …; add_filter() and metrics() raise
+        FloeError UNSUPPORTED); scan_options are scan()'s other keywords."""
+        ids = {"changelog": True}
+        if from_snapshot_id is not None:
+            ids["from_snapshot_id"] = int(from_snapshot_id)
+        if to_snapshot_id is not None:
+            ids["to_snapshot_id"] = int(to_snapshot_id)
+        return self.scan(row_filter=row_filter, selected_fields=selected_fields, **scan_options, **ids)
+
     def __repr__(self):
         state = "closed" if self._closed else self.metadata.get("location", "")
         return f"<floe.Table {state}>"
@@ -569,8 +592,11 @@ class Task(_Readable):
     @property
     def file_tasks(self):
         """The files and byte ranges the task reads, in order, as dicts
-        (length 0 means the whole file)."""
+        (length 0 means the whole file). A changelog's task (a change
+        group: "items") reads each item's file."""
         info = self.info
+        if "items" in info:
+            return [item["task"] for item in info["items"]]
         return info["tasks"] if "group_version" in info else [info]
 
     @property
