@@ -9,9 +9,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/errkind"
-	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
+	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/kernels"
 )
 

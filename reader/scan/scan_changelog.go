@@ -11,29 +11,6 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 )
 
-// Reserved field ids of a changelog's metadata columns (Java's
-// MetadataColumns CHANGE_TYPE, CHANGE_ORDINAL, COMMIT_SNAPSHOT_ID).
-const (
-	FieldIDChangeType       = 2147483543
-	FieldIDChangeOrdinal    = 2147483542
-	FieldIDCommitSnapshotID = 2147483541
-)
-
-// The values of _change_type, as Java's ChangelogOperation names them.
-const (
-	ChangeInsert       = "INSERT"
-	ChangeDelete       = "DELETE"
-	ChangeUpdateBefore = "UPDATE_BEFORE"
-	ChangeUpdateAfter  = "UPDATE_AFTER"
-)
-
-// changeFields are the changelog's metadata columns, after the table's.
-var changeFields = []iceberg.NestedField{
-	{ID: FieldIDChangeType, Name: "_change_type", Type: iceberg.StringType{}, Required: true},
-	{ID: FieldIDChangeOrdinal, Name: "_change_ordinal", Type: iceberg.IntType{}},
-	{ID: FieldIDCommitSnapshotID, Name: "_commit_snapshot_id", Type: iceberg.LongType{}},
-}
-
 // ChangelogScan is a planned changelog scan: every row change between two
 // snapshots of a table, one group of tasks per snapshot (or per file of a
 // snapshot whose changes need no matching), each readable on its own and

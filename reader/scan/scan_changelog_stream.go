@@ -13,7 +13,7 @@ import (
 // them read at once (each group's batches wait in a small queue until
 // the groups before it are returned), stopping at Options.Limit changes.
 func (s *ChangelogScan) Reader(ctx context.Context, alloc memory.Allocator) (array.RecordReader, error) {
-	read := ReadOptions{BatchSize: s.Options.batchSize(), VerifyCRC: s.Options.VerifyCRC, MemoryLimit: s.Options.MemoryLimit}
+	read := s.Options.readOptions(nil) // the limit counts changes: the reader below applies it
 	files := s.table.IO
 	threads := min(s.Options.threads(), max(len(s.groups), 1))
 	ctx, cancel := context.WithCancel(ctx)
