@@ -802,6 +802,23 @@ typedef struct floe_scan floe_scan;
  *               the path (or after to) FLOE_INVALID_ARGUMENT; to_snapshot_id
  *               with snapshot_id, as_of_timestamp or ref is refused. Tasks,
  *               filters, limits and parallel streams work as for any scan.
+ *   "changelog": true  makes a changelog scan of that range instead (no
+ *               from_snapshot_id: from the oldest snapshot): every row
+ *               change, as Java's changelog view reports it. Its columns are
+ *               the table's, then "_change_type" (utf8: "INSERT", "DELETE";
+ *               "UPDATE_BEFORE" and "UPDATE_AFTER" for a row a snapshot
+ *               deletes and inserts with the same identifier fields, when
+ *               the schema has them), "_change_ordinal" (int32, 0 for the
+ *               first snapshot after from) and "_commit_snapshot_id"
+ *               (int64). Rows a rewrite carries over unchanged are no
+ *               change; "replace" snapshots (compaction) change nothing.
+ *               "columns" names top-level columns and the change columns;
+ *               "filter" applies to the rows on both sides of a change;
+ *               "limit" counts changes. Its tasks (floe_scan_plan, _task:
+ *               a snapshot's changes, or one file's when nothing needs
+ *               matching) are read by floe_task_stream; floe_task_io_open,
+ *               floe_scan_add_filter and floe_scan_metrics refuse a
+ *               changelog (FLOE_UNSUPPORTED); floe_scan_count reads it.
  * I/O and memory (defaults suit local disks and object stores alike):
  *   "buffer_bytes": <int64>  decoded batches an ordered parallel stream
  *               holds for the tasks after the one being returned (268435456).
