@@ -29,6 +29,48 @@ type columns struct {
 	// tuple is a row's canonical values as rows would give them, built
 	// only for a filter to evaluate.
 	tuple func(item any) []any
+	// flush, when set, is called before each batch is made: appenders
+	// that hold a batch's values back (heldInt64s, heldMaps) append them
+	// whole then, a copy per column rather than a call per value.
+	flush func()
+}
+
+// batchEnd is what the appenders of one read hold back until a batch is
+// made.
+type batchEnd []func()
+
+func (e *batchEnd) add(f func()) { *e = append(*e, f) }
+
+func (e *batchEnd) flush() {
+	for _, f := range *e {
+		f()
+	}
+}
+
+// growTrues is t with at least n true values (t's own are true).
+func growTrues(t []bool, n int) []bool {
+	for len(t) < n {
+		t = append(t, true)
+	}
+	return t
+}
+
+// heldInt64s holds a batch of a long column's values (valid false: null)
+// for its builder.
+type heldInt64s struct {
+	b     *array.Int64Builder
+	vals  []int64
+	valid []bool
+}
+
+func (h *heldInt64s) add(v int64, ok bool) {
+	h.vals = append(h.vals, v)
+	h.valid = append(h.valid, ok)
+}
+
+func (h *heldInt64s) flush() {
+	h.b.AppendValues(h.vals, h.valid)
+	h.vals, h.valid = h.vals[:0], h.valid[:0]
 }
 
 // builderAs is b as the builder type T a column's Arrow type makes, or an

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
@@ -153,5 +154,73 @@ func TestColumnarFilterReadsUnprojectedColumns(t *testing.T) {
 		if n == 0 || len(cols) != len(rows) {
 			t.Fatalf("%s %s: %d rows in %d batches, %d batches from rows", c.kind, c.filter, n, len(cols), len(rows))
 		}
+	}
+}
+
+// Each bound decoded straight into its builder is the value the row form
+// decodes (iceberg.ValueFromBytes), negative values, promoted widths and
+// bounds of the wrong width (null) included.
+func TestBoundAppendersDecodeAsTheRowForm(t *testing.T) {
+	dec := iceberg.DecimalType{Precision: 20, Scale: 2}
+	cases := []struct {
+		typ  iceberg.Type
+		vals []any
+		raw  [][]byte // extra encodings: short, long, promoted
+	}{
+		{iceberg.BooleanType{}, []any{true, false}, [][]byte{{}, {1, 2}}},
+		{iceberg.IntType{}, []any{int32(-7), int32(1 << 30)}, [][]byte{{1}}},
+		{iceberg.DateType{}, []any{int32(-3), int32(19000)}, [][]byte{{1, 2, 3}}},
+		{iceberg.LongType{}, []any{int64(-1 << 40), int64(5)}, [][]byte{{0xfe, 0xff, 0xff, 0xff}, {1}}},
+		{iceberg.TimeType{}, []any{int64(3_600_000_000)}, [][]byte{{1, 2, 3, 4}}},
+		{iceberg.TimestampType{}, []any{int64(-5), int64(1_700_000_000_000_000)}, [][]byte{{1, 0, 0, 0}, {1, 2}}},
+		{iceberg.TimestamptzNsType{}, []any{int64(1_700_000_000_000_000_000)}, [][]byte{{0xff, 0xff, 0xff, 0xff}, {1, 2}}},
+		{iceberg.FloatType{}, []any{float32(-1.5)}, [][]byte{{1, 2}}},
+		{iceberg.DoubleType{}, []any{float64(-2.25), float64(1e300)}, [][]byte{{0, 0, 0xc0, 0x3f}, {1, 2}}},
+		{iceberg.StringType{}, []any{"", "héllo"}, nil},
+		{dec, []any{iceberg.Decimal{Hi: -1, Lo: ^uint64(99), Scale: 2}, iceberg.Decimal{Lo: 12345, Scale: 2}, iceberg.Decimal{Hi: 1 << 40, Scale: 2}},
+			[][]byte{{0xff}, {0x80}, {}, make([]byte, 17)}},
+		{iceberg.UUIDType{}, []any{[16]byte{1, 2, 3}}, [][]byte{{1}}},
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rm := &readableMetrics{}
+	for _, c := range cases {
+		raws := c.raw
+		for _, v := range c.vals {
+			b, err := iceberg.ValueToBytes(c.typ, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raws = append(raws, b)
+		}
+		at, err := arrowschema.ArrowType(c.typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, slow := array.NewBuilder(mem, at), array.NewBuilder(mem, at)
+		col := readableColumn{bound: c.typ, decode: true}
+		app, err := rm.boundAppender(col, fast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, raw := range raws {
+			if err := app(raw); err != nil {
+				t.Fatal(err)
+			}
+			if err := arrowschema.AppendValue(slow, c.typ, rm.bound(col, raw)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fa, sa := fast.NewArray(), slow.NewArray()
+		if !array.Equal(fa, sa) {
+			t.Errorf("%s: decoded %v, the row form %v", c.typ, fa, sa)
+		}
+		if fa.NullN() == 0 && len(c.raw) > 0 {
+			t.Errorf("%s: no bound of a wrong width was null: %v", c.typ, fa)
+		}
+		fa.Release()
+		sa.Release()
+		fast.Release()
+		slow.Release()
 	}
 }

@@ -74,6 +74,7 @@ func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, er
 		appender: func(pos int, b array.Builder) (func(any) error, error) {
 			return entryAppender(fields[:5], pos, b, layout, rm)
 		},
+		flush: layout.end.flush,
 		tuple: func(item any) []any { return row(item.(*manifest.Entry), tupleFile, tupleReadable) },
 	}
 	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
@@ -87,7 +88,7 @@ func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, er
 // readable_metrics) of a *manifest.Entry to b.
 func entryAppender(fields []iceberg.NestedField, pos int, b array.Builder, layout *fileLayout, rm *readableMetrics) (func(any) error, error) {
 	if pos == len(fields) {
-		a, err := rm.appender(b, layout.pairs)
+		a, err := rm.appender(b, layout)
 		return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
 	}
 	f := fields[pos]

@@ -91,12 +91,13 @@ func openFiles(t *table.Table, opts Options, scope *manifestScope) (*source, err
 		items: func(ctx context.Context) iter.Seq2[any, error] { return entryItems(ctx, scope, true) },
 		appender: func(pos int, b array.Builder) (func(any) error, error) {
 			if pos == len(fields) {
-				a, err := rm.appender(b, layout.pairs)
+				a, err := rm.appender(b, layout)
 				return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
 			}
 			a, err := layout.appender(fields[pos], b)
 			return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
 		},
+		flush: layout.end.flush,
 		tuple: func(item any) []any { return row(&item.(*manifest.Entry).DataFile, tupleMaps, tupleReadable) },
 	}
 	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {

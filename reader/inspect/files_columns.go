@@ -37,17 +37,17 @@ func (l *fileLayout) appender(f iceberg.NestedField, b array.Builder) (fileAppen
 	case 104: // file_size_in_bytes
 		return int64Column(b, f.Name, func(df *manifest.DataFile) int64 { return df.FileSizeInBytes })
 	case 108:
-		return countMapColumn(b, f.Name, l.pairs, 0)
+		return countMapColumn(b, f.Name, l, 0)
 	case 109:
-		return countMapColumn(b, f.Name, l.pairs, 1)
+		return countMapColumn(b, f.Name, l, 1)
 	case 110:
-		return countMapColumn(b, f.Name, l.pairs, 2)
+		return countMapColumn(b, f.Name, l, 2)
 	case 137:
-		return countMapColumn(b, f.Name, l.pairs, 3)
+		return countMapColumn(b, f.Name, l, 3)
 	case 125:
-		return boundMapColumn(b, f.Name, l.pairs, 0)
+		return boundMapColumn(b, f.Name, l, 0)
 	case 128:
-		return boundMapColumn(b, f.Name, l.pairs, 1)
+		return boundMapColumn(b, f.Name, l, 1)
 	case 131: // key_metadata
 		bb, err := builderAs[*array.BinaryBuilder](b, f.Name)
 		return func(df *manifest.DataFile) error {
@@ -196,38 +196,90 @@ func optInt64Column(b array.Builder, name string, get func(*manifest.DataFile) *
 
 // metricMapColumn appends one kind of metric as a map<int, V> (kind k of
 // metricPairs' counts or bounds, as countMap and boundMap): null when the
-// file has none of that kind, else its pairs appended whole.
+// file has none of that kind. A batch's maps are held back and appended
+// whole when it ends (the map builder's calls per map cost more than the
+// copying).
 func metricMapColumn[V any, B interface {
 	array.Builder
 	AppendValues([]V, []bool)
-}](b array.Builder, name string, p *metricPairs, pairs func(*metricPairs) ([]int32, []V)) (fileAppender, error) {
+}](b array.Builder, name string, l *fileLayout, pairs func(*metricPairs) ([]int32, []V)) (fileAppender, error) {
 	mb, err := builderAs[*array.MapBuilder](b, name)
 	if err != nil {
 		return nil, err
 	}
-	kb, err := builderAs[*array.Int32Builder](mb.KeyBuilder(), name)
-	if err != nil {
+	h := &heldMaps[V, B]{mb: mb}
+	if h.kb, err = builderAs[*array.Int32Builder](mb.KeyBuilder(), name); err != nil {
 		return nil, err
 	}
-	vb, err := builderAs[B](mb.ItemBuilder(), name)
-	leader := p.user()
+	if h.vb, err = builderAs[B](mb.ItemBuilder(), name); err != nil {
+		return nil, err
+	}
+	l.end.add(h.flush)
+	p, leader := l.pairs, l.pairs.user()
 	return func(df *manifest.DataFile) error {
 		ids, vals := pairs(p.of(df, leader))
-		if len(ids) == 0 {
-			mb.AppendNull()
-			return nil
-		}
-		mb.Append(true)
-		kb.AppendValues(ids, nil)
-		vb.AppendValues(vals, nil)
+		h.add(ids, vals)
 		return nil
-	}, err
+	}, nil
 }
 
-func countMapColumn(b array.Builder, name string, p *metricPairs, k int) (fileAppender, error) {
-	return metricMapColumn[int64, *array.Int64Builder](b, name, p, func(p *metricPairs) ([]int32, []int64) { return p.countIDs[k], p.counts[k] })
+// heldMaps holds a batch of a map<int, V> column's values.
+type heldMaps[V any, B interface {
+	array.Builder
+	AppendValues([]V, []bool)
+}] struct {
+	mb      *array.MapBuilder
+	kb      *array.Int32Builder
+	vb      B
+	offsets []int32 // each map's first pair in keys
+	valid   []bool
+	keys    []int32
+	vals    []V
+	trues   []bool // all true, for the pairs' struct slots
 }
 
-func boundMapColumn(b array.Builder, name string, p *metricPairs, k int) (fileAppender, error) {
-	return metricMapColumn[[]byte, *array.BinaryBuilder](b, name, p, func(p *metricPairs) ([]int32, [][]byte) { return p.boundIDs[k], p.bounds[k] })
+// add holds a map of ids and vals, null when it has none.
+func (h *heldMaps[V, B]) add(ids []int32, vals []V) {
+	h.offsets = append(h.offsets, int32(len(h.keys)))
+	h.valid = append(h.valid, len(ids) > 0)
+	h.keys = append(h.keys, ids...)
+	h.vals = append(h.vals, vals...)
+}
+
+func (h *heldMaps[V, B]) flush() {
+	if len(h.offsets) == 0 {
+		return
+	}
+	// Offsets count from the pairs already in the builder.
+	if base := int32(h.kb.Len()); base != 0 {
+		for i := range h.offsets {
+			h.offsets[i] += base
+		}
+	}
+	// The pairs' struct slots first: the map builder would add them
+	// after the keys, reserving the key and item builders as much again.
+	if sb, ok := h.mb.ValueBuilder().(*array.StructBuilder); ok {
+		h.trues = growTrues(h.trues, len(h.keys))
+		sb.AppendValues(h.trues[:len(h.keys)])
+	}
+	if bb, ok := any(h.vb).(*array.BinaryBuilder); ok {
+		n := 0
+		for _, v := range any(h.vals).([][]byte) {
+			n += len(v)
+		}
+		bb.ReserveData(n)
+	}
+	h.kb.AppendValues(h.keys, nil)
+	h.vb.AppendValues(h.vals, nil)
+	h.mb.AppendValues(h.offsets, h.valid)
+	clear(h.vals) // bounds point into manifests no longer needed
+	h.offsets, h.valid, h.keys, h.vals = h.offsets[:0], h.valid[:0], h.keys[:0], h.vals[:0]
+}
+
+func countMapColumn(b array.Builder, name string, l *fileLayout, k int) (fileAppender, error) {
+	return metricMapColumn[int64, *array.Int64Builder](b, name, l, func(p *metricPairs) ([]int32, []int64) { return p.countIDs[k], p.counts[k] })
+}
+
+func boundMapColumn(b array.Builder, name string, l *fileLayout, k int) (fileAppender, error) {
+	return metricMapColumn[[]byte, *array.BinaryBuilder](b, name, l, func(p *metricPairs) ([]int32, [][]byte) { return p.boundIDs[k], p.bounds[k] })
 }

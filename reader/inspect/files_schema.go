@@ -62,6 +62,8 @@ type fileLayout struct {
 	// pairs are the current file's metrics for the columnar form's
 	// metric columns (files_metric_pairs.go).
 	pairs *metricPairs
+	// end is what the columnar form's appenders do when a batch ends.
+	end batchEnd
 }
 
 func newFileLayout(t *table.Table) (*fileLayout, error) {

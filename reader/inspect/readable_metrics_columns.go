@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/manifest"
@@ -28,9 +29,10 @@ type columnMetrics struct {
 }
 
 // appender appends a file's readable_metrics to b, the column's struct
-// builder, from its metric pairs p. The scratch it gathers into is reused
+// builder, from the file's metric pairs (l.pairs); the counts are held
+// until the batch ends (l.end). The scratch it gathers into is reused
 // from file to file.
-func (rm *readableMetrics) appender(b array.Builder, p *metricPairs) (func(df *manifest.DataFile) error, error) {
+func (rm *readableMetrics) appender(b array.Builder, l *fileLayout) (func(df *manifest.DataFile) error, error) {
 	sb, err := builderAs[*array.StructBuilder](b, rm.field.Name)
 	if err != nil {
 		return nil, err
@@ -48,7 +50,7 @@ func (rm *readableMetrics) appender(b array.Builder, p *metricPairs) (func(df *m
 	}
 	type colBuilders struct {
 		sb           *array.StructBuilder
-		counts       [4]*array.Int64Builder
+		counts       [4]heldInt64s
 		lower, upper func(raw []byte) error
 	}
 	cols := make([]colBuilders, n)
@@ -59,9 +61,10 @@ func (rm *readableMetrics) appender(b array.Builder, p *metricPairs) (func(df *m
 			return nil, err
 		}
 		for k := range cb.counts {
-			if cb.counts[k], err = builderAs[*array.Int64Builder](cb.sb.FieldBuilder(k), name); err != nil {
+			if cb.counts[k].b, err = builderAs[*array.Int64Builder](cb.sb.FieldBuilder(k), name); err != nil {
 				return nil, err
 			}
+			l.end.add(cb.counts[k].flush)
 		}
 		if cb.lower, err = rm.boundAppender(c, cb.sb.FieldBuilder(4)); err != nil {
 			return nil, err
@@ -72,19 +75,15 @@ func (rm *readableMetrics) appender(b array.Builder, p *metricPairs) (func(df *m
 	}
 	g := &metricsGather{ids: ids, byID: byID, got: make([]columnMetrics, n)}
 	got := g.got
-	leader := p.user()
+	p, leader := l.pairs, l.pairs.user()
 	return func(df *manifest.DataFile) error {
 		g.gather(p.of(df, leader))
 		sb.Append(true)
 		for i := range cols {
 			cb, c := &cols[i], &got[i]
 			cb.sb.Append(true)
-			for k, ib := range cb.counts {
-				if c.has[k] {
-					ib.Append(c.counts[k])
-				} else {
-					ib.AppendNull()
-				}
+			for k := range cb.counts {
+				cb.counts[k].add(c.counts[k], c.has[k])
 			}
 			if err := appendBound(cb.sb.FieldBuilder(4), cb.lower, c.lower, c.hasLower); err != nil {
 				return err
@@ -145,7 +144,7 @@ func appendBound(b array.Builder, app func([]byte) error, raw []byte, has bool) 
 
 // boundAppender appends a bound of column c decoded into b. The common
 // types, at their usual widths, are decoded here; anything else (other
-// widths, decimals, uuids, fixed) goes through readableMetrics.bound and
+// widths, uuids, fixed) goes through readableMetrics.bound and
 // AppendValue, the row form's decoding.
 func (rm *readableMetrics) boundAppender(c readableColumn, b array.Builder) (func(raw []byte) error, error) {
 	slow := func(raw []byte) error { return arrowschema.AppendValue(b, c.bound, rm.bound(c, raw)) }
@@ -224,6 +223,23 @@ func (rm *readableMetrics) boundAppender(c readableColumn, b array.Builder) (fun
 				return slow(raw)
 			}
 			fb.Append(math.Float64frombits(binary.LittleEndian.Uint64(raw)))
+			return nil
+		}, err
+	case iceberg.DecimalType:
+		db, err := builderAs[*array.Decimal128Builder](b, "bound")
+		return func(raw []byte) error {
+			if len(raw) == 0 || len(raw) > 16 {
+				return slow(raw)
+			}
+			// Big-endian two's complement, sign-extended to 16 bytes.
+			var buf [16]byte
+			if raw[0]&0x80 != 0 {
+				for i := range 16 - len(raw) {
+					buf[i] = 0xff
+				}
+			}
+			copy(buf[16-len(raw):], raw)
+			db.Append(decimal128.New(int64(binary.BigEndian.Uint64(buf[:8])), binary.BigEndian.Uint64(buf[8:])))
 			return nil
 		}, err
 	case iceberg.StringType:

@@ -150,6 +150,9 @@ func (r *reader) Next() bool {
 		r.close()
 		return false
 	}
+	if r.cols != nil && r.cols.flush != nil {
+		r.cols.flush()
+	}
 	r.rec = r.b.NewRecordBatch()
 	return true
 }
