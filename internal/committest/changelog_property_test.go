@@ -399,7 +399,7 @@ func TestChangelogEqualsTheDifferenceOfScans(t *testing.T) {
 				for trial := 0; trial < 6; trial++ {
 					i := c.rng.IntN(len(snaps)) - 1
 					j := i + 1 + c.rng.IntN(len(snaps)-i-1)
-					got := changelogRows(t, c.tbl, scan.Options{FromSnapshotID: from(i), ToSnapshotID: &snaps[j]})
+					got := changelogRows(t, c.tbl, scan.Options{FromSnapshotID: from(i), ToSnapshotID: &snaps[j], BatchSize: 1 + trial})
 					state := slices.Clone(states[i+1])
 					for o := 0; o <= j-i-1; o++ {
 						var del, ins []string
