@@ -28,6 +28,10 @@ type snapshotUpdate struct {
 	plan func(ctx context.Context, b *commitBase) (*removal, error)
 	// operation names the snapshot's operation once the removal is known.
 	operation func(r *removal) string
+	// addedDataSequenceNumber, when positive, is the data sequence number
+	// the added data files carry instead of the commit's (a rewrite keeps
+	// its starting snapshot's, so later equality deletes still apply).
+	addedDataSequenceNumber int64
 }
 
 // removal is what a plan removes from the head snapshot, by fileKey.
@@ -275,7 +279,11 @@ func (p *snapshotProducer) writeAddedManifests(ctx context.Context, base *Table)
 			order = append(order, g)
 		}
 		df.FirstRowID = nil // new rows get their ids from the manifest list
-		byGroup[g] = append(byGroup[g], manifest.Entry{Status: manifest.StatusAdded, SnapshotID: p.snapshotID, DataFile: df})
+		e := manifest.Entry{Status: manifest.StatusAdded, SnapshotID: p.snapshotID, DataFile: df}
+		if df.Content == manifest.ContentData && p.u.addedDataSequenceNumber > 0 {
+			e.SequenceNumber = p.u.addedDataSequenceNumber
+		}
+		byGroup[g] = append(byGroup[g], e)
 	}
 	var manifests []manifest.ManifestFile
 	for _, g := range order {
