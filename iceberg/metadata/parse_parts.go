@@ -78,13 +78,9 @@ func parseParts(top *object, m *Metadata) error {
 		m.Statistics = append(m.Statistics, f)
 	}
 	for i, raw := range top.list("partition-statistics") {
-		o := parseObject(raw, fmt.Sprintf("partition-statistics[%d]", i))
-		var f PartitionStatisticsFile
-		o.required("snapshot-id", &f.SnapshotID)
-		o.required("statistics-path", &f.StatisticsPath)
-		o.required("file-size-in-bytes", &f.FileSizeInBytes)
-		if o.err != nil {
-			return o.err
+		f, err := parsePartitionStatisticsFile(raw, fmt.Sprintf("partition-statistics[%d]", i))
+		if err != nil {
+			return err
 		}
 		m.PartitionStatistics = append(m.PartitionStatistics, f)
 	}

@@ -131,8 +131,7 @@ func (u RemoveProperties) MarshalJSON() ([]byte, error) {
 }
 
 // ParseUpdate reads one update in its REST JSON form. Actions floe does
-// not apply (statistics, encryption keys, views) are refused as
-// unsupported.
+// not apply (encryption keys, views) are refused as unsupported.
 func ParseUpdate(raw []byte) (Update, error) {
 	o := parseObject(raw, "update")
 	var action string
@@ -216,7 +215,10 @@ func ParseUpdate(raw []byte) (Update, error) {
 		o.required("removals", &x.Removals)
 		u = x
 	default:
-		return nil, errkind.Errorf(errkind.Unsupported, "metadata update %q is not supported", action)
+		var ok bool
+		if u, ok = parseStatisticsUpdate(o, action); !ok {
+			return nil, errkind.Errorf(errkind.Unsupported, "metadata update %q is not supported", action)
+		}
 	}
 	if o.err != nil {
 		return nil, errkind.Default(errkind.InvalidArgument, o.err)

@@ -186,7 +186,7 @@ func TestUpdateJSONForms(t *testing.T) {
 
 func TestParseUpdateErrors(t *testing.T) {
 	for raw, kind := range map[string]errkind.Kind{
-		`{"action":"set-statistics","statistics":{}}`:                           errkind.Unsupported,
+		`{"action":"set-statistics","statistics":{}}`:                           errkind.InvalidArgument,
 		`{"action":"add-view-version"}`:                                         errkind.Unsupported,
 		`{"action":"set-snapshot-ref","ref-name":"main"}`:                       errkind.InvalidArgument,
 		`{"action":"remove-snapshots","snapshot-ids":"1"}`:                      errkind.InvalidArgument,

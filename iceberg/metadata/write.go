@@ -203,19 +203,7 @@ func (m *Metadata) toJSON() (*jsonMetadata, error) {
 		out.Snapshots[i] = snapshotToJSON(&m.Snapshots[i])
 	}
 	for i, f := range m.Statistics {
-		js := jsonStatisticsFile{
-			SnapshotID: f.SnapshotID, StatisticsPath: f.StatisticsPath, FileSizeInBytes: f.FileSizeInBytes,
-			FileFooterSizeInBytes: f.FileFooterSizeInBytes, KeyMetadata: f.KeyMetadata,
-			BlobMetadata: make([]jsonBlobMetadata, len(f.BlobMetadata)),
-		}
-		for j, b := range f.BlobMetadata {
-			fields := b.Fields
-			if fields == nil {
-				fields = []int{}
-			}
-			js.BlobMetadata[j] = jsonBlobMetadata{Type: b.Type, SnapshotID: b.SnapshotID, SequenceNumber: b.SequenceNumber, Fields: fields, Properties: b.Properties}
-		}
-		out.Statistics[i] = js
+		out.Statistics[i] = statisticsFileToJSON(f)
 	}
 	for i, f := range m.PartitionStatistics {
 		out.PartitionStatistics[i] = jsonPartitionStatisticsFile(f)
