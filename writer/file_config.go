@@ -23,6 +23,7 @@ func newFileConfig(fs *fileSchema, opts Options, schemaJSON []byte) (*parquetfil
 		DictionaryMaxBytes: int(opts.DictionarySize),
 		CreatedBy:          "floe version " + createdByVersion,
 		KeyValue:           []format.KeyValue{{Key: "iceberg.schema", Value: string(schemaJSON)}},
+		BloomMaxBytes:      opts.BloomFilterMaxBytes,
 	}
 	cfg.Schema = appendSchemaElements(nil, fs.parquet.Name(), fs.parquet, true)
 	paths := fs.parquet.Columns()
@@ -37,6 +38,9 @@ func newFileConfig(fs *fileSchema, opts Options, schemaJSON []byte) (*parquetfil
 			MaxRep:     leaf.maxRep,
 			Dictionary: node.Node.Encoding() != nil && node.Node.Encoding().Encoding() == format.RLEDictionary,
 			Order:      boundsOrder(leaf.field.Type),
+		}
+		if p, ok := opts.BloomFilters[leaf.field.ID]; ok && col.Type != format.Boolean {
+			col.BloomFPP = p
 		}
 		cfg.Columns = append(cfg.Columns, col)
 		order := format.ColumnOrder{Value: &format.TypeDefinedOrder{}}

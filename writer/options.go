@@ -7,6 +7,7 @@ import (
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/writer/parquetfile"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -26,6 +27,15 @@ const (
 	PropMetricsDefault       = "write.metadata.metrics.default"
 	PropMetricsColumnPrefix  = "write.metadata.metrics.column."
 	PropMetricsMaxInferred   = "write.metadata.metrics.max-inferred-column-defaults"
+	// Bloom filters: enabled per column (dotted name, "true"/"false"), a
+	// false-positive probability for all of them or per column, and a cap
+	// on one column chunk's filter. Java names all but PropBloomFPP so.
+	PropBloomColumnPrefix    = "write.parquet.bloom-filter-enabled.column."
+	PropBloomFPP             = "write.parquet.bloom-filter-fpp"
+	PropBloomFPPColumnPrefix = "write.parquet.bloom-filter-fpp.column."
+	PropBloomMaxBytes        = "write.parquet.bloom-filter-max-bytes"
+	DefaultBloomFPP          = 0.01
+	DefaultBloomMaxBytes     = parquetfile.DefaultBloomMaxBytes
 	DefaultCodec             = "zstd"
 	DefaultRowGroupSize      = 128 << 20
 	DefaultPageSize          = 1 << 20
@@ -62,6 +72,12 @@ type Options struct {
 	// field id.
 	Metrics       MetricsMode
 	ColumnMetrics map[int]MetricsMode
+	// BloomFilters maps the field ids of columns that get a Parquet
+	// split-block bloom filter to its false-positive probability, in
+	// (0, 1). Boolean columns never get one.
+	BloomFilters map[int]float64
+	// BloomFilterMaxBytes caps one column chunk's filter; 0 means 1 MiB.
+	BloomFilterMaxBytes int
 	// SortOrderID, when set, is recorded in every file's entry: the caller
 	// vouches that the rows are sorted by that order.
 	SortOrderID *int
@@ -130,7 +146,69 @@ func OptionsFromProperties(props map[string]string, schema *iceberg.Schema) (Opt
 		}
 	}
 	o.Metrics, o.ColumnMetrics = metricsFromProperties(props, schema)
+	var err error
+	if o.BloomFilters, o.BloomFilterMaxBytes, err = bloomFromProperties(props, schema); err != nil {
+		return Options{}, err
+	}
 	return o, nil
+}
+
+// bloomFromProperties reads the bloom filter properties. As with metrics
+// modes, a column the schema lacks is ignored (a dropped column's
+// property must not stop writes); a malformed flag, probability or size is
+// an error.
+func bloomFromProperties(props map[string]string, schema *iceberg.Schema) (map[int]float64, int, error) {
+	maxBytes := 0
+	if v, ok := props[PropBloomMaxBytes]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 32 || n > 128<<20 {
+			return nil, 0, errkind.Errorf(errkind.InvalidArgument, "table property %s=%q: want bytes from 32 to 128 MiB", PropBloomMaxBytes, v)
+		}
+		maxBytes = n
+	}
+	parseFPP := func(key, v string) (float64, error) {
+		p, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(p > 0 && p < 1) {
+			return 0, errkind.Errorf(errkind.InvalidArgument, "table property %s=%q: want a probability between 0 and 1", key, v)
+		}
+		return p, nil
+	}
+	fpp := DefaultBloomFPP
+	if v, ok := props[PropBloomFPP]; ok {
+		var err error
+		if fpp, err = parseFPP(PropBloomFPP, v); err != nil {
+			return nil, 0, err
+		}
+	}
+	var columns map[int]float64
+	for key, v := range props {
+		name, ok := strings.CutPrefix(key, PropBloomColumnPrefix)
+		if !ok {
+			continue
+		}
+		on, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return nil, 0, errkind.Errorf(errkind.InvalidArgument, "table property %s=%q: want true or false", key, v)
+		}
+		if !on || schema == nil {
+			continue
+		}
+		f, found := schema.FindFieldByName(name)
+		if !found {
+			continue
+		}
+		p := fpp
+		if v, ok := props[PropBloomFPPColumnPrefix+name]; ok {
+			if p, err = parseFPP(PropBloomFPPColumnPrefix+name, v); err != nil {
+				return nil, 0, err
+			}
+		}
+		if columns == nil {
+			columns = map[int]float64{}
+		}
+		columns[f.ID] = p
+	}
+	return columns, maxBytes, nil
 }
 
 func metricsFromProperties(props map[string]string, schema *iceberg.Schema) (MetricsMode, map[int]MetricsMode) {
@@ -227,6 +305,11 @@ func (o Options) withDefaults() (Options, error) {
 	for id, m := range o.ColumnMetrics {
 		if err := check(m, fmt.Sprintf("column %d", id)); err != nil {
 			return o, err
+		}
+	}
+	for id, p := range o.BloomFilters {
+		if !(p > 0 && p < 1) {
+			return o, errkind.Errorf(errkind.InvalidArgument, "column %d: bloom filter probability %v is not between 0 and 1", id, p)
 		}
 	}
 	return o, nil

@@ -69,6 +69,7 @@ type Chunk struct {
 	rawSize   int64 // uncompressed data pages, headers included
 	bounds    boundsState
 	dict      dictionary
+	bloom     *bloomBuilder // nil without a filter
 	fallback  bool // the dictionary outgrew its limit: PLAIN from here on
 	// pages per encoding, for the chunk's encoding stats
 	plainPages, dictPages int32
@@ -91,6 +92,9 @@ type pageState struct {
 func newChunk(col *Column, cfg *Config) *Chunk {
 	c := &Chunk{col: col, cfg: cfg}
 	c.dict.init(col)
+	if col.BloomFPP > 0 {
+		c.bloom = newBloomBuilder(col.BloomFPP, cfg.BloomMaxBytes)
+	}
 	return c
 }
 
@@ -131,6 +135,9 @@ func (c *Chunk) Write(reps, defs []byte, entries, rows int, v *Values) error {
 	}
 	if err != nil {
 		return err
+	}
+	if c.bloom != nil {
+		c.bloom.addValues(c.col.Type, v)
 	}
 	c.entries += entries
 	c.pageRows += rows
@@ -443,8 +450,11 @@ func (c *Chunk) reset() {
 	*c = Chunk{
 		col: c.col, cfg: c.cfg, pageState: c.pageState,
 		locations: c.locations[:0],
-		index:     c.index.reset(), dict: c.dict,
+		index:     c.index.reset(), dict: c.dict, bloom: c.bloom,
 		body: c.body, levels: c.levels, packed: c.packed, comp: c.comp,
 	}
 	c.dict.reset()
+	if c.bloom != nil {
+		c.bloom.reset()
+	}
 }

@@ -33,6 +33,9 @@ type Column struct {
 	// Dictionary starts each chunk dictionary-encoded.
 	Dictionary bool
 	Order      Order
+	// BloomFPP, when above 0, writes a split-block bloom filter of each
+	// chunk's values sized for this false-positive probability (bloom.go).
+	BloomFPP float64
 }
 
 // Config is what every file of a writer shares.
@@ -50,6 +53,9 @@ type Config struct {
 	DictionaryMaxBytes int
 	KeyValue           []format.KeyValue
 	CreatedBy          string
+	// BloomMaxBytes caps a chunk's bloom filter bitset; 0 means
+	// DefaultBloomMaxBytes.
+	BloomMaxBytes int
 }
 
 // Validate reports a configuration that cannot describe a file.
@@ -69,6 +75,9 @@ func (c *Config) Validate() error {
 		}
 		if col.Type == format.FixedLenByteArray && col.Length <= 0 {
 			return fmt.Errorf("parquetfile: column %v: fixed length %d", col.Path, col.Length)
+		}
+		if col.BloomFPP != 0 && (!(col.BloomFPP > 0 && col.BloomFPP < 1) || col.Type == format.Boolean) {
+			return fmt.Errorf("parquetfile: column %v: a bloom filter needs a probability in (0, 1) and a non-boolean column, not %v of %v", col.Path, col.BloomFPP, col.Type)
 		}
 	}
 	return nil
@@ -91,6 +100,7 @@ type File struct {
 	groups   []format.RowGroup
 	colIndex [][]*format.ColumnIndex // per row group, per column (nil: none)
 	offIndex [][]format.OffsetIndex
+	blooms   [][][]byte // per row group, per column (nil: none)
 	err      error
 }
 
@@ -190,6 +200,7 @@ func (f *File) FlushRowGroup() error {
 	cols := make([]format.ColumnChunk, len(f.chunks))
 	colIndex := make([]*format.ColumnIndex, len(f.chunks))
 	offIndex := make([]format.OffsetIndex, len(f.chunks))
+	var blooms [][]byte
 	segments := make([][]byte, 0, 2*len(f.chunks))
 	buffers := make([]blockBuffer, 0, len(f.chunks))
 	// A failure part way leaves chunks emptied and offsets advanced: it is
@@ -215,6 +226,16 @@ func (f *File) FlushRowGroup() error {
 		cols[i] = format.ColumnChunk{FileOffset: start, MetaData: meta}
 		colIndex[i] = c.columnIndex()
 		offIndex[i] = c.offsetIndex(meta.DataPageOffset)
+		if c.bloom != nil && !c.bloom.empty() {
+			b, err := c.bloom.encode()
+			if err != nil {
+				return fail(err)
+			}
+			if blooms == nil {
+				blooms = make([][]byte, len(f.chunks))
+			}
+			blooms[i] = b
+		}
 		g.TotalByteSize += meta.TotalUncompressedSize
 		g.TotalCompressedSize += meta.TotalCompressedSize
 		buffers = append(buffers, c.pages) // the writing goroutine's now
@@ -224,6 +245,7 @@ func (f *File) FlushRowGroup() error {
 	f.groups = append(f.groups, g)
 	f.colIndex = append(f.colIndex, colIndex)
 	f.offIndex = append(f.offIndex, offIndex)
+	f.blooms = append(f.blooms, blooms)
 	f.rows += rows
 	if err := f.wait(); err != nil {
 		return err
@@ -259,8 +281,22 @@ func (f *File) Close() (*format.FileMetaData, error) {
 	if err := f.wait(); err != nil {
 		return nil, err
 	}
-	// Column indexes of every chunk, then offset indexes, as parquet-mr
-	// lays them out: a reader fetches each kind in one read.
+	// Bloom filters, then column indexes of every chunk, then offset
+	// indexes, as parquet-mr lays them out: a reader fetches each kind in
+	// one read. The filters wait here (at most BloomMaxBytes per chunk)
+	// rather than go between row groups, so the data stays contiguous.
+	for g := range f.groups {
+		for i, b := range f.blooms[g] {
+			if b == nil {
+				continue
+			}
+			md := &f.groups[g].Columns[i].MetaData
+			md.BloomFilterOffset, md.BloomFilterLength = f.offset, int32(len(b))
+			if err := f.write(b); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for g := range f.groups {
 		for i := range f.groups[g].Columns {
 			cc := &f.groups[g].Columns[i]
