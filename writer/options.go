@@ -17,16 +17,16 @@ import (
 
 // Table properties the writer reads, and Java's defaults for them.
 const (
-	PropCodec                = "write.parquet.compression-codec"
-	PropCompressionLevel     = "write.parquet.compression-level"
-	PropRowGroupSize         = "write.parquet.row-group-size-bytes"
-	PropPageSize             = "write.parquet.page-size-bytes"
-	PropPageRowLimit         = "write.parquet.page-row-limit"
-	PropDictSize             = "write.parquet.dict-size-bytes"
-	PropTargetFileSize       = "write.target-file-size-bytes"
-	PropMetricsDefault       = "write.metadata.metrics.default"
-	PropMetricsColumnPrefix  = "write.metadata.metrics.column."
-	PropMetricsMaxInferred   = "write.metadata.metrics.max-inferred-column-defaults"
+	PropCodec               = "write.parquet.compression-codec"
+	PropCompressionLevel    = "write.parquet.compression-level"
+	PropRowGroupSize        = "write.parquet.row-group-size-bytes"
+	PropPageSize            = "write.parquet.page-size-bytes"
+	PropPageRowLimit        = "write.parquet.page-row-limit"
+	PropDictSize            = "write.parquet.dict-size-bytes"
+	PropTargetFileSize      = "write.target-file-size-bytes"
+	PropMetricsDefault      = "write.metadata.metrics.default"
+	PropMetricsColumnPrefix = "write.metadata.metrics.column."
+	PropMetricsMaxInferred  = "write.metadata.metrics.max-inferred-column-defaults"
 	// Bloom filters: enabled per column (dotted name, "true"/"false"), a
 	// false-positive probability for all of them or per column, and a cap
 	// on one column chunk's filter. Java names all but PropBloomFPP so.

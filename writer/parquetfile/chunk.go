@@ -70,7 +70,7 @@ type Chunk struct {
 	bounds    boundsState
 	dict      dictionary
 	bloom     *bloomBuilder // nil without a filter
-	fallback  bool // the dictionary outgrew its limit: PLAIN from here on
+	fallback  bool          // the dictionary outgrew its limit: PLAIN from here on
 	// pages per encoding, for the chunk's encoding stats
 	plainPages, dictPages int32
 	// scratch
