@@ -32,29 +32,49 @@ func (t *Table) FirstReferenced(ctx context.Context, paths []string) (path strin
 	}
 	first := len(paths)
 	var firstSnapshot int64
-	hit := func(p string, snapshot int64) {
+	err = t.walkReferenced(ctx, func(p string, snapshot int64) {
 		if i, in := asked[key(p)]; in && i < first {
 			first, firstSnapshot = i, snapshot
 		}
+	})
+	if err != nil {
+		return "", 0, false, err
 	}
+	if first == len(paths) {
+		return "", 0, false, nil
+	}
+	return paths[first], firstSnapshot, true, nil
+}
+
+// walkReferenced calls visit with every file t's snapshots reach and the
+// snapshot that reaches it: the statistics and partition statistics files
+// (snapshot as recorded), each snapshot's manifest list and manifests, and
+// the data and delete files of every entry of those manifests, whatever
+// its status (deletion vectors' Puffin files among them). A manifest
+// shared by several snapshots is read once, credited to the first that
+// lists it. The walk stops at the first file it cannot read: a caller
+// deciding what may be deleted must not guess. It is the one walk of a
+// table's references; FirstReferenced and RemoveOrphanFiles use it.
+func (t *Table) walkReferenced(ctx context.Context, visit func(path string, snapshotID int64)) error {
+	key := func(p string) string { return fileio.Canonical(t.Locations.Apply(p)) }
 	for _, f := range t.Metadata.Statistics {
-		hit(f.StatisticsPath, f.SnapshotID)
+		visit(f.StatisticsPath, f.SnapshotID)
 	}
 	for _, f := range t.Metadata.PartitionStatistics {
-		hit(f.StatisticsPath, f.SnapshotID)
+		visit(f.StatisticsPath, f.SnapshotID)
 	}
 	seen := map[string]bool{}
 	var toRead []manifest.ManifestFile
 	var listedBy []int64
 	for i := range t.Metadata.Snapshots {
 		s := &t.Metadata.Snapshots[i]
-		hit(s.ManifestList, s.SnapshotID)
+		visit(s.ManifestList, s.SnapshotID)
 		list, err := t.manifestsOf(ctx, s)
 		if err != nil {
-			return "", 0, false, err
+			return err
 		}
 		for _, mf := range list {
-			hit(mf.Path, s.SnapshotID)
+			visit(mf.Path, s.SnapshotID)
 			if k := key(mf.Path); !seen[k] {
 				seen[k] = true
 				toRead = append(toRead, mf)
@@ -69,21 +89,14 @@ func (t *Table) FirstReferenced(ctx context.Context, paths []string) (path strin
 		r.entries, r.err = t.readManifest(ctx, toRead[i])
 		return r
 	}
-	err = streamManifests(ctx, toRead, read, func(i int, r *manifestRead) error {
+	return streamManifests(ctx, toRead, read, func(i int, r *manifestRead) error {
 		for _, e := range r.entries {
 			snapshot := e.SnapshotID
 			if snapshot == 0 {
 				snapshot = listedBy[i]
 			}
-			hit(e.DataFile.FilePath, snapshot)
+			visit(e.DataFile.FilePath, snapshot)
 		}
 		return nil
 	})
-	if err != nil {
-		return "", 0, false, err
-	}
-	if first == len(paths) {
-		return "", 0, false, nil
-	}
-	return paths[first], firstSnapshot, true, nil
 }
