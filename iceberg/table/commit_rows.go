@@ -32,6 +32,11 @@ type RowsPlan struct {
 	// Partial are the data files of which the filter may select some rows,
 	// each with its residual and the deletes that apply to it.
 	Partial []DataFileTask
+	// KeepPartitionDeletes keeps the delete files of partitions the filter
+	// selects entirely: a change that deletes only rows it located (an
+	// upsert, whose filter merely narrows where its keys may be) leaves
+	// the other rows there, and the deletes that apply to them.
+	KeepPartitionDeletes bool
 }
 
 // SnapshotID is the id of the snapshot planned on, 0 for none.
@@ -183,6 +188,8 @@ type rowsValidation struct {
 	// vectors those that get a deletion vector.
 	referenced map[string]string // applied path → path as written
 	vectors    map[string]bool
+	// keepDeletes: RowsPlan.KeepPartitionDeletes.
+	keepDeletes bool
 }
 
 func newRowsValidation(t *Table, plan *RowsPlan, changes *RowChanges) (*rowsValidation, error) {
@@ -192,7 +199,7 @@ func newRowsValidation(t *Table, plan *RowsPlan, changes *RowChanges) (*rowsVali
 	key := t.Locations.Apply
 	v := &rowsValidation{
 		removed: map[string]*manifest.DataFile{}, rewritten: map[string]bool{}, rewrittenPartitions: map[string]bool{},
-		referenced: map[string]string{}, vectors: map[string]bool{},
+		referenced: map[string]string{}, vectors: map[string]bool{}, keepDeletes: plan.KeepPartitionDeletes,
 	}
 	for i := range plan.Whole {
 		v.removed[key(plan.Whole[i].File.FilePath)] = &plan.Whole[i].File
@@ -301,6 +308,9 @@ func (v *rowsValidation) removal(ctx context.Context, b *commitBase, ff *fileFil
 		}
 		if df.ContentOffset != nil && v.vectors[b.t.Locations.Apply(df.ReferencedDataFile)] {
 			rm.add(df)
+			return nil
+		}
+		if v.keepDeletes {
 			return nil
 		}
 		whole, err := ff.wholePartition(df)

@@ -71,6 +71,13 @@ func (c *rowChange) run() (table.RowChanges, error) {
 			return changes, err
 		}
 	}
+	return c.collect(partial, outcomes)
+}
+
+// collect turns the outcomes of partial's files (aligned) into the
+// changes, writing the delete files they call for.
+func (c *rowChange) collect(partial []table.DataFileTask, outcomes []fileOutcome) (table.RowChanges, error) {
+	var changes table.RowChanges
 	var vectors []writer.DeletionVector
 	var fileDeletes []pendingDeletes
 	for i := range outcomes {

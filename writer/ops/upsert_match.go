@@ -1,0 +1,460 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/kernels"
+	"github.com/floedb/floe/reader/scan"
+	"github.com/floedb/floe/writer"
+)
+
+// upsertRun is an upsert written and ready to commit.
+type upsertRun struct {
+	c       *rowChange
+	plan    *table.RowsPlan
+	changes table.RowChanges
+	in      *upsertInput
+	mode    UpsertMode
+	keys    []iceberg.NestedField
+	opts    UpsertOptions
+	// full are the input batches' every column, keys first, prepared for
+	// comparing whole rows; nil when rows are not compared (see
+	// compareColumns).
+	full []*kernels.Keys
+	// cols are the columns the matching scan reads, keys first, then
+	// _pos.
+	cols []string
+	// matches are the live rows whose key the input holds, by data file as
+	// written; tasks the scan's tasks by data file.
+	matches map[string][]upsertMatch
+	tasks   map[string][]*scan.Task
+	// matched and changed mark input rows: their key matched a live row,
+	// and some such row differs from them in a column.
+	matched, changed  []bool
+	updated, inserted int64
+}
+
+// upsertMatch is a live row whose key an input row holds.
+type upsertMatch struct {
+	pos   int64
+	row   int32
+	equal bool // every column equals the input row's
+}
+
+func (u *upsertRun) release() { u.in.release() }
+
+func (u *upsertRun) empty() bool { return emptyChanges(&u.changes) }
+
+// prepareUpsert reads the input, finds the live rows its keys match and
+// writes the new rows and the deletes of the replaced ones. On an error
+// nothing written is left.
+func prepareUpsert(ctx context.Context, tbl *table.Table, input array.RecordReader, opts UpsertOptions) (*upsertRun, error) {
+	if !opts.WhenMatchedUpdateAll && !opts.WhenNotMatchedInsertAll {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "neither when-matched-update-all nor when-not-matched-insert-all is set: nothing to do")
+	}
+	md := tbl.Metadata
+	schema := md.CurrentSchema()
+	if schema == nil {
+		return nil, fmt.Errorf("table %s has no current schema", md.Location)
+	}
+	mode, err := upsertMode(opts.Mode, md.FormatVersion)
+	if err != nil {
+		return nil, err
+	}
+	if mode == UpsertEqualityDeletes && !md.DefaultSpec().IsUnpartitioned() {
+		return nil, errkind.Errorf(errkind.Unsupported, "%s on a partitioned table: a key's old row may lie in another partition; use %s", mode, UpsertMergeOnRead)
+	}
+	keys, err := joinFields(schema, opts.JoinCols, opts.CaseInsensitive)
+	if err != nil {
+		return nil, err
+	}
+	in, err := readUpsertInput(input, schema, keys)
+	if err != nil {
+		return nil, err
+	}
+	u := &upsertRun{in: in, mode: mode, keys: keys, opts: opts}
+	if err := u.prepare(ctx, tbl, schema); err != nil {
+		if u.c != nil {
+			u.c.w.remove(ctx)
+		}
+		in.release()
+		return nil, err
+	}
+	return u, nil
+}
+
+func (u *upsertRun) prepare(ctx context.Context, tbl *table.Table, schema *iceberg.Schema) error {
+	c, err := newRowChange(ctx, tbl, RowOptions{Mode: u.mode.deleteModeOf(), Threads: u.opts.Threads})
+	if err != nil {
+		return err
+	}
+	u.c = c
+	filter, err := u.in.filter(u.keys)
+	if err != nil {
+		return err
+	}
+	plan, err := tbl.PlanRows(ctx, filter, u.opts.Commit.Branch)
+	if err != nil {
+		return err
+	}
+	// The filter only narrows where keys may be: no file goes whole, and
+	// the deletes of partitions it covers stay.
+	plan.Partial = append(plan.Whole, plan.Partial...)
+	plan.Whole = nil
+	plan.KeepPartitionDeletes = true
+	c.plan, u.plan = plan, plan
+	n := u.in.rows()
+	u.matched, u.changed = make([]bool, n), make([]bool, n)
+	if plan.Snapshot != nil && n > 0 {
+		if err := u.compareColumns(schema); err != nil {
+			return err
+		}
+		if err := u.match(ctx, tbl); err != nil {
+			return err
+		}
+	}
+	if err := u.writeRows(ctx, tbl); err != nil {
+		return err
+	}
+	return u.writeDeletes(ctx, tbl, schema)
+}
+
+// compareColumns sets the columns the matching scan reads: the keys, and,
+// when matched rows replace live ones, the other columns too so that rows
+// equal to the live one are skipped. Rows are compared only when every
+// column is primitive and in the input (a missing column would be written
+// as nulls, which the comparison would have to model); otherwise every
+// matched row counts as changed.
+func (u *upsertRun) compareColumns(schema *iceberg.Schema) error {
+	u.cols = u.cols[:0]
+	for _, k := range u.keys {
+		u.cols = append(u.cols, k.Name)
+	}
+	as := u.in.batches[0].Schema()
+	compare := u.opts.WhenMatchedUpdateAll
+	for _, f := range schema.Fields {
+		_, primitive := f.Type.(iceberg.PrimitiveType)
+		if !primitive || len(as.FieldIndices(f.Name)) != 1 {
+			compare = false
+		}
+	}
+	if compare {
+		isKey := map[int]bool{}
+		for _, k := range u.keys {
+			isKey[k.ID] = true
+		}
+		for _, f := range schema.Fields {
+			if !isKey[f.ID] {
+				u.cols = append(u.cols, f.Name)
+			}
+		}
+		u.full = make([]*kernels.Keys, len(u.in.batches))
+		for b, rec := range u.in.batches {
+			arrs := make([]arrow.Array, len(u.cols))
+			for i, name := range u.cols {
+				arrs[i] = rec.Column(as.FieldIndices(name)[0])
+			}
+			k, err := kernels.NewKeys(arrs)
+			if err != nil {
+				// A type Keys cannot compare: count the rows as changed.
+				u.full, u.cols = nil, u.cols[:len(u.keys)]
+				break
+			}
+			u.full[b] = k
+		}
+	}
+	u.cols = append(u.cols, "_pos")
+	return nil
+}
+
+// match scans the planned snapshot for the key columns (and compared
+// columns) and _pos, narrowed by filter, probing each batch's keys
+// against the input's; tasks run c.threads at a time.
+func (u *upsertRun) match(ctx context.Context, tbl *table.Table) error {
+	id := u.c.plan.SnapshotID()
+	sc, err := scan.New(ctx, tbl, scan.Options{Columns: u.cols, SnapshotID: &id, Filter: u.c.plan.Filter})
+	if err != nil {
+		return err
+	}
+	tasks := sc.Tasks()
+	found := make([][]upsertMatch, len(tasks))
+	errs := make([]error, len(tasks))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, min(u.c.threads, len(tasks))))
+	for i, task := range tasks {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			found[i], errs[i] = u.probeTask(ctx, tbl, task)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: %w", task.WrittenPath, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	u.matches = map[string][]upsertMatch{}
+	u.tasks = map[string][]*scan.Task{}
+	for i, task := range tasks {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		u.tasks[task.WrittenPath] = append(u.tasks[task.WrittenPath], task)
+		if len(found[i]) > 0 {
+			u.matches[task.WrittenPath] = append(u.matches[task.WrittenPath], found[i]...)
+		}
+		for _, m := range found[i] {
+			u.matched[m.row] = true
+			if !m.equal {
+				u.changed[m.row] = true
+			}
+		}
+	}
+	return nil
+}
+
+// probeTask reads one scan task and returns its rows whose key the input
+// holds.
+func (u *upsertRun) probeTask(ctx context.Context, tbl *table.Table, task *scan.Task) ([]upsertMatch, error) {
+	rr, err := task.Reader(ctx, tbl.IO, memory.DefaultAllocator, scan.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer rr.Release()
+	nk := len(u.keys)
+	var out []upsertMatch
+	var hashes []uint64
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		if rec.NumRows() == 0 {
+			continue
+		}
+		last := int(rec.NumCols()) - 1
+		if last != len(u.cols)-1 {
+			return nil, fmt.Errorf("the matching scan returned %d columns, want %d", rec.NumCols(), len(u.cols))
+		}
+		pos, ok := rec.Column(last).(*array.Int64)
+		if !ok {
+			return nil, fmt.Errorf("_pos is a %s column", rec.Column(last).DataType())
+		}
+		k, err := kernels.NewKeys(rec.Columns()[:nk])
+		if err != nil {
+			return nil, err
+		}
+		var full *kernels.Keys
+		if u.full != nil {
+			if full, err = kernels.NewKeys(rec.Columns()[:last]); err != nil {
+				return nil, err
+			}
+		}
+		positions := pos.Int64Values()
+		hashes = k.Hash(upsertHashSeed, hashes)
+		for r, h := range hashes {
+			j := u.in.find(h, k, r)
+			if j < 0 {
+				continue
+			}
+			m := upsertMatch{pos: positions[r], row: int32(j)}
+			if full != nil {
+				b, rj := u.in.local(j)
+				m.equal = u.full[b].Equal(rj, full, r)
+			}
+			out = append(out, m)
+		}
+	}
+	return out, rr.Err()
+}
+
+// replaces reports whether input row g replaces the live rows it matched.
+func (u *upsertRun) replaces(g int) bool {
+	return u.opts.WhenMatchedUpdateAll && u.matched[g] && u.changed[g]
+}
+
+// writeRows writes the input rows that go into the table: those that
+// replace live rows and those inserted, and counts them.
+func (u *upsertRun) writeRows(ctx context.Context, tbl *table.Table) error {
+	keep := func(g int) bool {
+		if u.matched[g] {
+			return u.replaces(g)
+		}
+		return u.opts.WhenNotMatchedInsertAll
+	}
+	for g := range u.matched {
+		switch {
+		case u.replaces(g):
+			u.updated++
+		case !u.matched[g] && u.opts.WhenNotMatchedInsertAll:
+			u.inserted++
+		}
+	}
+	if u.updated+u.inserted == 0 {
+		return nil
+	}
+	recs, err := u.in.pick(keep)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(recs)
+	rr, err := array.NewRecordReader(u.in.batches[0].Schema(), recs)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	added, err := write(ctx, tbl, rr, u.c.w)
+	if err != nil {
+		return err
+	}
+	u.changes.DataFiles = append(u.changes.DataFiles, added...)
+	return nil
+}
+
+// pick returns the input's rows for which keep is true, batch by batch
+// (empty batches left out).
+func (in *upsertInput) pick(keep func(g int) bool) ([]arrow.RecordBatch, error) {
+	var out []arrow.RecordBatch
+	var bits []byte
+	for b, rec := range in.batches {
+		n := int(rec.NumRows())
+		bits = append(bits[:0], make([]byte, (n+7)/8)...)
+		kept := 0
+		start := in.starts[b]
+		for r := 0; r < n; r++ {
+			if keep(start + r) {
+				bits[r>>3] |= 1 << (r & 7)
+				kept++
+			}
+		}
+		switch kept {
+		case 0:
+			continue
+		case n:
+			rec.Retain()
+			out = append(out, rec)
+			continue
+		}
+		f, err := kernels.FilterRecord(rec, bits, memory.DefaultAllocator)
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func releaseAll(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		r.Release()
+	}
+}
+
+// writeDeletes deletes the live rows replaced: by position (delete files,
+// deletion vectors or rewrites, as DeleteRows does) or by equality.
+func (u *upsertRun) writeDeletes(ctx context.Context, tbl *table.Table, schema *iceberg.Schema) error {
+	if !u.opts.WhenMatchedUpdateAll || len(u.matches) == 0 {
+		return nil
+	}
+	if u.mode == UpsertEqualityDeletes {
+		return u.writeEqualityDeletes(ctx, tbl, schema)
+	}
+	partial := u.c.plan.Partial
+	outcomes := make([]fileOutcome, len(partial))
+	errs := make([]error, len(partial))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, u.c.threads))
+	for i := range partial {
+		dt := &partial[i]
+		bm := roaring64.New()
+		for _, m := range u.matches[dt.File.FilePath] {
+			if u.replaces(int(m.row)) {
+				bm.Add(uint64(m.pos))
+			}
+		}
+		if bm.IsEmpty() {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			outcomes[i], errs[i] = u.c.fileOutcome(dt, u.tasks[dt.File.FilePath], bm)
+			outcomes[i].deleted = int64(bm.GetCardinality())
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: %w", dt.File.FilePath, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	ch, err := u.c.collect(partial, outcomes)
+	if err != nil {
+		return err
+	}
+	u.changes.RemovedDataFiles = ch.RemovedDataFiles
+	u.changes.DataFiles = append(u.changes.DataFiles, ch.DataFiles...)
+	u.changes.DeleteFiles = append(u.changes.DeleteFiles, ch.DeleteFiles...)
+	return nil
+}
+
+// writeEqualityDeletes writes the keys of the replaced rows as one
+// equality delete file (of the unpartitioned default spec: it applies to
+// every older data file).
+func (u *upsertRun) writeEqualityDeletes(ctx context.Context, tbl *table.Table, schema *iceberg.Schema) error {
+	md := tbl.Metadata
+	ids := make([]int, len(u.keys))
+	for i, k := range u.keys {
+		ids[i] = k.ID
+	}
+	recs, err := u.in.pick(u.replaces)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(recs)
+	if len(recs) == 0 {
+		return nil
+	}
+	ew, err := writer.NewEqualityDeleteWriter(ctx, tbl.IO, u.c.dataLoc, schema, md.DefaultSpec(), ids, u.c.wopts)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if err = ew.Write(rec); err != nil {
+			break
+		}
+	}
+	var files []manifest.DataFile
+	if err == nil {
+		files, err = ew.Close()
+	}
+	if err != nil {
+		_ = ew.Abort()
+		return err
+	}
+	u.c.w.addFiles(files)
+	u.changes.DeleteFiles = append(u.changes.DeleteFiles, files...)
+	for _, ms := range u.matches {
+		for _, m := range ms {
+			if u.replaces(int(m.row)) {
+				u.c.deleted++
+			}
+		}
+	}
+	return nil
+}
