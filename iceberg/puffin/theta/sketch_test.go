@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/floedb/floe/errkind"
@@ -233,5 +234,25 @@ func TestUnion(t *testing.T) {
 	bs, _ := r.MarshalBinary()
 	if back, err := Unmarshal(bs); err != nil || back.Estimate() != r.Estimate() {
 		t.Fatalf("union result round trip: %v", err)
+	}
+}
+
+// Java's QuickSelect sketch rebuilds when its 2k-slot table passes 15/16
+// full: 7680 distinct hashes stay exact, the 7681st lowers theta to the
+// 4097th smallest and keeps the 4096 below it.
+func TestRebuildPointIsJavas(t *testing.T) {
+	s := New()
+	longs(s, 0, 7680)
+	if s.Retained() != 7680 || s.Estimate() != 7680 {
+		t.Fatalf("7680 distinct: %d retained, estimate %v", s.Retained(), s.Estimate())
+	}
+	all := s.Compact().hashes
+	h := HashUint64(7680)
+	s.UpdateHash(h)
+	all = append(all, h)
+	slices.Sort(all)
+	c := s.Compact()
+	if c.Retained() != 4096 || c.Theta() != all[4096] || c.hashes[4095] != all[4095] {
+		t.Fatalf("after the 7681st: %d retained, theta %d, want 4096 and %d", c.Retained(), c.Theta(), all[4096])
 	}
 }
