@@ -32,6 +32,10 @@ type snapshotUpdate struct {
 	// the added data files carry instead of the commit's (a rewrite keeps
 	// its starting snapshot's, so later equality deletes still apply).
 	addedDataSequenceNumber int64
+	// manifests, when set, gives the new snapshot's manifests in place of
+	// carrying the head's forward and merging them (a manifest rewrite),
+	// with summary entries beyond the counts.
+	manifests func(ctx context.Context, p *snapshotProducer, b *commitBase) ([]manifest.ManifestFile, map[string]string, error)
 }
 
 // removal is what a plan removes from the head snapshot, by fileKey.
@@ -162,11 +166,14 @@ func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) 
 	for i := range p.u.added {
 		sb.addedFile(&p.u.added[i])
 	}
-	manifests, err := p.carryForward(ctx, b, rm, sb)
-	if err != nil {
-		return nil, err
+	var manifests []manifest.ManifestFile
+	var extraSummary map[string]string
+	if p.u.manifests != nil {
+		manifests, extraSummary, err = p.u.manifests(ctx, p, b)
+	} else if manifests, err = p.carryForward(ctx, b, rm, sb); err == nil {
+		manifests, err = p.merge(ctx, b, manifests)
 	}
-	if manifests, err = p.merge(ctx, b, manifests); err != nil {
+	if err != nil {
 		return nil, err
 	}
 
@@ -210,6 +217,7 @@ func (p *snapshotProducer) build(ctx context.Context, base *Table, attempt int) 
 	if rm != nil {
 		maps.Copy(snap.Summary, rm.summary)
 	}
+	maps.Copy(snap.Summary, extraSummary)
 	if p.u.opts.Token != "" {
 		snap.Summary[SummaryToken] = p.u.opts.Token
 	}
