@@ -50,6 +50,9 @@ type StatisticsResult struct {
 	Path string `json:"statistics-path"`
 	// NDV is each column's estimated number of distinct values, by name.
 	NDV map[string]int64 `json:"ndv"`
+	// MergedFrom is the earlier snapshot whose sketches UpdateStatistics
+	// merged with the appended rows'; 0 when the rows were all read.
+	MergedFrom int64 `json:"merged-from-snapshot-id,omitempty"`
 }
 
 // statsColumn is one column to sketch: its name, field id and where its
@@ -88,7 +91,8 @@ func ComputeStatistics(ctx context.Context, t *table.Table, opts StatisticsOptio
 	if err != nil {
 		return StatisticsResult{}, fmt.Errorf("compute statistics of snapshot %d: %w", snap.SnapshotID, err)
 	}
-	if err := sketchColumns(ctx, t, snap.SnapshotID, cols); err != nil {
+	id := snap.SnapshotID
+	if err := sketchColumns(ctx, t, scan.Options{SnapshotID: &id}, cols); err != nil {
 		return StatisticsResult{}, fmt.Errorf("compute statistics of snapshot %d: %w", snap.SnapshotID, err)
 	}
 	sketches := make([]*theta.Compact, len(cols))
@@ -166,14 +170,15 @@ func structPath(schema *iceberg.Schema, name string) ([]string, iceberg.NestedFi
 	panic("unreachable")
 }
 
-// sketchColumns scans the columns of the snapshot once and feeds each
-// batch's arrays to the columns' sketches, one goroutine per column.
-func sketchColumns(ctx context.Context, t *table.Table, snapshotID int64, cols []*statsColumn) error {
-	names := make([]string, len(cols))
+// sketchColumns scans the columns once (the rows opts select: a
+// snapshot's, or those appends added) and feeds each batch's arrays to
+// the columns' sketches, one goroutine per column.
+func sketchColumns(ctx context.Context, t *table.Table, opts scan.Options, cols []*statsColumn) error {
+	opts.Columns = make([]string, len(cols))
 	for i, c := range cols {
-		names[i] = c.name
+		opts.Columns[i] = c.name
 	}
-	sc, err := scan.New(ctx, t, scan.Options{Columns: names, SnapshotID: &snapshotID})
+	sc, err := scan.New(ctx, t, opts)
 	if err != nil {
 		return err
 	}
