@@ -1,0 +1,117 @@
+package maintain
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// RewriteCommitOptions are a CommitRewrite's options.
+type RewriteCommitOptions struct {
+	// Token makes the commit idempotent (table.CommitOptions.Token).
+	Token string
+	// Branch is the branch committed to; "" is main.
+	Branch string
+}
+
+// RewriteCommit is what CommitRewrite did.
+type RewriteCommit struct {
+	// SnapshotID is the "replace" snapshot holding the rewrite (or, with
+	// TokenFound, the one that already carried the token: nothing was
+	// committed by this call, and the files the results name are the
+	// caller's to delete unless they are that snapshot's).
+	SnapshotID int64
+	TokenFound bool
+	// RemovedDeleteFiles are the delete files dropped because no live
+	// data file needs them once the groups' files are gone (deletion
+	// vectors of the removed files go with them and are not listed).
+	RemovedDeleteFiles []string
+}
+
+// CommitRewrite commits the results of rewritten groups of one plan in
+// one snapshot (table.RewriteFiles): the groups' data files are replaced
+// by the files written, at the plan's starting snapshot, and delete files
+// that applied to the removed files and to no other live data file go
+// too. It fails with an error of kind Conflict, committing nothing, when
+// another writer removed one of the files, or deleted rows of one after
+// the starting snapshot by position (see table.RewriteFiles).
+func CommitRewrite(ctx context.Context, t *table.Table, results []GroupResult, opts RewriteCommitOptions) (RewriteCommit, error) {
+	if len(results) == 0 {
+		return RewriteCommit{}, errkind.New(errkind.InvalidArgument, "commit rewrite: no group result")
+	}
+	start := results[0].StartingSnapshotID
+	var removed []string
+	var added []manifest.DataFile
+	for _, r := range results {
+		if r.StartingSnapshotID != start {
+			return RewriteCommit{}, errkind.Errorf(errkind.InvalidArgument,
+				"commit rewrite: group %d read snapshot %d, group %d snapshot %d: one commit takes groups of one plan", results[0].GroupID, start, r.GroupID, r.StartingSnapshotID)
+		}
+		if len(r.Removed) == 0 {
+			return RewriteCommit{}, errkind.Errorf(errkind.InvalidArgument, "commit rewrite: group %d removes no file", r.GroupID)
+		}
+		removed = append(removed, r.Removed...)
+		added = append(added, r.Added...)
+	}
+	if id, ok, err := table.SnapshotWithToken(t.Metadata, opts.Token); err != nil {
+		return RewriteCommit{}, err
+	} else if ok {
+		return RewriteCommit{SnapshotID: id, TokenFound: true}, nil
+	}
+	deletes, err := deletesOnlyFor(ctx, t, opts.Branch, removed)
+	if err != nil {
+		return RewriteCommit{}, fmt.Errorf("commit rewrite: %w", err)
+	}
+	res, err := t.RewriteFiles(ctx, removed, deletes, added, table.RewriteOptions{
+		CommitOptions:      table.CommitOptions{Token: opts.Token, Branch: opts.Branch},
+		StartingSnapshotID: start,
+	})
+	if err != nil {
+		return RewriteCommit{}, err
+	}
+	out := RewriteCommit{SnapshotID: res.SnapshotID, TokenFound: res.TokenFound}
+	if !res.TokenFound {
+		out.RemovedDeleteFiles = deletes
+	}
+	return out, nil
+}
+
+// deletesOnlyFor lists the delete files (not deletion vectors) that apply
+// to some of the removed data files and to no other live data file of
+// the branch, by the table's delete matching. Data files other writers
+// add later never need them: their sequence numbers are higher.
+func deletesOnlyFor(ctx context.Context, t *table.Table, branch string, removed []string) ([]string, error) {
+	gone := make(map[string]bool, len(removed))
+	for _, p := range removed {
+		gone[p] = true
+	}
+	plan, err := t.PlanFiles(ctx, table.SnapshotSelector{Ref: branch})
+	if err != nil {
+		return nil, err
+	}
+	candidate, needed := map[string]bool{}, map[string]bool{}
+	for i := range plan.Tasks {
+		dt := &plan.Tasks[i]
+		into := needed
+		if gone[dt.File.FilePath] {
+			into = candidate
+		}
+		for _, d := range dt.Deletes {
+			if !d.IsDeletionVector() {
+				into[d.File.FilePath] = true
+			}
+		}
+	}
+	var out []string
+	for p := range candidate {
+		if !needed[p] {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

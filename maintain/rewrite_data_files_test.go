@@ -1,0 +1,367 @@
+package maintain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/rowstest"
+	"github.com/floedb/floe/reader/scan"
+	"github.com/floedb/floe/writer/ops"
+)
+
+// A v2 table of many small files with position and equality deletes is
+// compacted into one file per partition: the same rows, no delete file
+// left, a "replace" snapshot a changelog reports nothing for.
+func TestRewriteDataFilesV2WithDeletes(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 600, 20)
+	deleteByPosition(t, tbl, pred(t, expr.OpLt, "id", int64(45)))
+	deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", int64(100), int64(333), int64(598)))
+	var trueIDs []int64
+	for _, row := range tableRows(t, tbl) {
+		if b, ok := row[10].(bool); ok && b && len(trueIDs) < 7 {
+			trueIDs = append(trueIDs, row[0].(int64))
+		}
+	}
+	deleteByEquality(t, tbl, true, trueIDs...)
+	before := tableRows(t, tbl)
+	beforePlan := liveFiles(t, tbl)
+	if len(beforePlan.Tasks) < 60 || len(beforePlan.DeleteFiles) < 3 {
+		t.Fatalf("setup: %d data files, %d delete files", len(beforePlan.Tasks), len(beforePlan.DeleteFiles))
+	}
+	start := tbl.Metadata.CurrentSnapshot().SnapshotID
+
+	res, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 3 || len(res.SnapshotIDs) != 1 || res.RewrittenDataFiles != len(beforePlan.Tasks) || res.AddedDataFiles != 3 {
+		t.Fatalf("result %+v", res)
+	}
+	if res.RemovedDeleteFiles != len(beforePlan.DeleteFiles) {
+		t.Fatalf("removed %d delete files of %d", res.RemovedDeleteFiles, len(beforePlan.DeleteFiles))
+	}
+	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
+	after := liveFiles(t, tbl)
+	if len(after.Tasks) != 3 || len(after.DeleteFiles) != 0 {
+		t.Fatalf("after: %d data files, %d delete files; want 3 and 0", len(after.Tasks), len(after.DeleteFiles))
+	}
+	snap := tbl.Metadata.CurrentSnapshot()
+	if snap.Operation() != table.OpReplace || snap.SnapshotID != res.SnapshotIDs[0] {
+		t.Fatalf("snapshot %d: operation %q", snap.SnapshotID, snap.Operation())
+	}
+	if n := changelogRows(t, tbl, start, snap.SnapshotID); n != 0 {
+		t.Fatalf("changelog over the compaction: %d rows", n)
+	}
+	// Compacted files are at the target: nothing more to do.
+	again, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, MinFileSizeBytes: 1})
+	if err != nil || len(again.Groups) != 0 {
+		t.Fatalf("second compaction: %+v, %v", again, err)
+	}
+}
+
+// Files are written near the target size, and files already in range
+// are left alone.
+func TestRewriteDataFilesTargetSize(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 3000, 50)
+	before := tableRows(t, tbl)
+	var total int64
+	for _, task := range liveFiles(t, tbl).Tasks {
+		total += task.File.FileSizeInBytes
+	}
+	target := total / 40
+	res, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: target, MinFileSizeBytes: target / 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
+	after := liveFiles(t, tbl)
+	var newTotal int64
+	for _, task := range after.Tasks {
+		newTotal += task.File.FileSizeInBytes
+		if task.File.FileSizeInBytes > target*18/10 {
+			t.Errorf("%s: %d bytes, target %d", task.File.FilePath, task.File.FileSizeInBytes, target)
+		}
+	}
+	// Bigger files compress better: at most one file per target's worth
+	// of the output plus one partly filled file per partition.
+	if want := int(newTotal/target) + 3; len(after.Tasks) > want || len(after.Tasks) < int(newTotal/target) {
+		t.Fatalf("%d files of %d bytes in all, target %d: want at most %d", len(after.Tasks), newTotal, target, want)
+	}
+	t.Logf("%d files -> %d files (%d -> %d bytes, target %d)", res.RewrittenDataFiles, len(after.Tasks), total, newTotal, target)
+	// The written files are in range now: a second run finds no group.
+	again, err := PlanRewrite(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: target, MinFileSizeBytes: target / 4})
+	if err != nil || len(again.Groups) != 0 {
+		t.Fatalf("second plan: %d groups, %v", len(again.Groups), err)
+	}
+}
+
+// v3: deletion vectors and equality deletes are applied, the vectors go
+// with their files, and every row keeps its _row_id and
+// _last_updated_sequence_number.
+func TestRewriteDataFilesV3KeepsRowLineage(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 3, 400, 20)
+	deleteByPosition(t, tbl, pred(t, expr.OpLt, "id", int64(30)))
+	deleteByEquality(t, tbl, false, 101, 202, 303)
+	// An update gives some rows a newer _last_updated_sequence_number.
+	if _, err := ops.DeleteRows(ctx, tbl, pred(t, expr.OpEq, "id", int64(399)), ops.RowOptions{Mode: ops.MergeOnRead}); err != nil {
+		t.Fatal(err)
+	}
+	before := tableRows(t, tbl)
+	lineage := lineageByID(t, tbl)
+	start := tbl.Metadata.CurrentSnapshot().SnapshotID
+	res, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.SnapshotIDs) != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
+	got := lineageByID(t, tbl)
+	if len(got) != len(lineage) {
+		t.Fatalf("%d rows with lineage after, %d before", len(got), len(lineage))
+	}
+	for id, want := range lineage {
+		if got[id] != want {
+			t.Fatalf("row %d: lineage %v after compaction, %v before", id, got[id], want)
+		}
+	}
+	after := liveFiles(t, tbl)
+	if len(after.Tasks) != 3 || len(after.DeleteFiles) != 0 {
+		t.Fatalf("after: %d data files, %d delete files", len(after.Tasks), len(after.DeleteFiles))
+	}
+	if n := changelogRows(t, tbl, start, res.SnapshotIDs[0]); n != 0 {
+		t.Fatalf("changelog over the compaction: %d rows", n)
+	}
+}
+
+// The distributed path: the plan and results go through JSON; another
+// writer appends while the groups run (its rows survive) and deletes a
+// row of one group's file by position (that group fails with a conflict,
+// the table unchanged, while the other groups commit); a retried commit
+// with its token commits nothing twice.
+func TestRewriteDistributedWithConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 300, 20)
+	plan, err := PlanRewrite(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shipped RewritePlan
+	raw, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &shipped); err != nil {
+		t.Fatal(err)
+	}
+	if len(shipped.Groups) != 3 {
+		t.Fatalf("%d groups", len(shipped.Groups))
+	}
+
+	// Workers rewrite the groups from their JSON.
+	worker := reopen(t, tbl)
+	results := make([]GroupResult, len(shipped.Groups))
+	for i, g := range shipped.Groups {
+		r, err := RewriteGroup(ctx, worker, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &results[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Meanwhile another writer appends, and deletes a row of group 0.
+	other := reopen(t, tbl)
+	extra := [][]any{{int64(10_000), nil, nil, nil, "late", nil, nil, nil, nil, nil, true}}
+	rr := rowstest.Reader(t, other.Metadata.CurrentSchema(), extra)
+	if _, err := ops.Append(ctx, other, rr, table.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rr.Release()
+	victim := firstID(t, other, shipped.Groups[0])
+	deleteByPosition(t, other, pred(t, expr.OpEq, "id", victim))
+	before := tableRows(t, other)
+	location := reopen(t, other).MetadataLocation
+
+	_, err = CommitRewrite(ctx, tbl, results[:1], RewriteCommitOptions{Token: "compact/g0"})
+	if !errors.Is(err, table.ErrConflict) || errkind.Of(err) != errkind.Conflict {
+		t.Fatalf("group over a concurrent delete: %v", err)
+	}
+	if got := reopen(t, tbl).MetadataLocation; got != location {
+		t.Fatalf("a failed group moved the table from %s to %s", location, got)
+	}
+	c, err := CommitRewrite(ctx, tbl, results[1:], RewriteCommitOptions{Token: "compact/g1"})
+	if err != nil || c.TokenFound {
+		t.Fatalf("groups 1, 2: %+v %v", c, err)
+	}
+	// The client retries the commit it did not hear back from.
+	retry, err := CommitRewrite(ctx, reopen(t, tbl), results[1:], RewriteCommitOptions{Token: "compact/g1"})
+	if err != nil || !retry.TokenFound || retry.SnapshotID != c.SnapshotID {
+		t.Fatalf("retried commit: %+v %v", retry, err)
+	}
+	fresh := reopen(t, tbl)
+	if n := len(fresh.Metadata.Snapshots); n != len(reopen(t, other).Metadata.Snapshots) {
+		t.Fatalf("%d snapshots after the retry", n)
+	}
+	rowstest.CompareRows(t, "after the commits", fresh.Metadata.CurrentSchema(), before, tableRows(t, fresh))
+	for _, p := range shipped.Groups[1].DataFiles {
+		for _, task := range liveFiles(t, fresh).Tasks {
+			if task.File.FilePath == p {
+				t.Fatalf("%s of committed group 1 is still live", p)
+			}
+		}
+	}
+}
+
+// With partial progress, the groups commit separately (at most
+// max-commits commits), and with a token a second run commits nothing.
+func TestRewriteDataFilesPartialProgress(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 300, 20)
+	before := tableRows(t, tbl)
+	opts := RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, PartialProgress: true, PartialProgressMaxCommits: 2, MaxConcurrentGroups: 2, Token: "nightly"}
+	res, err := RewriteDataFiles(ctx, tbl, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 3 || len(res.SnapshotIDs) != 2 || res.FailedDataFiles != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, id := range res.SnapshotIDs {
+		if s := tbl.Metadata.SnapshotByID(id); s == nil || s.Operation() != table.OpReplace {
+			t.Fatalf("snapshot %d is not a replace", id)
+		}
+	}
+	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
+	snaps := len(tbl.Metadata.Snapshots)
+	again, err := RewriteDataFiles(ctx, reopen(t, tbl), RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, RewriteAll: true, Token: "nightly"})
+	if err != nil || !again.TokenFound {
+		t.Fatalf("rerun: %+v %v", again, err)
+	}
+	if n := len(reopen(t, tbl).Metadata.Snapshots); n != snaps {
+		t.Fatalf("%d snapshots after the rerun, %d before", n, snaps)
+	}
+}
+
+// Hive's position deletes on Impala's partitioned table: compacting
+// with rewrite-all keeps its ten rows and drops its three delete files.
+func TestRewriteDataFilesImpalaPositionDeletes(t *testing.T) {
+	ctx := context.Background()
+	tbl := copyFixtureTable(t, "impala_iceberg_v2_partitioned_position_deletes")
+	before := tableRows(t, tbl)
+	if len(before) != 10 || len(liveFiles(t, tbl).DeleteFiles) != 3 {
+		t.Fatalf("fixture: %d rows, want 10 (INDEX.md)", len(before))
+	}
+	if _, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{RewriteAll: true}); err != nil {
+		t.Fatal(err)
+	}
+	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
+	if d := liveFiles(t, tbl).DeleteFiles; len(d) != 0 {
+		t.Fatalf("%d delete files left", len(d))
+	}
+	if d := danglingDeletes(t, tbl); len(d) != 0 {
+		t.Fatalf("dangling deletes %v", d)
+	}
+}
+
+// A filter limits the rewrite to the partitions it selects.
+func TestRewriteDataFilesFilter(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 200, 20)
+	res, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, Filter: pred(t, expr.OpEq, "b", true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 1 || res.AddedDataFiles != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	perPartition := map[any]int{}
+	for _, task := range liveFiles(t, tbl).Tasks {
+		perPartition[task.File.Partition[0]]++
+	}
+	if perPartition[true] != 1 || perPartition[false] < 5 {
+		t.Fatalf("files per partition %v", perPartition)
+	}
+}
+
+// The planner picks files as Java's bin-pack does.
+func TestPlanRewriteChoosesFiles(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 80, 20) // 4 small files per partition
+	count := func(o RewriteDataFilesOptions) int {
+		t.Helper()
+		p, err := PlanRewrite(ctx, tbl, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(p.Groups)
+	}
+	if n := count(RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20}); n != 0 {
+		t.Errorf("4 small files under min-input-files 5: %d groups", n)
+	}
+	if n := count(RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, MinInputFiles: 4}); n != 3 {
+		t.Errorf("min-input-files 4: %d groups, want 3", n)
+	}
+	if n := count(RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, MinInputFiles: 2, MaxFileGroupSizeBytes: 1}); n != 0 {
+		t.Errorf("one file a group cannot be worth rewriting: %d groups", n)
+	}
+	if n := count(RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, RewriteAll: true}); n != 3 {
+		t.Errorf("rewrite-all: %d groups, want 3", n)
+	}
+	if n := count(RewriteDataFilesOptions{TargetFileSizeBytes: 1000, MinFileSizeBytes: 1}); n != 3 {
+		// Every file is above max-file-size-bytes (1800): each group
+		// holds more than the target.
+		t.Errorf("files above the maximum: %d groups, want 3", n)
+	}
+	// Deletes: one file of each partition loses most of its rows.
+	deleteByPosition(t, tbl, pred(t, expr.OpLt, "id", int64(18)))
+	if n := count(RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20}); n == 0 {
+		t.Errorf("files with a high delete ratio: no group")
+	}
+	if n := count(RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, DeleteRatioThreshold: -1}); n != 0 {
+		t.Errorf("delete ratio off: %d groups", n)
+	}
+	if n := count(RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, DeleteRatioThreshold: -1, DeleteFileThreshold: 1}); n == 0 {
+		t.Errorf("delete-file-threshold 1: no group")
+	}
+	if _, err := PlanRewrite(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 100, MinFileSizeBytes: 200}); errkind.Of(err) != errkind.InvalidArgument {
+		t.Errorf("min above target: %v", err)
+	}
+}
+
+// firstID is the id of the first row a group's first task reads.
+func firstID(t *testing.T, tbl *table.Table, g FileGroup) int64 {
+	t.Helper()
+	task, err := scan.UnmarshalTask(g.Tasks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := task.Reader(context.Background(), tbl.IO, memory.DefaultAllocator, scan.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		if rec := rr.RecordBatch(); rec.NumRows() > 0 {
+			return rec.Column(0).(*array.Int64).Value(0)
+		}
+	}
+	t.Fatalf("no rows in %s: %v", g.DataFiles[0], rr.Err())
+	return 0
+}
