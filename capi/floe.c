@@ -512,6 +512,24 @@ floe_status floe_overwrite(floe_table* table, const char* filter, struct ArrowAr
   return rc;
 }
 
+floe_status floe_upsert(floe_table* table, struct ArrowArrayStream* data, const char* options_json,
+                        char** result_json) {
+  floe_status rc;
+  capi_clear_error();
+  if (result_json != NULL) *result_json = NULL;
+  if (result_json == NULL || table == NULL || data == NULL || data->release == NULL) {
+    const char* what = result_json == NULL ? "floe_upsert: result_json is NULL"
+                       : table == NULL     ? "floe_upsert: table is NULL"
+                       : data == NULL      ? "floe_upsert: data is NULL"
+                                           : "floe_upsert: data is a released stream";
+    release_stream(data);
+    return fail(FLOE_INVALID_ARGUMENT, what);
+  }
+  rc = capiUpsert((uintptr_t)table, data, (char*)options_json, result_json);
+  release_stream(data);
+  return rc;
+}
+
 floe_status floe_task_io_open(const uint8_t* task, size_t len, const char* options_json,
                               floe_task_io** out) {
   capi_clear_error();

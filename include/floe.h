@@ -563,6 +563,30 @@ floe_status floe_delete_rows(floe_table* table, const char* filter, const char* 
 floe_status floe_overwrite(floe_table* table, const char* filter, struct ArrowArrayStream* data,
                            const char* commit_json, int64_t* snapshot_id);
 
+/* Merge the stream's rows into the table by key (pyiceberg's upsert), in
+ * one "overwrite" snapshot: a row whose key matches live rows replaces
+ * them, the others are inserted. Rows equal in every column to the live
+ * row are skipped (neither updated nor inserted). options_json (NULL for
+ * the defaults):
+ *   "join_cols":   ["k1", ...] the key columns (default: the schema's
+ *                  identifier fields; neither is FLOE_INVALID_ARGUMENT).
+ *   "mode":        "merge-on-read" (default on format v2/v3: position
+ *                  delete files on v2, deletion vectors on v3),
+ *                  "copy-on-write" (the only mode of v1), or
+ *                  "equality-deletes" (unpartitioned tables only).
+ *   "when_matched_update_all", "when_not_matched_insert_all",
+ *   "case_sensitive" (of join_cols): booleans, default true.
+ *   "token", "properties", "branch", "timeout_ms": as commit_json.
+ * Two rows of the stream with one key, or a null key, are
+ * FLOE_INVALID_ARGUMENT and nothing is written. FLOE_CONFLICT, committing
+ * nothing, when another writer changed files the keys may reach after the
+ * version the handle holds. *result_json (free with floe_string_free) is
+ * {"snapshot_id": id, "committed": bool, "token_found": bool,
+ * "rows_updated": n, "rows_inserted": n, "rows_deleted": n}; with nothing
+ * to change, committed is false and snapshot_id the current snapshot's. */
+floe_status floe_upsert(floe_table* table, struct ArrowArrayStream* data, const char* options_json,
+                        char** result_json);
+
 /* Arrow streams for hosts without an Arrow library of their own. */
 
 /* A stream of rows given as JSON lines (one object per line, "{\"i\": 1,

@@ -159,6 +159,8 @@ extern "C" {
                             snapshot_id: *mut i64) -> floe_status;
     pub fn floe_overwrite(table: *mut floe_table, filter: *const c_char, data: *mut ArrowArrayStream,
                           commit_json: *const c_char, snapshot_id: *mut i64) -> floe_status;
+    pub fn floe_upsert(table: *mut floe_table, data: *mut ArrowArrayStream, options_json: *const c_char,
+                       result_json: *mut *mut c_char) -> floe_status;
     pub fn floe_json_rows_stream(table: *mut floe_table, rows: *const c_char, len: usize, out: *mut ArrowArrayStream) -> floe_status;
     pub fn floe_array_stream(schema: *mut ArrowSchema, array: *mut ArrowArray, out: *mut ArrowArrayStream) -> floe_status;
     pub fn floe_expire_snapshots(table: *mut floe_table, options_json: *const c_char, result_json: *mut *mut c_char) -> floe_status;
