@@ -73,7 +73,7 @@ func NewEqualityDeleteWriter(ctx context.Context, files fileio.FileIO, dataLocat
 	if opts.FilePrefix == "" {
 		opts.FilePrefix = "00000-0-" + uuid.NewString() + "-eq-deletes"
 	}
-	opts.SortOrderID = nil
+	opts.SortOrderID, opts.SortOrder = nil, nil
 	w, err := New(ctx, files, dataLocation, iceberg.NewSchema(schema.ID, fields), spec, opts)
 	if err != nil {
 		return nil, fmt.Errorf("equality deletes: %w", err)

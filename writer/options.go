@@ -7,6 +7,7 @@ import (
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/writer/parquetfile"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -81,6 +82,13 @@ type Options struct {
 	// SortOrderID, when set, is recorded in every file's entry: the caller
 	// vouches that the rows are sorted by that order.
 	SortOrderID *int
+	// SortOrder, when it has fields, makes the writer sort each file's
+	// rows by it and record its id as SortOrderID (sorted.go); the rows of
+	// up to SortBufferSize bytes of Arrow batches are held to sort (0:
+	// DefaultSortBufferSize). TableOptions sets it to the table's default
+	// sort order.
+	SortOrder      *iceberg.SortOrder
+	SortBufferSize int64
 	// Parallelism is how many columns of a batch are converted at once;
 	// 0 means GOMAXPROCS.
 	Parallelism int
@@ -101,6 +109,20 @@ func DefaultOptions() Options {
 		TargetFileSize: DefaultTargetFileSize,
 		Metrics:        DefaultMetricsMode,
 	}
+}
+
+// TableOptions are the options a table's data files are written with:
+// its properties' (OptionsFromProperties, for the schema given) and its
+// default sort order, which the writer sorts each file's rows by.
+func TableOptions(md *metadata.Metadata, schema *iceberg.Schema) (Options, error) {
+	o, err := OptionsFromProperties(md.Properties, schema)
+	if err != nil {
+		return o, err
+	}
+	if order := md.DefaultSortOrder(); order != nil && len(order.Fields) > 0 {
+		o.SortOrder = order
+	}
+	return o, nil
 }
 
 // OptionsFromProperties reads the write.* table properties. Metrics modes
@@ -289,6 +311,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.TargetFileSize <= 0 {
 		o.TargetFileSize = d.TargetFileSize
+	}
+	if o.SortBufferSize <= 0 {
+		o.SortBufferSize = DefaultSortBufferSize
 	}
 	if _, err := o.codec(); err != nil {
 		return o, err

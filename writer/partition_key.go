@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -50,33 +51,67 @@ func (s *partitionSource) isBytes() bool {
 func newPartitionSources(spec *iceberg.PartitionSpec, schema *iceberg.Schema, fs *fileSchema) ([]*partitionSource, error) {
 	var out []*partitionSource
 	for i, pf := range spec.Fields {
-		switch pf.Transform.(type) {
-		case iceberg.VoidTransform:
+		if _, void := pf.Transform.(iceberg.VoidTransform); void {
 			continue
-		case iceberg.UnknownTransform:
-			return nil, fmt.Errorf("partition field %q: transform %q is unknown, so rows cannot be partitioned by it", pf.Name, pf.Transform)
 		}
-		src, ok := schema.FindField(pf.SourceID)
-		if !ok {
-			return nil, fmt.Errorf("partition field %q: source column %d is not in the schema", pf.Name, pf.SourceID)
-		}
-		rt, err := pf.Transform.ResultType(src.Type)
+		s, err := newTransformSource(pf, schema, fs, fmt.Sprintf("partition field %q", pf.Name))
 		if err != nil {
-			return nil, fmt.Errorf("partition field %q: %w", pf.Name, err)
+			return nil, err
 		}
-		leaf := -1
-		for li, l := range fs.leaves {
-			if l.field.ID == pf.SourceID {
-				leaf = li
-			}
-		}
-		if leaf < 0 || fs.leaves[leaf].inRepeated {
-			return nil, fmt.Errorf("partition field %q: source column %q must be a primitive outside lists and maps", pf.Name, src.Name)
-		}
-		nanos := src.Type == (iceberg.TimestampNsType{}) || src.Type == (iceberg.TimestamptzNsType{})
-		out = append(out, &partitionSource{position: i, field: pf, leaf: leaf, sourceType: src.Type, resultType: rt, nanos: nanos})
+		s.position = i
+		out = append(out, s)
 	}
 	return out, nil
+}
+
+// newTransformSource binds a transform of a source column (a partition
+// field, or a sort field as one) to the leaf it derives from; what names
+// the field in errors.
+func newTransformSource(pf iceberg.PartitionField, schema *iceberg.Schema, fs *fileSchema, what string) (*partitionSource, error) {
+	if _, unknown := pf.Transform.(iceberg.UnknownTransform); unknown {
+		return nil, errkind.Errorf(errkind.Unsupported, "%s: transform %q is unknown, so rows cannot be %s by it", what, pf.Transform, verbOf(what))
+	}
+	src, ok := schema.FindField(pf.SourceID)
+	if !ok {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "%s: source column %d is not in the schema", what, pf.SourceID)
+	}
+	rt, err := pf.Transform.ResultType(src.Type)
+	if err != nil {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "%s: %w", what, err)
+	}
+	leaf := -1
+	for li, l := range fs.leaves {
+		if l.field.ID == pf.SourceID {
+			leaf = li
+		}
+	}
+	if leaf < 0 || fs.leaves[leaf].inRepeated {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "%s: source column %q must be a primitive outside lists and maps", what, src.Name)
+	}
+	nanos := src.Type == (iceberg.TimestampNsType{}) || src.Type == (iceberg.TimestamptzNsType{})
+	return &partitionSource{field: pf, leaf: leaf, sourceType: src.Type, resultType: rt, nanos: nanos}, nil
+}
+
+func verbOf(what string) string {
+	if strings.HasPrefix(what, "sort") {
+		return "sorted"
+	}
+	return "partitioned"
+}
+
+// bind points the source at a batch's columns.
+func (s *partitionSource) bind(rec arrow.RecordBatch, fs *fileSchema, b *batchBinding) error {
+	leaf := fs.leaves[s.leaf]
+	lb := &b.leaves[s.leaf]
+	var err error
+	if s.arrays, err = leafArrays(s.arrays, rec, leaf, lb); err != nil {
+		return err
+	}
+	if s.steps, err = bindSteps(s.steps, leaf, s.arrays); err != nil {
+		return err
+	}
+	s.data.conv, s.data.scale, s.data.decBytes = lb.conv, lb.scale, lb.decBytes
+	return bindLeafData(&s.data, leaf, s.arrays[len(s.arrays)-1])
 }
 
 // compute fills s.result for rows (rows[k], or first+k when rows is nil).

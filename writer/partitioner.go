@@ -45,17 +45,7 @@ func newPartitioner(spec *iceberg.PartitionSpec, schema *iceberg.Schema, fs *fil
 // bind points the partition sources at a batch's columns.
 func (p *partitioner) bind(rec arrow.RecordBatch, fs *fileSchema, b *batchBinding) error {
 	for _, s := range p.sources {
-		leaf := fs.leaves[s.leaf]
-		lb := &b.leaves[s.leaf]
-		var err error
-		if s.arrays, err = leafArrays(s.arrays, rec, leaf, lb); err != nil {
-			return err
-		}
-		if s.steps, err = bindSteps(s.steps, leaf, s.arrays); err != nil {
-			return err
-		}
-		s.data.conv, s.data.scale, s.data.decBytes = lb.conv, lb.scale, lb.decBytes
-		if err := bindLeafData(&s.data, leaf, s.arrays[len(s.arrays)-1]); err != nil {
+		if err := s.bind(rec, fs, b); err != nil {
 			return err
 		}
 	}

@@ -66,6 +66,7 @@ type Writer struct {
 	prefix   string
 	counter  int
 	done     []manifest.DataFile
+	sort     *sorter // nil unless the options give a sort order
 	err      error
 	closed   bool
 	// The table schema and its JSON, for the config that replaces the
@@ -152,6 +153,13 @@ func New(ctx context.Context, files fileio.FileIO, dataLocation string, schema *
 	for i, l := range fs.leaves {
 		w.leaves = append(w.leaves, &leafWriter{leaf: l, index: i})
 	}
+	if o := opts.SortOrder; o != nil && len(o.Fields) > 0 {
+		if w.sort, err = newSorter(o, schema, fs, opts.SortBufferSize); err != nil {
+			return nil, fmt.Errorf("writer: %w", err)
+		}
+		id := o.OrderID
+		w.opts.SortOrderID = &id
+	}
 	return w, nil
 }
 
@@ -182,6 +190,34 @@ func (w *Writer) write(rec arrow.RecordBatch) error {
 		return fmt.Errorf("writer: %w", err)
 	}
 	defer rec.Release()
+	if w.sort != nil {
+		if !w.sort.sameSchema(rec) {
+			if err := w.flushSorted(); err != nil {
+				return err
+			}
+		}
+		if w.sort.add(rec) {
+			return w.flushSorted()
+		}
+		return nil
+	}
+	return w.writeBatch(rec)
+}
+
+// flushSorted writes the batches a sorted writer holds, each partition's
+// rows sorted into files it finishes (sorted.go).
+func (w *Writer) flushSorted() error {
+	rec, err := w.sort.take()
+	if err != nil || rec == nil {
+		return err
+	}
+	defer rec.Release()
+	return w.writeBatch(rec)
+}
+
+// writeBatch routes a batch's rows to their partitions' files; a sorted
+// writer's go sorted, each partition's into files of their own.
+func (w *Writer) writeBatch(rec arrow.RecordBatch) error {
 	if w.binding == nil || (w.binding.schema != rec.Schema() && !w.binding.schema.Equal(rec.Schema())) {
 		b, err := bindSchema(w.fs, rec.Schema())
 		if err != nil {
@@ -209,6 +245,22 @@ func (w *Writer) write(rec arrow.RecordBatch) error {
 	groups, err := w.parts.split(n)
 	if err != nil {
 		return fmt.Errorf("writer: %w", err)
+	}
+	if w.sort != nil {
+		if err := w.sort.compute(rec, w.fs, w.binding, n); err != nil {
+			return fmt.Errorf("writer: %w", err)
+		}
+		for _, st := range groups {
+			rows := w.sort.rowsOf(st, n)
+			w.sort.order(rows)
+			if err := w.writeRows(st, rows, len(rows)); err != nil {
+				return err
+			}
+			if err := w.finishFile(st); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	for _, st := range groups {
 		if st.all {
@@ -342,6 +394,9 @@ func (w *Writer) fail(err error) {
 	if w.err == nil {
 		w.err = err
 	}
+	if w.sort != nil {
+		w.sort.release()
+	}
 	for _, st := range w.parts.order {
 		if st.file != nil {
 			st.file.abort()
@@ -361,21 +416,36 @@ func (w *Writer) Close() ([]manifest.DataFile, error) {
 	if w.closed {
 		return w.done, nil
 	}
-	for _, st := range w.parts.order {
-		if st.file == nil {
-			continue
-		}
-		f := st.file
-		st.file = nil
-		df, err := f.finish(w.fs, w.spec.ID, &w.opts)
-		if err != nil {
+	if w.sort != nil {
+		if err := w.flushSorted(); err != nil {
 			w.fail(err)
 			return nil, err
 		}
-		w.done = append(w.done, df)
+	}
+	for _, st := range w.parts.order {
+		if err := w.finishFile(st); err != nil {
+			w.fail(err)
+			return nil, err
+		}
 	}
 	w.closed = true
 	return w.done, nil
+}
+
+// finishFile finishes the partition's open file, if any, adding its entry
+// to those written.
+func (w *Writer) finishFile(st *partitionState) error {
+	if st.file == nil {
+		return nil
+	}
+	f := st.file
+	st.file = nil
+	df, err := f.finish(w.fs, w.spec.ID, &w.opts)
+	if err != nil {
+		return fmt.Errorf("writer: %w", err)
+	}
+	w.done = append(w.done, df)
+	return nil
 }
 
 // Abort discards the files still open and deletes every file this writer

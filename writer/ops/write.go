@@ -66,12 +66,12 @@ func write(ctx context.Context, t *table.Table, data array.RecordReader, w *writ
 }
 
 // writerOptions are the schema data files of md are written with and the
-// writer options its properties set.
+// writer options its properties and default sort order set.
 func writerOptions(md *metadata.Metadata) (*iceberg.Schema, writer.Options, error) {
 	schema := md.CurrentSchema()
 	if schema == nil {
 		return nil, writer.Options{}, fmt.Errorf("table %s has no current schema", md.Location)
 	}
-	wopts, err := writer.OptionsFromProperties(md.Properties, schema)
+	wopts, err := writer.TableOptions(md, schema)
 	return schema, wopts, err
 }
