@@ -365,3 +365,46 @@ func firstID(t *testing.T, tbl *table.Table, g FileGroup) int64 {
 	t.Fatalf("no rows in %s: %v", g.DataFiles[0], rr.Err())
 	return 0
 }
+
+// An equality delete committed while the groups run still deletes its
+// rows from the compacted files (they keep the starting sequence
+// number), and a later change to a compacted file is what a changelog
+// reports, with the row's values.
+func TestRewriteKeepsConcurrentEqualityDeletes(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 200, 20)
+	plan, err := PlanRewrite(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []GroupResult
+	for _, g := range plan.Groups {
+		r, err := RewriteGroup(ctx, tbl, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, r)
+	}
+	other := reopen(t, tbl)
+	var victims []int64
+	for _, row := range tableRows(t, other) {
+		if b, ok := row[10].(bool); ok && !b && len(victims) < 4 {
+			victims = append(victims, row[0].(int64))
+		}
+	}
+	deleteByEquality(t, other, false, victims...)
+	want := tableRows(t, other)
+	if len(want) != 196 {
+		t.Fatalf("setup: %d rows after the equality delete", len(want))
+	}
+	c, err := CommitRewrite(ctx, tbl, results, RewriteCommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), want, tableRows(t, tbl))
+
+	deleteByPosition(t, tbl, pred(t, expr.OpEq, "id", want[0][0]))
+	if n := changelogRows(t, tbl, c.SnapshotID, tbl.Metadata.CurrentSnapshot().SnapshotID); n != 1 {
+		t.Fatalf("changelog of one deleted row after the compaction: %d rows", n)
+	}
+}

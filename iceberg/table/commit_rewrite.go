@@ -117,7 +117,7 @@ func (t *Table) rewriteFilesUpdate(removedData, removedDeletes []string, added [
 	u.operation = func(*removal) string { return OpReplace }
 	u.plan = func(ctx context.Context, b *commitBase) (*removal, error) {
 		if b.head == nil {
-			return nil, fmt.Errorf("rewrite files: the table has no snapshot, so nothing to remove: %w", ErrConflict)
+			return nil, fmt.Errorf("the table has no snapshot, so nothing to remove: %w", ErrConflict)
 		}
 		rm := newRemoval()
 		found := map[string]bool{}
@@ -131,9 +131,9 @@ func (t *Table) rewriteFilesUpdate(removedData, removedDeletes []string, added [
 			isData := df.Content == manifest.ContentData
 			switch {
 			case wantData[name] && !isData:
-				return errkind.Errorf(errkind.InvalidArgument, "rewrite files: %s is a %s file, named among the data files to remove", df.FilePath, df.Content)
+				return errkind.Errorf(errkind.InvalidArgument, "%s is a %s file, named among the data files to remove", df.FilePath, df.Content)
 			case wantDeletes[name] && isData:
-				return errkind.Errorf(errkind.InvalidArgument, "rewrite files: %s is a data file, named among the delete files to remove", df.FilePath)
+				return errkind.Errorf(errkind.InvalidArgument, "%s is a data file, named among the delete files to remove", df.FilePath)
 			case wantData[name]:
 				replaced = append(replaced, *df)
 			case !wantDeletes[name]:
@@ -149,7 +149,7 @@ func (t *Table) rewriteFilesUpdate(removedData, removedDeletes []string, added [
 		for _, paths := range [][]string{removedData, removedDeletes} {
 			for _, p := range paths {
 				if !found[key(p)] {
-					return nil, fmt.Errorf("rewrite files: %s is not live in snapshot %d of branch %q: %w", p, b.head.SnapshotID, b.branch, ErrConflict)
+					return nil, fmt.Errorf("%s is not live in snapshot %d of branch %q: %w", p, b.head.SnapshotID, b.branch, ErrConflict)
 				}
 			}
 		}
@@ -200,7 +200,7 @@ func checkNoNewDeletes(ctx context.Context, b *commitBase, start *int64, startSe
 			if keepSeq && d.File.Content == manifest.ContentEqualityDeletes {
 				continue
 			}
-			return fmt.Errorf("rewrite files: delete file %s, committed after starting snapshot %s, applies to replaced data file %s: %w",
+			return fmt.Errorf("delete file %s, committed after starting snapshot %s, applies to replaced data file %s: %w",
 				fileKey(&d.File), idString(start), replaced[i].FilePath, ErrConflict)
 		}
 	}
