@@ -72,6 +72,15 @@ var commandHelp = []struct{ name, text string }{
              [--property K=V]… [--branch NAME] [--wap-id ID] [--stage]
              deletes the rows EXPR selects, in one snapshot; --mode
              overrides the table's write.delete.mode (default copy-on-write)`},
+	{"upsert", `floe upsert TABLE FILE.parquet|FILE.jsonl [--on K1,K2]
+             [--mode merge-on-read|copy-on-write|equality-deletes]
+             [--no-update] [--no-insert] [--token T] [--property K=V]…
+             [--branch NAME] [--wap-id ID] [--stage]
+             merges the file's rows by key (--on, else the identifier
+             fields): rows whose key matches replace the live rows, the
+             others are inserted, rows equal to the live one are skipped;
+             one snapshot. Prints {"command", "snapshot_id", "committed",
+             "token_found", "rows_updated", "rows_inserted", "rows_deleted"}`},
 	{"alter", `floe alter TABLE ACTION [ARGS]… [ACTION [ARGS]…]…
              changes the schema, partition spec, sort order, properties or
              format version: every action given in one commit (consecutive
@@ -125,9 +134,9 @@ var commandHelp = []struct{ name, text string }{
 
 // writeCommands take --branch, --wap-id and --stage, which writeHelp
 // describes.
-var writeCommands = map[string]bool{"append": true, "add-files": true, "delete": true}
+var writeCommands = map[string]bool{"append": true, "add-files": true, "delete": true, "upsert": true}
 
-const writeHelp = `append, add-files and delete take:
+const writeHelp = `append, add-files, delete and upsert take:
   --branch NAME         commit to that branch (created from main's snapshot
                         when missing), reading it for what the change needs
   --wap-id ID           record a write-audit-publish id in the snapshot; on

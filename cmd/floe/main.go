@@ -25,6 +25,7 @@ var commands = map[string]command{
 	"add-files": runAddFiles,
 	"expire":    runExpire,
 	"delete":    runDelete,
+	"upsert":    runUpsert,
 	"catalog":   runCatalog,
 
 	"alter":        runAlter,
