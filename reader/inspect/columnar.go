@@ -21,18 +21,18 @@ import (
 type columns struct {
 	// items yields a handle per row, in the order rows would.
 	items func(ctx context.Context) iter.Seq2[any, error]
-	// appender is the function appending column pos (of the source's
-	// schema) of a row to b, a builder of that column's Arrow type; it is
-	// asked once per read, so what it decides per column (types, builders,
-	// the projection of readable_metrics) is decided once.
-	appender func(pos int, b array.Builder) (func(item any) error, error)
+	// appenders makes, for one read, the appenders of the columns at pos
+	// (of the source's schema) into bs (builders of those columns' Arrow
+	// types), and flush, called before each batch is made (nil: nothing
+	// to do): appenders that hold a batch's values back (heldInt64s,
+	// heldMaps) append them whole then, a copy per column rather than a
+	// call per value. What they decide per column (types, builders, the
+	// projection of readable_metrics) is decided once, and what they keep
+	// from row to row is the read's own.
+	appenders func(pos []int, bs []array.Builder) (apps []func(item any) error, flush func(), err error)
 	// tuple is a row's canonical values as rows would give them, built
 	// only for a filter to evaluate.
 	tuple func(item any) []any
-	// flush, when set, is called before each batch is made: appenders
-	// that hold a batch's values back (heldInt64s, heldMaps) append them
-	// whole then, a copy per column rather than a call per value.
-	flush func()
 }
 
 // batchEnd is what the appenders of one read hold back until a batch is

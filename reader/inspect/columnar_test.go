@@ -224,3 +224,45 @@ func TestBoundAppendersDecodeAsTheRowForm(t *testing.T) {
 		slow.Release()
 	}
 }
+
+// Two reads of one source, interleaved batch by batch, each give the
+// whole table: what an appender keeps from row to row (metric pairs, the
+// values held for a batch) is its read's own.
+func TestColumnarReadsOfOneSourceAreIndependent(t *testing.T) {
+	f, err := fixtures.Get("impala_iceberg_v2_delete_equality_partitioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := openFixture(t, f)
+	for _, kind := range []Kind{Files, Entries} {
+		want, _ := readBoth(t, tbl, kind, Options{BatchSize: 2})
+		src, err := openSource(tbl, kind, Options{BatchSize: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		var readers [2]*reader
+		for i := range readers {
+			if readers[i], err = newReader(context.Background(), string(kind), src, Options{BatchSize: 2}, mem); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for b := range want {
+			for i, r := range readers {
+				if !r.Next() {
+					t.Fatalf("%s read %d: no batch %d: %v", kind, i, b, r.Err())
+				}
+				if !array.RecordEqual(r.RecordBatch(), want[b]) {
+					t.Fatalf("%s read %d: batch %d differs", kind, i, b)
+				}
+			}
+		}
+		for _, r := range readers {
+			if r.Next() {
+				t.Fatalf("%s: a batch too many", kind)
+			}
+			r.Release()
+		}
+		mem.AssertSize(t, 0)
+	}
+}

@@ -71,10 +71,17 @@ func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, er
 	}
 	cols := &columns{
 		items: func(ctx context.Context) iter.Seq2[any, error] { return entryItems(ctx, scope, false) },
-		appender: func(pos int, b array.Builder) (func(any) error, error) {
-			return entryAppender(fields[:5], pos, b, layout, rm)
+		appenders: func(pos []int, bs []array.Builder) ([]func(any) error, func(), error) {
+			read := layout.newRead()
+			apps := make([]func(any) error, len(pos))
+			for i, p := range pos {
+				var err error
+				if apps[i], err = entryAppender(fields[:5], p, bs[i], read, rm); err != nil {
+					return nil, nil, err
+				}
+			}
+			return apps, read.end.flush, nil
 		},
-		flush: layout.end.flush,
 		tuple: func(item any) []any { return row(item.(*manifest.Entry), tupleFile, tupleReadable) },
 	}
 	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {
@@ -86,9 +93,9 @@ func openEntries(kind Kind, t *table.Table, opts Options, all bool) (*source, er
 
 // entryAppender appends column pos of the entries tables (fields, then
 // readable_metrics) of a *manifest.Entry to b.
-func entryAppender(fields []iceberg.NestedField, pos int, b array.Builder, layout *fileLayout, rm *readableMetrics) (func(any) error, error) {
+func entryAppender(fields []iceberg.NestedField, pos int, b array.Builder, read *fileRead, rm *readableMetrics) (func(any) error, error) {
 	if pos == len(fields) {
-		a, err := rm.appender(b, layout)
+		a, err := rm.appender(b, read)
 		return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
 	}
 	f := fields[pos]
@@ -114,7 +121,7 @@ func entryAppender(fields []iceberg.NestedField, pos int, b array.Builder, layou
 			return nil
 		}, err
 	case "data_file":
-		a, err := layout.structAppender(f.Type.(*iceberg.StructType).Fields, b, f.Name)
+		a, err := read.structAppender(f.Type.(*iceberg.StructType).Fields, b, f.Name)
 		return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
 	}
 	return nil, fmt.Errorf("column %s: no appender", f.Name)

@@ -89,15 +89,24 @@ func openFiles(t *table.Table, opts Options, scope *manifestScope) (*source, err
 	}
 	cols := &columns{
 		items: func(ctx context.Context) iter.Seq2[any, error] { return entryItems(ctx, scope, true) },
-		appender: func(pos int, b array.Builder) (func(any) error, error) {
-			if pos == len(fields) {
-				a, err := rm.appender(b, layout)
-				return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
+		appenders: func(pos []int, bs []array.Builder) ([]func(any) error, func(), error) {
+			read := layout.newRead()
+			apps := make([]func(any) error, len(pos))
+			for i, p := range pos {
+				var a fileAppender
+				var err error
+				if p == len(fields) {
+					a, err = rm.appender(bs[i], read)
+				} else {
+					a, err = read.appender(fields[p], bs[i])
+				}
+				if err != nil {
+					return nil, nil, err
+				}
+				apps[i] = func(item any) error { return a(&item.(*manifest.Entry).DataFile) }
 			}
-			a, err := layout.appender(fields[pos], b)
-			return func(item any) error { return a(&item.(*manifest.Entry).DataFile) }, err
+			return apps, read.end.flush, nil
 		},
-		flush: layout.end.flush,
 		tuple: func(item any) []any { return row(&item.(*manifest.Entry).DataFile, tupleMaps, tupleReadable) },
 	}
 	return &source{schema: schema, rows: func(ctx context.Context) iter.Seq2[[]any, error] {

@@ -17,8 +17,18 @@ import (
 // fileAppender appends one column of a content file.
 type fileAppender func(df *manifest.DataFile) error
 
+// fileRead is one read's appenders' state: the current file's metric
+// pairs, and what they do when a batch ends.
+type fileRead struct {
+	*fileLayout
+	pairs metricPairs
+	end   batchEnd
+}
+
+func (l *fileLayout) newRead() *fileRead { return &fileRead{fileLayout: l} }
+
 // appender is the appender of f, one of dataFileFields, into b.
-func (l *fileLayout) appender(f iceberg.NestedField, b array.Builder) (fileAppender, error) {
+func (l *fileRead) appender(f iceberg.NestedField, b array.Builder) (fileAppender, error) {
 	switch f.ID {
 	case 134: // content
 		return int32Column(b, f.Name, func(df *manifest.DataFile) int32 { return int32(df.Content) })
@@ -122,7 +132,7 @@ func (l *fileLayout) appender(f iceberg.NestedField, b array.Builder) (fileAppen
 
 // structAppender appends a content file as the data_file struct of the
 // entries tables, every field of dataFileFields.
-func (l *fileLayout) structAppender(fields []iceberg.NestedField, b array.Builder, column string) (fileAppender, error) {
+func (l *fileRead) structAppender(fields []iceberg.NestedField, b array.Builder, column string) (fileAppender, error) {
 	sb, err := builderAs[*array.StructBuilder](b, column)
 	if err != nil {
 		return nil, err
@@ -148,7 +158,7 @@ func (l *fileLayout) structAppender(fields []iceberg.NestedField, b array.Builde
 // the fields of other specs null (as fileLayout.partition). Partition
 // values arrive as canonical values already, a few per file, so they go
 // through AppendValue.
-func (l *fileLayout) partitionAppender(b array.Builder) (fileAppender, error) {
+func (l *fileRead) partitionAppender(b array.Builder) (fileAppender, error) {
 	sb, err := builderAs[*array.StructBuilder](b, "partition")
 	if err != nil {
 		return nil, err
@@ -202,7 +212,7 @@ func optInt64Column(b array.Builder, name string, get func(*manifest.DataFile) *
 func metricMapColumn[V any, B interface {
 	array.Builder
 	AppendValues([]V, []bool)
-}](b array.Builder, name string, l *fileLayout, pairs func(*metricPairs) ([]int32, []V)) (fileAppender, error) {
+}](b array.Builder, name string, l *fileRead, pairs func(*metricPairs) ([]int32, []V)) (fileAppender, error) {
 	mb, err := builderAs[*array.MapBuilder](b, name)
 	if err != nil {
 		return nil, err
@@ -215,7 +225,8 @@ func metricMapColumn[V any, B interface {
 		return nil, err
 	}
 	l.end.add(h.flush)
-	p, leader := l.pairs, l.pairs.user()
+	p := &l.pairs
+	leader := p.user()
 	return func(df *manifest.DataFile) error {
 		ids, vals := pairs(p.of(df, leader))
 		h.add(ids, vals)
@@ -276,10 +287,10 @@ func (h *heldMaps[V, B]) flush() {
 	h.offsets, h.valid, h.keys, h.vals = h.offsets[:0], h.valid[:0], h.keys[:0], h.vals[:0]
 }
 
-func countMapColumn(b array.Builder, name string, l *fileLayout, k int) (fileAppender, error) {
+func countMapColumn(b array.Builder, name string, l *fileRead, k int) (fileAppender, error) {
 	return metricMapColumn[int64, *array.Int64Builder](b, name, l, func(p *metricPairs) ([]int32, []int64) { return p.countIDs[k], p.counts[k] })
 }
 
-func boundMapColumn(b array.Builder, name string, l *fileLayout, k int) (fileAppender, error) {
+func boundMapColumn(b array.Builder, name string, l *fileRead, k int) (fileAppender, error) {
 	return metricMapColumn[[]byte, *array.BinaryBuilder](b, name, l, func(p *metricPairs) ([]int32, [][]byte) { return p.boundIDs[k], p.bounds[k] })
 }

@@ -59,11 +59,6 @@ type fileLayout struct {
 	partType *iceberg.StructType
 	// slots[spec id][i] is the unified position of the spec's i-th field.
 	slots map[int][]int
-	// pairs are the current file's metrics for the columnar form's
-	// metric columns (files_metric_pairs.go).
-	pairs *metricPairs
-	// end is what the columnar form's appenders do when a batch ends.
-	end batchEnd
 }
 
 func newFileLayout(t *table.Table) (*fileLayout, error) {
@@ -71,7 +66,7 @@ func newFileLayout(t *table.Table) (*fileLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &fileLayout{partType: pt, slots: map[int][]int{}, pairs: &metricPairs{}}
+	l := &fileLayout{partType: pt, slots: map[int][]int{}}
 	pos := map[int]int{}
 	for i, f := range pt.Fields {
 		pos[f.ID] = i

@@ -32,7 +32,7 @@ type columnMetrics struct {
 // builder, from the file's metric pairs (l.pairs); the counts are held
 // until the batch ends (l.end). The scratch it gathers into is reused
 // from file to file.
-func (rm *readableMetrics) appender(b array.Builder, l *fileLayout) (func(df *manifest.DataFile) error, error) {
+func (rm *readableMetrics) appender(b array.Builder, l *fileRead) (func(df *manifest.DataFile) error, error) {
 	sb, err := builderAs[*array.StructBuilder](b, rm.field.Name)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,8 @@ func (rm *readableMetrics) appender(b array.Builder, l *fileLayout) (func(df *ma
 	}
 	g := &metricsGather{ids: ids, byID: byID, got: make([]columnMetrics, n)}
 	got := g.got
-	p, leader := l.pairs, l.pairs.user()
+	p := &l.pairs
+	leader := p.user()
 	return func(df *manifest.DataFile) error {
 		g.gather(p.of(df, leader))
 		sb.Append(true)

@@ -37,11 +37,12 @@ type reader struct {
 	rec    arrow.RecordBatch
 	err    error
 
-	// With a columnar source (cols): its row handles, and an appender
-	// per projected field.
+	// With a columnar source (cols): its row handles, an appender per
+	// projected field, and what to do before a batch is made.
 	cols     *columns
 	nextItem func() (any, error, bool)
 	app      []func(item any) error
+	flush    func()
 }
 
 func newReader(ctx context.Context, what string, src *source, opts Options, mem memory.Allocator) (*reader, error) {
@@ -96,13 +97,13 @@ func newReader(ctx context.Context, what string, src *source, opts Options, mem 
 	r.b = array.NewRecordBuilder(mem, as)
 	if src.cols != nil {
 		r.cols = src.cols
-		for i := range r.fields {
-			a, err := src.cols.appender(r.pos[i], r.b.Field(i))
-			if err != nil {
-				r.b.Release()
-				return nil, fmt.Errorf("inspect %s: %w", what, err)
-			}
-			r.app = append(r.app, a)
+		bs := make([]array.Builder, len(r.fields))
+		for i := range bs {
+			bs[i] = r.b.Field(i)
+		}
+		if r.app, r.flush, err = src.cols.appenders(r.pos, bs); err != nil {
+			r.b.Release()
+			return nil, fmt.Errorf("inspect %s: %w", what, err)
 		}
 		r.nextItem, r.stop = iter.Pull2(src.cols.items(ctx))
 	} else {
@@ -150,8 +151,8 @@ func (r *reader) Next() bool {
 		r.close()
 		return false
 	}
-	if r.cols != nil && r.cols.flush != nil {
-		r.cols.flush()
+	if r.flush != nil {
+		r.flush()
 	}
 	r.rec = r.b.NewRecordBatch()
 	return true
