@@ -10,8 +10,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/rowstest"
+	"github.com/floedb/floe/internal/testtable"
 	"github.com/floedb/floe/reader/scan"
 	"github.com/floedb/floe/writer/ops"
 )
@@ -407,4 +409,54 @@ func TestRewriteKeepsConcurrentEqualityDeletes(t *testing.T) {
 	if n := changelogRows(t, tbl, c.SnapshotID, tbl.Metadata.CurrentSnapshot().SnapshotID); n != 1 {
 		t.Fatalf("changelog of one deleted row after the compaction: %d rows", n)
 	}
+}
+
+// The case: 1,000 small files with position deletes and
+// equality deletes, compacted with partial progress: the same rows, a
+// few files near the target, no delete file left.
+func TestRewriteThousandSmallFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 1,000 files")
+	}
+	ctx := context.Background()
+	tbl := rowstest.NewTable(t, 2, byB, nil)
+	rows := testtable.RandomRows(11, 20_000)
+	for i := range rows {
+		rows[i][0] = int64(i)
+	}
+	var files []manifest.DataFile
+	for start := 0; len(files) < 1000; start += 15 {
+		rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), rows[start:start+15])
+		written, err := ops.WriteFiles(ctx, tbl, rr)
+		rr.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, written...)
+	}
+	if _, err := tbl.Append(ctx, files, table.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleteByPosition(t, tbl, pred(t, expr.OpLt, "id", int64(500)))
+	deleteByEquality(t, tbl, true, 600, 601, 602, 603, 604, 605, 606, 607, 608, 609)
+	before := tableRows(t, tbl)
+	live := len(liveFiles(t, tbl).Tasks) // deletes dropped some files whole
+	target := int64(64 << 10)
+	res, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{
+		TargetFileSizeBytes: target, PartialProgress: true, MaxConcurrentGroups: 2, MaxFileGroupSizeBytes: 1 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
+	after := liveFiles(t, tbl)
+	var size int64
+	for _, task := range after.Tasks {
+		size += task.File.FileSizeInBytes
+	}
+	if res.RewrittenDataFiles != live || len(after.Tasks) > int(size/target)+len(res.Groups) || len(after.DeleteFiles) != 0 {
+		t.Fatalf("%d of %d files rewritten into %d (%d bytes, target %d, %d groups), %d delete files left",
+			res.RewrittenDataFiles, live, len(after.Tasks), size, target, len(res.Groups), len(after.DeleteFiles))
+	}
+	t.Logf("%d files -> %d in %d groups, %d commits", live, len(after.Tasks), len(res.Groups), len(res.SnapshotIDs))
 }
