@@ -3,7 +3,6 @@ package writer
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	mrand "math/rand"
@@ -273,47 +272,7 @@ func openParquet(t testing.TB, path string) (*parquet.File, func()) {
 
 // readFloe reads a whole data file with floe's reader: one row of
 // canonical values per file row, columns by field id.
-func readFloe(t testing.TB, path string, schema *iceberg.Schema) [][]any {
-	t.Helper()
-	pf, closeFile := openParquet(t, path)
-	defer closeFile()
-	var cols []parquet.Column
-	var fields []iceberg.NestedField
-	for _, fld := range schema.Fields {
-		n := pf.NodeByFieldID(int32(fld.ID))
-		if n == nil {
-			t.Fatalf("%s: no column with field id %d (%s)", path, fld.ID, fld.Name)
-		}
-		cols = append(cols, parquet.Column{Node: n})
-		fields = append(fields, fld)
-	}
-	var rows [][]any
-	for rg := range pf.RowGroups {
-		br, err := pf.NewBatchReader(parquet.ReadRequest{Columns: cols, RowGroup: rg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			batch, err := br.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			for i := 0; i < batch.NumRows; i++ {
-				row := make([]any, len(fields))
-				for j, fld := range fields {
-					row[j] = canonical(batch.Columns[j], i, fld.Type)
-				}
-				rows = append(rows, row)
-			}
-			batch.Release()
-		}
-		br.Close()
-	}
-	return rows
-}
+var readFloe = rowstest.ReadFile
 
 // readPqarrow reads a data file with arrow-go's pqarrow, checks that every
 // Arrow field it produces carries the field id the schema gives it, and

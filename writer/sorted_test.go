@@ -18,13 +18,14 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/rowstest"
 )
 
 // Sorted writes: every file a writer with a sort order writes holds its
 // rows in that order, checked row by row against the order as package
-// iceberg's boxed transforms and Compare define it (not the writer's
-// unboxed keys), with every row written exactly once and the order's id
-// in each entry.
+// iceberg's boxed transforms and Compare define it
+// (rowstest.CompareBySortOrder, not the writer's unboxed keys), with every
+// row written exactly once and the order's id in each entry.
 
 func sortSchema() *iceberg.Schema {
 	return iceberg.NewSchema(0, []iceberg.NestedField{
@@ -78,49 +79,6 @@ func sortField(source int, t iceberg.Transform, dir, nulls string) iceberg.SortF
 	return iceberg.SortField{SourceID: source, Transform: t, Direction: dir, NullOrder: nulls}
 }
 
-// compareBy orders two rows by the sort order with package iceberg's
-// boxed Apply and Compare: the definition the writer must match.
-func compareBy(t *testing.T, schema *iceberg.Schema, order *iceberg.SortOrder, a, b []any) int {
-	for _, f := range order.Fields {
-		src, _ := schema.FindField(f.SourceID)
-		pos := slices.IndexFunc(schema.Fields, func(x iceberg.NestedField) bool { return x.ID == f.SourceID })
-		rt, err := f.Transform.ResultType(src.Type)
-		if err != nil {
-			t.Fatal(err)
-		}
-		apply := func(v any) any {
-			if v == nil {
-				return nil
-			}
-			out, err := f.Transform.Apply(src.Type, v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return out
-		}
-		va, vb := apply(a[pos]), apply(b[pos])
-		var c int
-		switch {
-		case va == nil && vb == nil:
-		case va == nil || vb == nil:
-			// Null placement does not follow the direction.
-			if (va == nil) == (f.NullOrder == "nulls-first") {
-				return -1
-			}
-			return 1
-		default:
-			c = iceberg.Compare(rt, va, vb)
-			if f.Direction == "desc" {
-				c = -c
-			}
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
 // sortedOrders are the orders the tests write with.
 var sortedOrders = []struct {
 	name  string
@@ -151,12 +109,8 @@ func checkSortedFiles(t *testing.T, schema *iceberg.Schema, order *iceberg.SortO
 		if df.SortOrderID == nil || *df.SortOrderID != order.OrderID {
 			t.Fatalf("%s: sort_order_id %v, want %d", df.FilePath, df.SortOrderID, order.OrderID)
 		}
-		got := readFloe(t, strings.TrimPrefix(df.FilePath, "file://"), schema)
-		for i := 1; i < len(got); i++ {
-			if compareBy(t, schema, order, got[i-1], got[i]) > 0 {
-				t.Fatalf("%s: row %d %v comes after row %d %v", df.FilePath, i, got[i], i-1, got[i-1])
-			}
-		}
+		got := rowstest.ReadFile(t, df.FilePath, schema)
+		rowstest.CheckSorted(t, df.FilePath, schema, order, got)
 		all = append(all, got...)
 	}
 	compareRows(t, "rows of the sorted files", schema, sortedCopy(schema, rows), sortedCopy(schema, all))
