@@ -30,6 +30,7 @@ from ._lib import library
 from ._table import HostIO, Scan, Table, Task
 from ._inspect import InspectResult, InspectTable, InspectTask
 from ._version import __version__
+from ._write import UpsertResult
 
 
 def version():
@@ -51,4 +52,4 @@ def runtime_stats():
     return json.loads(_take_string(out))
 
 
-__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "InspectResult", "InspectTable", "InspectTask", "Scan", "Status", "Table", "Task", "load_catalog", "runtime_stats", "version"]
+__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "InspectResult", "InspectTable", "InspectTask", "Scan", "Status", "Table", "Task", "UpsertResult", "load_catalog", "runtime_stats", "version"]

@@ -126,6 +126,7 @@ _SIGNATURES = {
     "floe_task_io_free": (_c.c_int, [_c.c_void_p]),
     "floe_delete_rows": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, _P(_c.c_int64)]),
     "floe_overwrite": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_void_p, _c.c_char_p, _P(_c.c_int64)]),
+    "floe_upsert": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_expire_snapshots": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_json_rows_stream": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_size_t, _c.c_void_p]),
     "floe_array_stream": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_void_p]),

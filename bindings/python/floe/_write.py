@@ -10,6 +10,7 @@ its columns into Arrow C data (missing values as nulls)."""
 
 import base64
 import ctypes
+import dataclasses
 import datetime
 import decimal
 import json
@@ -23,6 +24,17 @@ from ._metadata import Schema, StructType
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+@dataclasses.dataclass
+class UpsertResult:
+    """What upsert did, as pyiceberg's UpsertResult says it: rows replaced
+    and rows added. snapshot_id (not compared) is the snapshot holding the
+    change, or the current one when there was nothing to change."""
+
+    rows_updated: int = 0
+    rows_inserted: int = 0
+    snapshot_id: int = dataclasses.field(default=0, compare=False)
 
 
 def _commit_options(token, properties, run_id=None, branch=None, delete_mode=None, discard_refused=False):
@@ -201,6 +213,41 @@ class TableWrites:
                                         _commit_options(token, properties, branch=branch, delete_mode=delete_mode),
                                         ctypes.byref(snapshot_id)))
         return self._committed(snapshot_id)
+
+    def upsert(self, df, join_cols=None, when_matched_update_all=True, when_not_matched_insert_all=True,
+               case_sensitive=True, branch=None, snapshot_properties=None, token=None, mode=None):
+        """Merges df (anything append takes) into the table by key, as
+        pyiceberg's upsert does, in one snapshot: rows whose key (join_cols,
+        default the schema's identifier fields) matches live rows replace
+        them, the others are inserted; rows equal to the live one are
+        skipped. mode is "merge-on-read" (default on format v2/v3: position
+        deletes or deletion vectors), "copy-on-write" or "equality-deletes".
+        Two rows of df with one key raise FloeError (INVALID_ARGUMENT)
+        before anything is written. Returns UpsertResult(rows_updated,
+        rows_inserted), with the snapshot's id as its snapshot_id."""
+        opts = {
+            "when_matched_update_all": bool(when_matched_update_all),
+            "when_not_matched_insert_all": bool(when_not_matched_insert_all),
+            "case_sensitive": bool(case_sensitive),
+        }
+        if join_cols is not None:
+            if isinstance(join_cols, str):
+                join_cols = [join_cols]
+            opts["join_cols"] = [str(c) for c in join_cols]
+        if mode is not None:
+            opts["mode"] = str(mode)
+        if token is not None:
+            opts["token"] = str(token)
+        if snapshot_properties:
+            opts["properties"] = {str(k): str(v) for k, v in snapshot_properties.items()}
+        if branch is not None:
+            opts["branch"] = str(branch)
+        arg = _StreamArg(self, df)
+        out = ctypes.c_void_p()
+        _check(library().floe_upsert(self._handle, arg.address, _json_arg(opts), ctypes.byref(out)))
+        self._metadata = None
+        res = json.loads(_take_string(out))
+        return UpsertResult(res["rows_updated"], res["rows_inserted"], snapshot_id=res["snapshot_id"])
 
     def write_files(self, data):
         """Writes data as data files without committing them; returns their
