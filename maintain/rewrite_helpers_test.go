@@ -232,3 +232,47 @@ func copyFixtureTable(t *testing.T, name string) *table.Table {
 	}
 	return tbl
 }
+
+// rowsWithLineage reads every row with its _row_id and
+// _last_updated_sequence_number, each rendered as text, sorted.
+func rowsWithLineage(t *testing.T, tbl *table.Table) []string {
+	t.Helper()
+	ctx := context.Background()
+	schema := tbl.Metadata.CurrentSchema()
+	var cols []string
+	for _, f := range schema.Fields {
+		cols = append(cols, f.Name)
+	}
+	s, err := scan.New(ctx, tbl, scan.Options{Columns: append(cols, lineageColumns...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := s.Reader(ctx, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	var out []string
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			row := make([]any, 0, len(cols)+2)
+			for j, f := range schema.Fields {
+				row = append(row, rowstest.Canonical(rec.Column(j), i, f.Type))
+			}
+			for j := len(cols); j < len(cols)+2; j++ {
+				lin := rec.Column(j).(*array.Int64)
+				if lin.IsNull(i) {
+					t.Fatalf("a row has no %s", rec.ColumnName(j))
+				}
+				row = append(row, lin.Value(i))
+			}
+			out = append(out, fmt.Sprint(row...))
+		}
+	}
+	if err := rr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
