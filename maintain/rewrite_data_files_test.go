@@ -490,3 +490,51 @@ func TestRewriteDataFilesV3Fixtures(t *testing.T) {
 		})
 	}
 }
+
+// A compaction planned on a version older than another writer's position
+// delete: with partial progress the group holding the deleted row fails
+// with a conflict and the others commit; without it nothing commits.
+// Either way no file written for a failed group is left behind.
+func TestRewriteDataFilesConflictingGroup(t *testing.T) {
+	ctx := context.Background()
+	for _, partial := range []bool{true, false} {
+		tbl, _ := smallFilesTable(t, 2, 300, 20)
+		stale := reopen(t, tbl)
+		deleteByPosition(t, tbl, pred(t, expr.OpEq, "id", int64(7)))
+		before := tableRows(t, tbl)
+		dataDir := tbl.Metadata.Location + "/data"
+		filesBefore := len(rowstest.FilesUnder(t, dataDir))
+		location := reopen(t, tbl).MetadataLocation
+
+		res, err := RewriteDataFiles(ctx, stale, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, PartialProgress: partial})
+		failed := 0
+		for _, g := range res.Groups {
+			if g.Err != nil {
+				if !errors.Is(g.Err, table.ErrConflict) {
+					t.Fatalf("partial=%v: group %d: %v", partial, g.ID, g.Err)
+				}
+				failed++
+			}
+		}
+		fresh := reopen(t, tbl)
+		rowstest.CompareRows(t, "after compaction", fresh.Metadata.CurrentSchema(), before, tableRows(t, fresh))
+		if partial {
+			if err != nil || failed != 1 || len(res.SnapshotIDs) != 2 || len(res.Groups) != 3 {
+				t.Fatalf("partial progress: %d failed groups, %+v, %v", failed, res, err)
+			}
+			if got := len(rowstest.FilesUnder(t, dataDir)); got != filesBefore+2 {
+				t.Fatalf("partial progress: %d files under data/, %d before and 2 written for the groups committed", got, filesBefore)
+			}
+			continue
+		}
+		if !errors.Is(err, table.ErrConflict) || len(res.SnapshotIDs) != 0 {
+			t.Fatalf("one commit: %+v, %v", res, err)
+		}
+		if got := fresh.MetadataLocation; got != location {
+			t.Fatalf("a failed compaction moved the table from %s to %s", location, got)
+		}
+		if got := len(rowstest.FilesUnder(t, dataDir)); got != filesBefore {
+			t.Fatalf("%d files under data/ after a failed compaction, %d before", got, filesBefore)
+		}
+	}
+}
