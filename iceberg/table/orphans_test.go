@@ -14,6 +14,7 @@ import (
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/internal/fixtures"
 )
 
 // filesOnDisk lists every regular file under dir.
@@ -279,5 +280,80 @@ func TestRemoveOrphanFilesStaysInside(t *testing.T) {
 	}
 	if _, err := tbl.RemoveOrphanFiles(ctx, OrphanOptions{DryRun: true}); !errors.Is(err, errkind.InvalidArgument) {
 		t.Fatalf("gc disabled: %v", err)
+	}
+}
+
+// A table Flink and Impala wrote, copied and opened through a location
+// map (its metadata names hdfs:// and bare /test-warehouse paths): what
+// it references in any spelling stays, every snapshot still plans, and
+// only files nothing names go.
+func TestRemoveOrphanFilesOnAForeignTable(t *testing.T) {
+	ctx := context.Background()
+	fx, err := fixtures.Get("impala_iceberg_v2_delete_equality_partitioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "tbl")
+	if err := os.CopyFS(dir, os.DirFS(fx.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	locations := map[string]string{}
+	for from := range fx.LocationMap {
+		locations[from] = dir
+	}
+	open := func() *Table {
+		tbl, err := Open(ctx, dir, Options{LocationMap: locations})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tbl
+	}
+	ageAll(t, dir, time.Now().Add(-4*24*time.Hour))
+	stray := filepath.ToSlash(filepath.Join(dir, "data", "d=2023-12-24", "stray.parquet"))
+	if err := os.WriteFile(stray, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(stray, time.Now().Add(-4*24*time.Hour), time.Now().Add(-4*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	tbl := open()
+	res, err := tbl.RemoveOrphanFiles(ctx, OrphanOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Orphans are named in the table's own spelling, where its map
+	// sends them.
+	if !slices.ContainsFunc(res.Orphans, func(p string) bool { return tbl.Locations.Apply(p) == stray }) {
+		t.Fatalf("the stray file is not an orphan: %+v", res)
+	}
+	// Everything else the engines wrote is referenced: data files named
+	// /test-warehouse/..., position deletes naming hdfs://..., the
+	// metadata log.
+	if len(res.Orphans) != 1 || res.Referenced != len(filesOnDisk(t, dir))-1 {
+		t.Fatalf("orphans %v, %d referenced", res.Orphans, res.Referenced)
+	}
+	if _, err := open().RemoveOrphanFiles(ctx, OrphanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tbl = open()
+	for _, s := range tbl.Metadata.Snapshots {
+		id := s.SnapshotID
+		plan, err := tbl.PlanFiles(ctx, SnapshotSelector{SnapshotID: &id})
+		if err != nil {
+			t.Fatalf("snapshot %d: %v", id, err)
+		}
+		for _, task := range plan.Tasks {
+			if !exists(task.Path) {
+				t.Errorf("snapshot %d: %s is gone", id, task.Path)
+			}
+			for _, d := range task.Deletes {
+				if !exists(d.Path) {
+					t.Errorf("snapshot %d: delete file %s is gone", id, d.Path)
+				}
+			}
+		}
+	}
+	if exists(stray) {
+		t.Fatal("the stray file is still there")
 	}
 }
