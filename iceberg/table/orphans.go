@@ -46,8 +46,10 @@ type OrphanOptions struct {
 // OrphanResult says what RemoveOrphanFiles found and did.
 type OrphanResult struct {
 	// Orphans are the files under the location that nothing the table
-	// references names and that are older than the threshold, sorted, in
-	// the spelling the listing gave. They were deleted unless DryRun.
+	// references names and that are older than the threshold, sorted,
+	// spelled under the location listed (the table's recorded one unless
+	// OrphanOptions.Location says otherwise; the table's location map
+	// sends them where they are). They were deleted unless DryRun.
 	Orphans []string
 	// Deleted counts the orphans deleted; FailedDeletes those whose
 	// delete failed (they stay listed in Orphans).
