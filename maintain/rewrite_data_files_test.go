@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
@@ -537,4 +539,19 @@ func TestRewriteDataFilesConflictingGroup(t *testing.T) {
 			t.Fatalf("%d files under data/ after a failed compaction, %d before", got, filesBefore)
 		}
 	}
+}
+
+// Columns added and renamed since the last snapshot: the files are read
+// and written in the current schema.
+func TestRewriteDataFilesAfterSchemaChange(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 100, 20)
+	if _, err := tbl.Apply(ctx, new(action.UpdateSchema).AddColumn("extra", iceberg.IntType{}).RenameColumn("s", "text")); err != nil {
+		t.Fatal(err)
+	}
+	before := tableRows(t, tbl)
+	if _, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{RewriteAll: true}); err != nil {
+		t.Fatal(err)
+	}
+	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
 }

@@ -79,7 +79,12 @@ func PlanRewrite(ctx context.Context, t *table.Table, opts RewriteDataFilesOptio
 	}
 	id := head.SnapshotID
 	plan.StartingSnapshotID = id
-	files, err := t.PlanFilesFiltered(ctx, table.SnapshotSelector{SnapshotID: &id}, opts.Filter, false)
+	// Read the branch head as the branch, not by snapshot id: a read of a
+	// snapshot by id sees the schema it was written with, while the files
+	// are written in the current one (a column renamed since would not
+	// bind).
+	sel := table.SnapshotSelector{Ref: opts.Branch}
+	files, err := t.PlanFilesFiltered(ctx, sel, opts.Filter, false)
 	if err != nil {
 		return nil, fmt.Errorf("rewrite data files: %w", err)
 	}
@@ -102,7 +107,7 @@ func PlanRewrite(ctx context.Context, t *table.Table, opts RewriteDataFilesOptio
 		return plan, nil
 	}
 	lineage := t.Metadata.FormatVersion >= 3
-	tasks, err := readTasks(ctx, t, id, opts, lineage)
+	tasks, err := readTasks(ctx, t, opts, lineage)
 	if err != nil {
 		return nil, err
 	}
@@ -135,9 +140,10 @@ func PlanRewrite(ctx context.Context, t *table.Table, opts RewriteDataFilesOptio
 	return plan, nil
 }
 
-// readTasks plans the reader's tasks of the starting snapshot (every
-// column, the lineage columns on v3), by data file path as written.
-func readTasks(ctx context.Context, t *table.Table, id int64, opts RewriteDataFilesOptions, lineage bool) (map[string][]*scan.Task, error) {
+// readTasks plans the reader's tasks of the branch head (every column of
+// the current schema, the lineage columns on v3), by data file path as
+// written.
+func readTasks(ctx context.Context, t *table.Table, opts RewriteDataFilesOptions, lineage bool) (map[string][]*scan.Task, error) {
 	schema := t.Metadata.CurrentSchema()
 	if schema == nil {
 		return nil, fmt.Errorf("rewrite data files: table %s has no current schema", t.Metadata.Location)
@@ -150,7 +156,7 @@ func readTasks(ctx context.Context, t *table.Table, id int64, opts RewriteDataFi
 		}
 		cols = append(cols, lineageColumns...)
 	}
-	sc, err := scan.New(ctx, t, scan.Options{SnapshotID: &id, Columns: cols, Filter: opts.Filter})
+	sc, err := scan.New(ctx, t, scan.Options{Ref: opts.Branch, Columns: cols, Filter: opts.Filter})
 	if err != nil {
 		return nil, fmt.Errorf("rewrite data files: %w", err)
 	}
@@ -279,7 +285,7 @@ func describePartition(t *table.Table, df *manifest.DataFile) string {
 // the table or branch has none.
 func branchHead(t *table.Table, branch string) *metadata.Snapshot {
 	md := t.Metadata
-	if branch == "" || branch == "main" {
+	if branch == "" {
 		return md.CurrentSnapshot()
 	}
 	if r, ok := md.Refs[branch]; ok {
