@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/internal/committest"
 	"github.com/floedb/floe/internal/testtable"
@@ -253,5 +256,52 @@ func TestRemoveDanglingDeletesV3(t *testing.T) {
 	again, err := reopen(t, tbl).RemoveDanglingDeletes(ctx, CommitOptions{Token: "dangling-1"})
 	if err != nil || len(reopen(t, tbl).Metadata.Snapshots) != n {
 		t.Fatalf("retry: %+v, %v", again, err)
+	}
+}
+
+// An equality delete written under the unpartitioned spec applies in
+// every partition of a later spec: it is not dangling while an older data
+// file of any spec is live, though no file of its own spec is (Java's
+// per-spec rule would drop it and bring the deleted row back).
+func TestRemoveDanglingDeletesKeepsAGlobalEqualityDelete(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, nil)
+	a := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 10), 10)
+	if _, err := tbl.Append(ctx, a, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Apply(ctx, new(action.UpdateSpec).AddField("i", iceberg.IdentityTransform{}, "")); err != nil {
+		t.Fatal(err)
+	}
+	spec := *tbl.Metadata.DefaultSpec()
+	b := writeFiles(t, t.TempDir(), spec, rowsIn(2, 100, 10, 7), 10)
+	if _, err := tbl.Append(ctx, b, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eq, err := committest.WriteEqualityDeletes(filepath.Join(t.TempDir(), "eq.parquet"), 0, []any{}, testtable.IDID, "id", []int64{100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.RowDelta(ctx, nil, []manifest.DataFile{eq}, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Commit(ctx, nil, pathsOf(a), CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := planShape(t, tbl)
+	if !strings.Contains(strings.Join(before, "\n"), eq.FilePath) {
+		t.Fatalf("the equality delete applies to nothing before: %v", before)
+	}
+	res, err := tbl.RemoveDanglingDeletes(ctx, CommitOptions{})
+	if err != nil || len(res.Removed) != 0 {
+		t.Fatalf("removed %v, %v", removedPaths(res), err)
+	}
+	// Once the older file of the later spec is gone too, it goes.
+	if _, err := tbl.Commit(ctx, nil, pathsOf(b), CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = tbl.RemoveDanglingDeletes(ctx, CommitOptions{})
+	if err != nil || !slices.Equal(removedPaths(res), []string{eq.FilePath}) {
+		t.Fatalf("removed %v, %v", removedPaths(res), err)
 	}
 }
