@@ -203,3 +203,32 @@ func TestRewriteFilesDropsVectorsOfReplacedFilesV3(t *testing.T) {
 		t.Fatalf("%d files, %d delete files after the rewrite; want 1 and 0", len(plan.Tasks), len(plan.DeleteFiles))
 	}
 }
+
+// A rewrite is a transaction step like the others: one metadata version
+// with the replace snapshot and the step after it.
+func TestRewriteFilesInATransaction(t *testing.T) {
+	ctx := context.Background()
+	tbl, files, compacted := rewriteSetup(t)
+	tx := tbl.Transaction()
+	if err := tx.RewriteFiles([]string{files[0].FilePath, files[1].FilePath}, nil, []manifest.DataFile{compacted}, RewriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tx.SetProperties(map[string]string{"compacted": "yes"}, nil)
+	before := len(tbl.Metadata.MetadataLog)
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := reopen(t, tbl)
+	if len(res.SnapshotIDs) != 1 || fresh.Metadata.CurrentSnapshot().Operation() != OpReplace ||
+		fresh.Metadata.Properties["compacted"] != "yes" || len(fresh.Metadata.MetadataLog) != before+1 {
+		t.Fatalf("transaction: %+v, properties %v", res, fresh.Metadata.Properties)
+	}
+	if got := livePaths(t, fresh); len(got) != 2 {
+		t.Fatalf("live files %v", got)
+	}
+	// A step that cannot be built fails the transaction.
+	if err := tbl.Transaction().RewriteFiles(nil, nil, nil, RewriteOptions{}); err == nil {
+		t.Fatal("a rewrite removing nothing was taken")
+	}
+}
