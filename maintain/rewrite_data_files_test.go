@@ -555,3 +555,44 @@ func TestRewriteDataFilesAfterSchemaChange(t *testing.T) {
 	}
 	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
 }
+
+// Impala's v1 table (hour and identity partitions, one-row files) and a
+// branch: compaction keeps the rows, and of a branch leaves main alone.
+func TestRewriteDataFilesV1AndBranch(t *testing.T) {
+	ctx := context.Background()
+	v1 := copyFixtureTable(t, "impala_iceberg_partitioned")
+	before := tableRows(t, v1)
+	res, err := RewriteDataFiles(ctx, v1, RewriteDataFilesOptions{MinInputFiles: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowstest.CompareRows(t, "v1 after compaction", v1.Metadata.CurrentSchema(), before, tableRows(t, v1))
+	if len(before) != 20 || res.RewrittenDataFiles != 20 || len(liveFiles(t, v1).Tasks) != 3 {
+		t.Fatalf("v1: %d rows, %+v, %d files after", len(before), res, len(liveFiles(t, v1).Tasks))
+	}
+
+	tbl, _ := smallFilesTable(t, 2, 100, 20)
+	rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), [][]any{{int64(5000), nil, nil, nil, "dev", nil, nil, nil, nil, nil, true}})
+	if _, err := ops.Append(ctx, tbl, rr, table.CommitOptions{Branch: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	rr.Release()
+	branchRows := func(tb *table.Table) [][]any {
+		rows := rowstest.ScanRows(t, tb, scan.Options{Ref: "dev"})
+		rowstest.SortRows(tb.Metadata.CurrentSchema(), rows)
+		return rows
+	}
+	devBefore, mainFiles := branchRows(tbl), len(liveFiles(t, tbl).Tasks)
+	if _, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, Branch: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := reopen(t, tbl)
+	rowstest.CompareRows(t, "dev after compaction", fresh.Metadata.CurrentSchema(), devBefore, branchRows(fresh))
+	if got := len(liveFiles(t, fresh).Tasks); got != mainFiles {
+		t.Fatalf("main has %d files after compacting dev, %d before", got, mainFiles)
+	}
+	dev := fresh.Metadata.SnapshotByID(fresh.Metadata.Refs["dev"].SnapshotID)
+	if dev.Operation() != table.OpReplace {
+		t.Fatalf("dev's head is a %q", dev.Operation())
+	}
+}
