@@ -281,19 +281,32 @@ func (c *rowChange) writePositionDeletes(files []pendingDeletes) ([]manifest.Dat
 		}
 		g.deletes = append(g.deletes, writer.FilePositions{FilePath: f.file.FilePath, Positions: f.positions})
 	}
-	out := make([]manifest.DataFile, 0, len(groups))
-	for _, g := range groups {
+	// Files are written c.threads at a time: each is small, and a change
+	// touching many data files writes many.
+	out := make([]manifest.DataFile, len(groups))
+	errs := make([]error, len(groups))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, c.threads))
+	for i, g := range groups {
 		dir, err := c.partitionDir(g.spec, g.partition)
 		if err != nil {
-			return nil, err
+			errs[i] = err
+			break
 		}
 		path := fileio.JoinPath(c.dataLoc, dir, "00000-0-"+uuid.NewString()+"-deletes.parquet")
 		c.w.add(path)
-		df, err := writer.WritePositionDeletes(c.ctx, c.tbl.IO, path, g.spec, slices.Clone(g.partition), g.deletes, c.wopts)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], errs[i] = writer.WritePositionDeletes(c.ctx, c.tbl.IO, path, g.spec, slices.Clone(g.partition), g.deletes, c.wopts)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, df)
 	}
 	return out, nil
 }
