@@ -77,3 +77,13 @@ func (r *Remapping) ListDirs(ctx context.Context, dir string) ([]string, error) 
 	slices.Sort(dirs)
 	return dirs, nil
 }
+
+// ListDirs passes the listing on: confinement limits writes, not reads.
+func (c *confined) ListDirs(ctx context.Context, dir string) ([]string, error) {
+	return ListDirs(ctx, c.inner, dir)
+}
+
+func (h *hinting) ListDirs(ctx context.Context, dir string) ([]string, error) {
+	dirs, err := ListDirs(ctx, h.inner, dir)
+	return dirs, h.wrap(dir, err)
+}

@@ -357,3 +357,42 @@ func TestRemoveOrphanFilesOnAForeignTable(t *testing.T) {
 		t.Fatal("the stray file is still there")
 	}
 }
+
+// A copy of a table opened with no relocation still names its original's
+// location: orphan removal refuses rather than delete there (deleteRoot).
+func TestRemoveOrphanFilesRefusesATableOpenedAwayFromItsLocation(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, nil)
+	files := intoTable(t, tbl, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 20), 10))
+	if _, err := tbl.Append(ctx, files[:1], CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ageAll(t, tbl.Metadata.Location, time.Now().Add(-4*24*time.Hour))
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(copyDir, os.DirFS(tbl.Metadata.Location)); err != nil {
+		t.Fatal(err)
+	}
+	ageAll(t, copyDir, time.Now().Add(-4*24*time.Hour))
+	moved, err := Open(ctx, copyDir, Options{NoRelocate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := moved.RemoveOrphanFiles(ctx, OrphanOptions{}); !errors.Is(err, errkind.InvalidArgument) {
+		t.Fatalf("a copy opened with no relocation: %v", err)
+	}
+	if !exists(files[1].FilePath) {
+		t.Fatal("the original's orphan was deleted through its copy")
+	}
+	// Relocated (the default), the copy cleans itself only.
+	relocated, err := Open(ctx, copyDir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := relocated.RemoveOrphanFiles(ctx, OrphanOptions{})
+	if err != nil || len(res.Orphans) != 1 || relocated.Locations.Apply(res.Orphans[0]) != filepath.Join(copyDir, "data", filepath.Base(files[1].FilePath)) {
+		t.Fatalf("relocated copy: %+v, %v", res, err)
+	}
+	if !exists(files[1].FilePath) || exists(filepath.Join(copyDir, "data", filepath.Base(files[1].FilePath))) {
+		t.Fatal("deleted in the original, or not in the copy")
+	}
+}
