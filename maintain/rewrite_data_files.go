@@ -86,6 +86,13 @@ func RewriteDataFiles(ctx context.Context, t *table.Table, opts RewriteDataFiles
 	}
 	var pending []GroupResult
 	var firstErr error
+	finished := 0
+	progress := func(i int) {
+		finished++
+		if opts.Progress != nil {
+			opts.Progress(finished, len(plan.Groups), res.Groups[i])
+		}
+	}
 	commits := 0
 	commit := func() {
 		if len(pending) == 0 {
@@ -109,11 +116,17 @@ func RewriteDataFiles(ctx context.Context, t *table.Table, opts RewriteDataFiles
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
+		if opts.PartialProgress {
+			for _, r := range pending {
+				progress(r.GroupID)
+			}
+		}
 		pending = nil
 	}
 	for out := range done {
 		if out.err != nil {
 			res.Groups[out.index].Err, res.Groups[out.index].Error = out.err, out.err.Error()
+			progress(out.index)
 			res.FailedDataFiles += res.Groups[out.index].InputFiles
 			if firstErr == nil {
 				firstErr = out.err
@@ -124,7 +137,10 @@ func RewriteDataFiles(ctx context.Context, t *table.Table, opts RewriteDataFiles
 			continue
 		}
 		pending = append(pending, out.result)
-		if opts.PartialProgress && len(pending) >= perCommit {
+		if !opts.PartialProgress {
+			res.Groups[out.index].OutputFiles = len(out.result.Added)
+			progress(out.index)
+		} else if len(pending) >= perCommit {
 			commit()
 		}
 	}

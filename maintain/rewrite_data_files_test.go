@@ -240,10 +240,24 @@ func TestRewriteDataFilesPartialProgress(t *testing.T) {
 	ctx := context.Background()
 	tbl, _ := smallFilesTable(t, 2, 300, 20)
 	before := tableRows(t, tbl)
-	opts := RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, PartialProgress: true, PartialProgressMaxCommits: 2, MaxConcurrentGroups: 2, Token: "nightly"}
+	var calls []int
+	committed := 0
+	opts := RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, PartialProgress: true, PartialProgressMaxCommits: 2, MaxConcurrentGroups: 2, Token: "nightly",
+		Progress: func(done, total int, g GroupOutcome) {
+			calls = append(calls, done)
+			if total != 3 {
+				t.Errorf("progress of %d groups", total)
+			}
+			if g.SnapshotID != 0 {
+				committed++
+			}
+		}}
 	res, err := RewriteDataFiles(ctx, tbl, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(calls) != 3 || calls[2] != 3 || committed != 3 {
+		t.Fatalf("progress calls %v, %d of them after the group's commit", calls, committed)
 	}
 	if len(res.Groups) != 3 || len(res.SnapshotIDs) != 2 || res.FailedDataFiles != 0 {
 		t.Fatalf("result %+v", res)

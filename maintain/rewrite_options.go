@@ -52,6 +52,10 @@ type RewriteDataFilesOptions struct {
 	Token string `json:"token,omitempty"`
 	// Branch is the branch compacted; "" is main.
 	Branch string `json:"branch,omitempty"`
+	// Progress, when set, is called (from the goroutine that called
+	// RewriteDataFiles) as each group is done: committed, failed, or
+	// rewritten and left for the final commit; done counts them.
+	Progress func(done, total int, group GroupOutcome) `json:"-"`
 }
 
 // Java's defaults.
