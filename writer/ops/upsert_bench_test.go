@@ -50,9 +50,9 @@ func benchKeyedBatch(ids []int64, salt int64) arrow.RecordBatch {
 
 // benchKeyedTable creates a keyed table of rows ids 0..n-1, appended in
 // ten commits.
-func benchKeyedTable(b *testing.B, n int) *table.Table {
+func benchKeyedTable(b *testing.B, n, version int) *table.Table {
 	ctx := context.Background()
-	tbl, err := table.Create(ctx, nil, filepath.Join(b.TempDir(), "tbl"), benchKeyedSchema(), nil, nil, map[string]string{"format-version": "2"}, 2)
+	tbl, err := table.Create(ctx, nil, filepath.Join(b.TempDir(), "tbl"), benchKeyedSchema(), nil, nil, nil, version)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,32 +73,41 @@ func benchKeyedTable(b *testing.B, n int) *table.Table {
 	return tbl
 }
 
-// Upserting 100k keys (half in the table, spread over it; half new) into a
-// 1M-row table, against appending the same rows. Compare the two ns/op:
+// Upserting 100k keys (half in the table, half new) into a 1M-row table
+// of ten files, against appending the same rows. "spread" keys hit every
+// file; "recent" keys are the table's last 50k ids (one file), as when
+// recent rows change again. Compare each ns/op with append's:
 //
 //	go test ./writer/ops/ -run XXX -bench UpsertVsAppend -benchtime 3x
 func BenchmarkUpsertVsAppend(b *testing.B) {
 	const tableRows, keys = 1_000_000, 100_000
 	r := rand.New(rand.NewPCG(1, 2))
-	ids := make([]int64, 0, keys)
-	for _, k := range r.Perm(tableRows)[:keys/2] {
-		ids = append(ids, int64(k))
+	keySets := map[string][]int64{}
+	for _, name := range []string{"spread", "recent"} {
+		ids := make([]int64, 0, keys)
+		for i, k := range r.Perm(tableRows)[:keys/2] {
+			if name == "recent" {
+				k = tableRows - keys/2 + i
+			}
+			ids = append(ids, int64(k))
+		}
+		for i := 0; i < keys/2; i++ {
+			ids = append(ids, int64(tableRows+i))
+		}
+		keySets[name] = ids
 	}
-	for i := 0; i < keys/2; i++ {
-		ids = append(ids, int64(tableRows+i))
-	}
-	rec := benchKeyedBatch(ids, 1)
-	defer rec.Release()
-	reader := func() array.RecordReader {
+	ctx := context.Background()
+	reader := func(rec arrow.RecordBatch) array.RecordReader {
 		rr, _ := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
 		return rr
 	}
-	ctx := context.Background()
+	spread := benchKeyedBatch(keySets["spread"], 1)
+	defer spread.Release()
 	b.Run("append", func(b *testing.B) {
 		for range b.N {
 			b.StopTimer()
-			tbl := benchKeyedTable(b, tableRows)
-			rr := reader()
+			tbl := benchKeyedTable(b, tableRows, 2)
+			rr := reader(spread)
 			b.StartTimer()
 			if _, err := Append(ctx, tbl, rr, table.CommitOptions{}); err != nil {
 				b.Fatal(err)
@@ -106,14 +115,27 @@ func BenchmarkUpsertVsAppend(b *testing.B) {
 			rr.Release()
 		}
 	})
-	for _, mode := range []UpsertMode{UpsertMergeOnRead, UpsertEqualityDeletes, UpsertCopyOnWrite} {
-		b.Run("upsert-"+string(mode), func(b *testing.B) {
+	cases := []struct {
+		name    string
+		version int
+		mode    UpsertMode
+		keys    string
+	}{
+		{"v2-position-deletes-spread", 2, UpsertMergeOnRead, "spread"},
+		{"v2-position-deletes-recent", 2, UpsertMergeOnRead, "recent"},
+		{"v3-deletion-vectors-spread", 3, UpsertMergeOnRead, "spread"},
+		{"v2-equality-deletes-spread", 2, UpsertEqualityDeletes, "spread"},
+		{"v2-copy-on-write-spread", 2, UpsertCopyOnWrite, "spread"},
+	}
+	for _, c := range cases {
+		rec := benchKeyedBatch(keySets[c.keys], 1)
+		b.Run("upsert-"+c.name, func(b *testing.B) {
 			for range b.N {
 				b.StopTimer()
-				tbl := benchKeyedTable(b, tableRows)
-				rr := reader()
+				tbl := benchKeyedTable(b, tableRows, c.version)
+				rr := reader(rec)
 				b.StartTimer()
-				res, err := Upsert(ctx, tbl, rr, UpsertOptions{Mode: mode, WhenMatchedUpdateAll: true, WhenNotMatchedInsertAll: true})
+				res, err := Upsert(ctx, tbl, rr, UpsertOptions{Mode: c.mode, WhenMatchedUpdateAll: true, WhenNotMatchedInsertAll: true})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -123,5 +145,6 @@ func BenchmarkUpsertVsAppend(b *testing.B) {
 				rr.Release()
 			}
 		})
+		rec.Release()
 	}
 }

@@ -1,8 +1,11 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -31,9 +34,11 @@ type upsertRun struct {
 	// comparing whole rows; nil when rows are not compared (see
 	// compareColumns).
 	full []*kernels.Keys
-	// cols are the columns the matching scan reads, keys first, then
-	// _pos.
+	// cols are the columns the matching scan reads: the keys, then _pos.
 	cols []string
+	// compared are the columns read again, with the keys, from the files
+	// holding matches to compare whole rows (when full is set).
+	compared []iceberg.NestedField
 	// matches are the live rows whose key the input holds, by data file as
 	// written; tasks the scan's tasks by data file.
 	matches map[string][]upsertMatch
@@ -122,6 +127,9 @@ func (u *upsertRun) prepare(ctx context.Context, tbl *table.Table, schema *icebe
 		if err := u.match(ctx, tbl); err != nil {
 			return err
 		}
+		if err := u.compare(ctx, tbl); err != nil {
+			return err
+		}
 	}
 	if err := u.writeRows(ctx, tbl); err != nil {
 		return err
@@ -129,17 +137,18 @@ func (u *upsertRun) prepare(ctx context.Context, tbl *table.Table, schema *icebe
 	return u.writeDeletes(ctx, tbl, schema)
 }
 
-// compareColumns sets the columns the matching scan reads: the keys, and,
-// when matched rows replace live ones, the other columns too so that rows
-// equal to the live one are skipped. Rows are compared only when every
-// column is primitive and in the input (a missing column would be written
-// as nulls, which the comparison would have to model); otherwise every
-// matched row counts as changed.
+// compareColumns sets the columns the matching scan reads (the keys and
+// _pos) and, when matched rows replace live ones, the columns compared
+// afterwards so that rows equal to the live one are skipped. Rows are
+// compared only when every column is primitive and in the input (a
+// missing column would be written as nulls, which the comparison would
+// have to model); otherwise every matched row counts as changed.
 func (u *upsertRun) compareColumns(schema *iceberg.Schema) error {
 	u.cols = u.cols[:0]
 	for _, k := range u.keys {
 		u.cols = append(u.cols, k.Name)
 	}
+	u.cols = append(u.cols, "_pos")
 	as := u.in.batches[0].Schema()
 	compare := u.opts.WhenMatchedUpdateAll
 	for _, f := range schema.Fields {
@@ -148,32 +157,33 @@ func (u *upsertRun) compareColumns(schema *iceberg.Schema) error {
 			compare = false
 		}
 	}
-	if compare {
-		isKey := map[int]bool{}
-		for _, k := range u.keys {
-			isKey[k.ID] = true
-		}
-		for _, f := range schema.Fields {
-			if !isKey[f.ID] {
-				u.cols = append(u.cols, f.Name)
-			}
-		}
-		u.full = make([]*kernels.Keys, len(u.in.batches))
-		for b, rec := range u.in.batches {
-			arrs := make([]arrow.Array, len(u.cols))
-			for i, name := range u.cols {
-				arrs[i] = rec.Column(as.FieldIndices(name)[0])
-			}
-			k, err := kernels.NewKeys(arrs)
-			if err != nil {
-				// A type Keys cannot compare: count the rows as changed.
-				u.full, u.cols = nil, u.cols[:len(u.keys)]
-				break
-			}
-			u.full[b] = k
+	if !compare {
+		return nil
+	}
+	isKey := map[int]bool{}
+	for _, k := range u.keys {
+		isKey[k.ID] = true
+	}
+	u.compared = u.compared[:0]
+	for _, f := range schema.Fields {
+		if !isKey[f.ID] {
+			u.compared = append(u.compared, f)
 		}
 	}
-	u.cols = append(u.cols, "_pos")
+	u.full = make([]*kernels.Keys, len(u.in.batches))
+	for b, rec := range u.in.batches {
+		arrs := make([]arrow.Array, 0, len(u.keys)+len(u.compared))
+		for _, f := range append(slices.Clone(u.keys), u.compared...) {
+			arrs = append(arrs, rec.Column(as.FieldIndices(f.Name)[0]))
+		}
+		k, err := kernels.NewKeys(arrs)
+		if err != nil {
+			// A type Keys cannot compare: count the rows as changed.
+			u.full, u.compared = nil, nil
+			return nil
+		}
+		u.full[b] = k
+	}
 	return nil
 }
 
@@ -216,12 +226,6 @@ func (u *upsertRun) match(ctx context.Context, tbl *table.Table) error {
 		if len(found[i]) > 0 {
 			u.matches[task.WrittenPath] = append(u.matches[task.WrittenPath], found[i]...)
 		}
-		for _, m := range found[i] {
-			u.matched[m.row] = true
-			if !m.equal {
-				u.changed[m.row] = true
-			}
-		}
 	}
 	return nil
 }
@@ -254,12 +258,6 @@ func (u *upsertRun) probeTask(ctx context.Context, tbl *table.Table, task *scan.
 		if err != nil {
 			return nil, err
 		}
-		var full *kernels.Keys
-		if u.full != nil {
-			if full, err = kernels.NewKeys(rec.Columns()[:last]); err != nil {
-				return nil, err
-			}
-		}
 		positions := pos.Int64Values()
 		hashes = k.Hash(upsertHashSeed, hashes)
 		for r, h := range hashes {
@@ -267,15 +265,107 @@ func (u *upsertRun) probeTask(ctx context.Context, tbl *table.Table, task *scan.
 			if j < 0 {
 				continue
 			}
-			m := upsertMatch{pos: positions[r], row: int32(j)}
-			if full != nil {
-				b, rj := u.in.local(j)
-				m.equal = u.full[b].Equal(rj, full, r)
-			}
-			out = append(out, m)
+			out = append(out, upsertMatch{pos: positions[r], row: int32(j)})
 		}
 	}
 	return out, rr.Err()
+}
+
+// compare marks the input rows that differ from a live row they match.
+// Only files holding matches are read again, for the keys, the compared
+// columns and _pos, c.threads at a time: when keys cluster (recent rows
+// changed again) most of the table is never read beyond its keys.
+func (u *upsertRun) compare(ctx context.Context, tbl *table.Table) error {
+	paths := make([]string, 0, len(u.matches))
+	for p := range u.matches {
+		paths = append(paths, p)
+	}
+	if u.full != nil {
+		fields := append(append(slices.Clone(u.keys), u.compared...), posField)
+		errs := make([]error, len(paths))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, max(1, u.c.threads))
+		for i, p := range paths {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				errs[i] = u.compareFile(ctx, tbl, u.tasks[p], fields, u.matches[p])
+				if errs[i] != nil {
+					errs[i] = fmt.Errorf("%s: %w", p, errs[i])
+				}
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range paths {
+		for _, m := range u.matches[p] {
+			u.matched[m.row] = true
+			if !m.equal {
+				u.changed[m.row] = true
+			}
+		}
+	}
+	return nil
+}
+
+// compareFile reads a file's tasks for fields (keys, compared columns,
+// _pos) and sets each match's equal. matches are sorted here by position;
+// the tasks return ascending positions, so one walk pairs them.
+func (u *upsertRun) compareFile(ctx context.Context, tbl *table.Table, tasks []*scan.Task, fields []iceberg.NestedField, matches []upsertMatch) error {
+	slices.SortFunc(matches, func(a, b upsertMatch) int { return cmp.Compare(a.pos, b.pos) })
+	for _, task := range tasks {
+		t := *task
+		t.Fields = fields
+		rr, err := t.Reader(ctx, tbl.IO, memory.DefaultAllocator, scan.ReadOptions{})
+		if err != nil {
+			return err
+		}
+		err = u.compareBatches(rr, matches)
+		rr.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (u *upsertRun) compareBatches(rr array.RecordReader, matches []upsertMatch) error {
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		n := int(rec.NumRows())
+		if n == 0 {
+			continue
+		}
+		last := int(rec.NumCols()) - 1
+		pos, ok := rec.Column(last).(*array.Int64)
+		if !ok {
+			return fmt.Errorf("_pos is a %s column", rec.Column(last).DataType())
+		}
+		positions := pos.Int64Values()
+		j, _ := slices.BinarySearchFunc(matches, positions[0], func(m upsertMatch, p int64) int { return cmp.Compare(m.pos, p) })
+		if j == len(matches) || matches[j].pos > positions[n-1] {
+			continue
+		}
+		full, err := kernels.NewKeys(rec.Columns()[:last])
+		if err != nil {
+			return err
+		}
+		r := 0
+		for ; j < len(matches) && matches[j].pos <= positions[n-1]; j++ {
+			r += sort.Search(n-r, func(k int) bool { return positions[r+k] >= matches[j].pos })
+			if r < n && positions[r] == matches[j].pos {
+				b, rj := u.in.local(int(matches[j].row))
+				matches[j].equal = u.full[b].Equal(rj, full, r)
+			}
+		}
+	}
+	return rr.Err()
 }
 
 // replaces reports whether input row g replaces the live rows it matched.
