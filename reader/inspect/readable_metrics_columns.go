@@ -1,13 +1,9 @@
 package inspect
 
 import (
-	"encoding/binary"
-	"math"
 	"slices"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/manifest"
@@ -148,109 +144,9 @@ func appendBound(b array.Builder, app func([]byte) error, raw []byte, has bool) 
 // widths, uuids, fixed) goes through readableMetrics.bound and
 // AppendValue, the row form's decoding.
 func (rm *readableMetrics) boundAppender(c readableColumn, b array.Builder) (func(raw []byte) error, error) {
-	slow := func(raw []byte) error { return arrowschema.AppendValue(b, c.bound, rm.bound(c, raw)) }
 	if !c.decode {
 		bb, err := builderAs[*array.BinaryBuilder](b, "bound")
 		return func(raw []byte) error { bb.Append(raw); return nil }, err
 	}
-	switch c.bound.(type) {
-	case iceberg.BooleanType:
-		bb, err := builderAs[*array.BooleanBuilder](b, "bound")
-		return func(raw []byte) error {
-			if len(raw) != 1 {
-				return slow(raw)
-			}
-			bb.Append(raw[0] != 0)
-			return nil
-		}, err
-	case iceberg.IntType:
-		ib, err := builderAs[*array.Int32Builder](b, "bound")
-		return func(raw []byte) error {
-			if len(raw) != 4 {
-				return slow(raw)
-			}
-			ib.Append(int32(binary.LittleEndian.Uint32(raw)))
-			return nil
-		}, err
-	case iceberg.DateType:
-		db, err := builderAs[*array.Date32Builder](b, "bound")
-		return func(raw []byte) error {
-			if len(raw) != 4 {
-				return slow(raw)
-			}
-			db.Append(arrow.Date32(int32(binary.LittleEndian.Uint32(raw))))
-			return nil
-		}, err
-	case iceberg.LongType:
-		ib, err := builderAs[*array.Int64Builder](b, "bound")
-		return func(raw []byte) error {
-			if len(raw) != 8 {
-				return slow(raw)
-			}
-			ib.Append(int64(binary.LittleEndian.Uint64(raw)))
-			return nil
-		}, err
-	case iceberg.TimeType:
-		tb, err := builderAs[*array.Time64Builder](b, "bound")
-		return func(raw []byte) error {
-			if len(raw) != 8 {
-				return slow(raw)
-			}
-			tb.Append(arrow.Time64(binary.LittleEndian.Uint64(raw)))
-			return nil
-		}, err
-	case iceberg.TimestampType, iceberg.TimestamptzType, iceberg.TimestampNsType, iceberg.TimestamptzNsType:
-		tb, err := builderAs[*array.TimestampBuilder](b, "bound")
-		return func(raw []byte) error {
-			if len(raw) != 8 {
-				return slow(raw)
-			}
-			tb.Append(arrow.Timestamp(binary.LittleEndian.Uint64(raw)))
-			return nil
-		}, err
-	case iceberg.FloatType:
-		fb, err := builderAs[*array.Float32Builder](b, "bound")
-		return func(raw []byte) error {
-			if len(raw) != 4 {
-				return slow(raw)
-			}
-			fb.Append(math.Float32frombits(binary.LittleEndian.Uint32(raw)))
-			return nil
-		}, err
-	case iceberg.DoubleType:
-		fb, err := builderAs[*array.Float64Builder](b, "bound")
-		return func(raw []byte) error {
-			if len(raw) != 8 {
-				return slow(raw)
-			}
-			fb.Append(math.Float64frombits(binary.LittleEndian.Uint64(raw)))
-			return nil
-		}, err
-	case iceberg.DecimalType:
-		db, err := builderAs[*array.Decimal128Builder](b, "bound")
-		return func(raw []byte) error {
-			if len(raw) == 0 || len(raw) > 16 {
-				return slow(raw)
-			}
-			// Big-endian two's complement, sign-extended to 16 bytes.
-			var buf [16]byte
-			if raw[0]&0x80 != 0 {
-				for i := range 16 - len(raw) {
-					buf[i] = 0xff
-				}
-			}
-			copy(buf[16-len(raw):], raw)
-			db.Append(decimal128.New(int64(binary.BigEndian.Uint64(buf[:8])), binary.BigEndian.Uint64(buf[8:])))
-			return nil
-		}, err
-	case iceberg.StringType:
-		sb, err := builderAs[*array.StringBuilder](b, "bound")
-		if err != nil {
-			return nil, err
-		}
-		// The bytes as they are, as string(raw) would be.
-		bb := sb.BinaryBuilder
-		return func(raw []byte) error { bb.Append(raw); return nil }, nil
-	}
-	return slow, nil
+	return arrowschema.BinaryAppender(b, c.bound)
 }
