@@ -210,10 +210,27 @@ func (t *Table) orphanKey(root string) func(path string) (string, bool) {
 const listWorkers = 8
 
 // listFilesBelow lists every file under dir, at any depth, skipping
-// hidden files and directories (hiddenName) and, on a local disk,
-// symlinked directories: a link back up the tree would list one file
-// under endless names. A directory gone while listing lists as empty.
+// hidden files and directories (hiddenName). An object store lists the
+// tree in one paged listing (fileio.TreeLister); anything else is walked
+// a directory at a time, on a local disk skipping symlinked directories:
+// a link back up the tree would list one file under endless names. A
+// directory gone while listing lists as empty.
 func (t *Table) listFilesBelow(ctx context.Context, dir string) ([]fileio.FileInfo, error) {
+	dir = strings.TrimRight(dir, "/")
+	// An object store lists the whole tree in one paged listing.
+	switch all, err := fileio.ListTree(ctx, t.IO, dir); {
+	case err == nil:
+		out := all[:0]
+		for _, f := range all {
+			rel := strings.TrimPrefix(f.Path, dir)
+			if !slices.ContainsFunc(strings.Split(strings.Trim(rel, "/"), "/"), hiddenName) {
+				out = append(out, f)
+			}
+		}
+		return out, nil
+	case !errors.Is(err, fileio.ErrNoTreeListing):
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
 	var (
 		mu      sync.Mutex
 		out     []fileio.FileInfo
@@ -259,7 +276,7 @@ func (t *Table) listFilesBelow(ctx context.Context, dir string) ([]fileio.FileIn
 		}
 	}
 	wg.Add(1)
-	visit(strings.TrimRight(dir, "/"))
+	visit(dir)
 	wg.Wait()
 	if first == nil {
 		first = ctx.Err()

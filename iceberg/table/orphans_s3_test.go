@@ -40,6 +40,12 @@ func TestS3RemoveOrphanFiles(t *testing.T) {
 	if err := st.files.WriteFile(ctx, leftover, []byte("never committed")); err != nil {
 		t.Fatal(err)
 	}
+	// Hidden names stay, at any depth of the one-listing tree.
+	for _, rel := range []string{"data/_temporary/0/part.parquet", "data/killed/.f.parquet.crc", "_SUCCESS"} {
+		if err := st.files.WriteFile(ctx, fileio.JoinPath(st.location, rel), []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	time.Sleep(10 * time.Millisecond)
 	want := append([]string{leftover}, pathsOf(b[1:])...)
 	slices.Sort(want)
