@@ -610,3 +610,35 @@ func TestRewriteDataFilesV1AndBranch(t *testing.T) {
 		t.Fatalf("dev's head is a %q", dev.Operation())
 	}
 }
+
+// A group whose last file cannot be read fails, leaving no file of its
+// own behind, and a group from a bad worker's JSON is refused.
+func TestRewriteGroupFailures(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 300, 20)
+	plan, err := PlanRewrite(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20})
+	if err != nil || len(plan.Groups) == 0 {
+		t.Fatalf("plan: %v", err)
+	}
+	g := plan.Groups[0]
+	task, err := scan.UnmarshalTask(g.Tasks[len(g.Tasks)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	task.Path += ".missing"
+	if g.Tasks[len(g.Tasks)-1], err = task.MarshalBinary(); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := tbl.Metadata.Location + "/data"
+	files := len(rowstest.FilesUnder(t, dataDir))
+	if _, err := RewriteGroup(ctx, tbl, g); err == nil {
+		t.Fatal("a group with a missing file was rewritten")
+	}
+	if got := len(rowstest.FilesUnder(t, dataDir)); got != files {
+		t.Fatalf("%d files under data/ after a failed group, %d before", got, files)
+	}
+	var r GroupResult
+	if err := json.Unmarshal([]byte(`{"group_id": 1, "added": {"version": 99}}`), &r); errkind.Of(err) != errkind.InvalidArgument {
+		t.Fatalf("a result of an unknown version: %v", err)
+	}
+}

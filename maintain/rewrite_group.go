@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
@@ -87,11 +88,7 @@ func RewriteGroup(ctx context.Context, t *table.Table, g FileGroup) (GroupResult
 	if err != nil {
 		return GroupResult{}, fmt.Errorf("rewrite group %d: %w", g.ID, err)
 	}
-	for _, raw := range g.Tasks {
-		if err = copyTask(ctx, t, w, raw); err != nil {
-			break
-		}
-	}
+	err = copyRows(ctx, t, w, g.Tasks)
 	var files []manifest.DataFile
 	if err == nil {
 		files, err = w.Close()
@@ -116,8 +113,41 @@ func RewriteGroup(ctx context.Context, t *table.Table, g FileGroup) (GroupResult
 	return res, nil
 }
 
-// copyTask writes the rows one task reads to w.
-func copyTask(ctx context.Context, t *table.Table, w *writer.Writer, raw json.RawMessage) error {
+// copyRows writes the rows the tasks read to w. Reading runs ahead of
+// writing by a few batches in its own goroutine, so decoding and
+// encoding overlap.
+func copyRows(ctx context.Context, t *table.Table, w *writer.Writer, tasks []json.RawMessage) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan arrow.RecordBatch, 2)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		for _, raw := range tasks {
+			if err := readTask(ctx, t, raw, batches); err != nil {
+				readErr <- err
+				return
+			}
+		}
+		readErr <- nil
+	}()
+	var writeErr error
+	for rec := range batches {
+		if writeErr == nil {
+			if writeErr = w.Write(rec); writeErr != nil {
+				cancel() // stop reading; drain what was sent
+			}
+		}
+		rec.Release()
+	}
+	if err := <-readErr; writeErr == nil {
+		return err
+	}
+	return writeErr
+}
+
+// readTask sends the batches one task reads, retained, until ctx ends.
+func readTask(ctx context.Context, t *table.Table, raw json.RawMessage, out chan<- arrow.RecordBatch) error {
 	task, err := scan.UnmarshalTask(raw)
 	if err != nil {
 		return err
@@ -132,8 +162,12 @@ func copyTask(ctx context.Context, t *table.Table, w *writer.Writer, raw json.Ra
 		if rec.NumRows() == 0 {
 			continue
 		}
-		if err := w.Write(rec); err != nil {
-			return err
+		rec.Retain()
+		select {
+		case out <- rec:
+		case <-ctx.Done():
+			rec.Release()
+			return ctx.Err()
 		}
 	}
 	return rr.Err()

@@ -189,7 +189,7 @@ func changelogRows(t *testing.T, tbl *table.Table, from, to int64) int {
 
 // copyFixtureTable copies a shared fixture table into a scratch directory
 // and opens it there, its location map pointed at the copy.
-func copyFixtureTable(t *testing.T, name string) *table.Table {
+func copyFixtureTable(t testing.TB, name string) *table.Table {
 	t.Helper()
 	fx, err := fixtures.Get(name)
 	if err != nil {
