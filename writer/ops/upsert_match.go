@@ -30,14 +30,14 @@ type upsertRun struct {
 	mode    UpsertMode
 	keys    []iceberg.NestedField
 	opts    UpsertOptions
-	// full are the input batches' every column, keys first, prepared for
-	// comparing whole rows; nil when rows are not compared (see
-	// compareColumns).
+	// full are the input batches' compared columns, prepared for comparing
+	// rows; nil when rows are not compared (see compareColumns).
 	full []*kernels.Keys
 	// cols are the columns the matching scan reads: the keys, then _pos.
 	cols []string
-	// compared are the columns read again, with the keys, from the files
-	// holding matches to compare whole rows (when full is set).
+	// compared are the non-key columns read again from the files holding
+	// matches to compare whole rows (when full is set); the keys are
+	// already known equal.
 	compared []iceberg.NestedField
 	// matches are the live rows whose key the input holds, by data file as
 	// written; tasks the scan's tasks by data file.
@@ -172,8 +172,8 @@ func (u *upsertRun) compareColumns(schema *iceberg.Schema) error {
 	}
 	u.full = make([]*kernels.Keys, len(u.in.batches))
 	for b, rec := range u.in.batches {
-		arrs := make([]arrow.Array, 0, len(u.keys)+len(u.compared))
-		for _, f := range append(slices.Clone(u.keys), u.compared...) {
+		arrs := make([]arrow.Array, 0, len(u.compared))
+		for _, f := range u.compared {
 			arrs = append(arrs, rec.Column(as.FieldIndices(f.Name)[0]))
 		}
 		k, err := kernels.NewKeys(arrs)
@@ -272,7 +272,7 @@ func (u *upsertRun) probeTask(ctx context.Context, tbl *table.Table, task *scan.
 }
 
 // compare marks the input rows that differ from a live row they match.
-// Only files holding matches are read again, for the keys, the compared
+// Only files holding matches are read again, for the compared (non-key)
 // columns and _pos, c.threads at a time: when keys cluster (recent rows
 // changed again) most of the table is never read beyond its keys.
 func (u *upsertRun) compare(ctx context.Context, tbl *table.Table) error {
@@ -280,8 +280,16 @@ func (u *upsertRun) compare(ctx context.Context, tbl *table.Table) error {
 	for p := range u.matches {
 		paths = append(paths, p)
 	}
-	if u.full != nil {
-		fields := append(append(slices.Clone(u.keys), u.compared...), posField)
+	switch {
+	case u.full != nil && len(u.compared) == 0:
+		// Every column is a key: a matched row equals its live row.
+		for _, p := range paths {
+			for i := range u.matches[p] {
+				u.matches[p][i].equal = true
+			}
+		}
+	case u.full != nil:
+		fields := append(slices.Clone(u.compared), posField)
 		errs := make([]error, len(paths))
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, max(1, u.c.threads))
@@ -314,7 +322,7 @@ func (u *upsertRun) compare(ctx context.Context, tbl *table.Table) error {
 	return nil
 }
 
-// compareFile reads a file's tasks for fields (keys, compared columns,
+// compareFile reads a file's tasks for fields (the compared columns, then
 // _pos) and sets each match's equal. matches are sorted here by position;
 // the tasks return ascending positions, so one walk pairs them.
 func (u *upsertRun) compareFile(ctx context.Context, tbl *table.Table, tasks []*scan.Task, fields []iceberg.NestedField, matches []upsertMatch) error {
