@@ -33,8 +33,26 @@ type RewriteManifestsOptions struct {
 // Every commit attempt rebuilds from the head it commits on, so manifests
 // another writer committed meanwhile are rewritten too, and nothing is
 // lost to a concurrent commit. A table without a snapshot is refused.
-// With a token, a retried call commits nothing twice.
+// With a token, a retried call commits nothing twice. When each content
+// and spec is one manifest already, nothing is committed (without a
+// token; with one, the snapshot is committed so the token is recorded)
+// and the result names the head.
 func (t *Table) RewriteManifests(ctx context.Context, opts RewriteManifestsOptions) (CommitResult, error) {
+	// Nothing to regroup (each content and spec in one manifest already):
+	// no snapshot, as Java's action commits none.
+	if b, err := newCommitBase(t, opts.branch()); err == nil && b.head != nil && opts.Token == "" {
+		list, err := b.headManifests(ctx)
+		if err != nil {
+			return CommitResult{}, fmt.Errorf("rewrite manifests: %w", err)
+		}
+		groups := map[[2]int]bool{}
+		for _, mf := range list {
+			groups[[2]int{int(mf.Content), mf.PartitionSpecID}] = true
+		}
+		if len(groups) == len(list) {
+			return CommitResult{SnapshotID: b.head.SnapshotID}, nil
+		}
+	}
 	u, err := t.rewriteManifestsUpdate(opts)
 	if err != nil {
 		return CommitResult{}, err

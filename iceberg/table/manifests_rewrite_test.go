@@ -12,6 +12,7 @@ import (
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/internal/committest"
@@ -261,4 +262,73 @@ func TestRewriteManifestsRetriesTokensAndRefusals(t *testing.T) {
 		t.Fatal("last snapshot is not the rewrite")
 	}
 	checkNoOrphans(t, tbl)
+}
+
+// Manifests of two specs are rewritten apart, one manifest each at the
+// default target; entries a delete recorded are dropped.
+func TestRewriteManifestsKeepsSpecsApart(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, nil)
+	a := writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 40), 10)
+	for i := range a {
+		if _, err := tbl.Append(ctx, a[i:i+1], CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tbl.Apply(ctx, new(action.UpdateSpec).AddField("i", iceberg.IdentityTransform{}, "")); err != nil {
+		t.Fatal(err)
+	}
+	spec := *tbl.Metadata.DefaultSpec()
+	b := writeFiles(t, t.TempDir(), spec, rowsIn(2, 100, 40, 1, 2), 10)
+	for i := range b {
+		if _, err := tbl.Append(ctx, b[i:i+1], CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tbl.Commit(ctx, nil, []string{a[0].FilePath, b[0].FilePath}, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := planShape(t, tbl)
+	if _, err := tbl.RewriteManifests(ctx, RewriteManifestsOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := reopen(t, tbl)
+	if got := planShape(t, fresh); !slices.Equal(got, before) {
+		t.Fatalf("plan changed:\n%v\nwas\n%v", got, before)
+	}
+	list, err := fresh.ManifestList(ctx, fresh.Metadata.CurrentSnapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].PartitionSpecID != 0 || list[1].PartitionSpecID != spec.ID {
+		t.Fatalf("manifests %+v", list)
+	}
+	for _, mf := range list {
+		es, err := fresh.ReadManifest(ctx, mf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != 3 || mf.ExistingFilesCount != 3 || mf.DeletedFilesCount != 0 {
+			t.Fatalf("manifest of spec %d: %d entries, counts %d/%d", mf.PartitionSpecID, len(es), mf.ExistingFilesCount, mf.DeletedFilesCount)
+		}
+		for _, e := range es {
+			if e.DataFile.SpecID != mf.PartitionSpecID {
+				t.Fatalf("file %s of spec %d in a manifest of spec %d", e.DataFile.FilePath, e.DataFile.SpecID, mf.PartitionSpecID)
+			}
+		}
+	}
+}
+
+func TestRewriteManifestsCommitsNothingWhenNothingRegroups(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, &byInt, nil)
+	files := writeFiles(t, t.TempDir(), byInt, rowsIn(1, 0, 30, 0, 1, 2), 10)
+	id, err := snapshotIDOf(tbl.Append(ctx, files, CommitOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tbl.RewriteManifests(ctx, RewriteManifestsOptions{})
+	if err != nil || res.SnapshotID != id || len(reopen(t, tbl).Metadata.Snapshots) != 1 {
+		t.Fatalf("%+v, %v", res, err)
+	}
 }
