@@ -339,6 +339,8 @@ type seqReader struct {
 	// left is the rows the limit still allows; negative for no limit.
 	left int64
 	refs int64
+	// onClose, when set, runs once the reader is released.
+	onClose func()
 }
 
 func newSeqReader(schema *arrow.Schema, seq iter.Seq2[arrow.RecordBatch, error], limit *int64) *seqReader {
@@ -368,6 +370,9 @@ func (r *seqReader) close() {
 		r.cur = nil
 	}
 	r.stop()
+	if r.onClose != nil {
+		r.onClose()
+	}
 }
 
 func (r *seqReader) Next() bool {

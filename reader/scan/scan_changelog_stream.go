@@ -22,8 +22,10 @@ func (s *ChangelogScan) Reader(ctx context.Context, alloc memory.Allocator) (arr
 	var wg sync.WaitGroup
 	// The dispatcher starts the groups in order, a slot each; a group's
 	// queue enters order before its worker starts, so the consumer takes
-	// queues in group order.
-	wg.Go(func() {
+	// queues in group order. It starts with the first batch asked for: a
+	// reader released unread (a limit of 0) never starts the sequence, so
+	// nothing would stop or drain it.
+	dispatch := func() {
 		defer close(order)
 		for _, g := range s.groups {
 			select {
@@ -58,8 +60,9 @@ func (s *ChangelogScan) Reader(ctx context.Context, alloc memory.Allocator) (arr
 				}
 			})
 		}
-	})
+	}
 	seq := func(yield func(arrow.RecordBatch, error) bool) {
+		wg.Go(dispatch)
 		defer func() {
 			cancel()
 			// Release what the workers queued but nobody will take.
@@ -98,7 +101,9 @@ func (s *ChangelogScan) Reader(ctx context.Context, alloc memory.Allocator) (arr
 			yield(nil, err)
 		}
 	}
-	return newSeqReader(s.schema, seq, s.Options.Limit), nil
+	r := newSeqReader(s.schema, seq, s.Options.Limit)
+	r.onClose = cancel
+	return r, nil
 }
 
 type groupResult struct {
