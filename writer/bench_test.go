@@ -232,3 +232,47 @@ func BenchmarkWritePartitioned(b *testing.B) {
 	}
 	b.ReportMetric(float64(benchBatchCount*benchBatchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkWriteSorted measures sorted writes against the same batches
+// unsorted: by a random int key (every row moves), and by the customer
+// name then the amount descending (a string key with ties).
+func BenchmarkWriteSorted(b *testing.B) {
+	schema := benchSchema()
+	recs, size := benchBatches(b, schema, benchBatchCount, benchBatchRows)
+	orders := []struct {
+		name  string
+		order *iceberg.SortOrder
+	}{
+		{"unsorted", nil},
+		{"customer", &iceberg.SortOrder{OrderID: 1, Fields: []iceberg.SortField{
+			{SourceID: 2, Transform: iceberg.IdentityTransform{}, Direction: "asc", NullOrder: "nulls-first"}}}},
+		{"name,amount-desc", &iceberg.SortOrder{OrderID: 1, Fields: []iceberg.SortField{
+			{SourceID: 7, Transform: iceberg.IdentityTransform{}, Direction: "asc", NullOrder: "nulls-first"},
+			{SourceID: 3, Transform: iceberg.IdentityTransform{}, Direction: "desc", NullOrder: "nulls-last"}}}},
+	}
+	for _, o := range orders {
+		b.Run(o.name, func(b *testing.B) {
+			b.SetBytes(size)
+			cpu0 := cpuSeconds()
+			for b.Loop() {
+				var out int64
+				opts := DefaultOptions()
+				opts.SortOrder = o.order
+				w, err := New(context.Background(), discardIO{written: &out}, "/bench/data", schema, nil, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, rec := range recs {
+					if err := w.Write(rec); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if _, err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(benchBatchCount*benchBatchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+		})
+	}
+}

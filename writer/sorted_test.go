@@ -45,7 +45,7 @@ func sortSchema() *iceberg.Schema {
 // positive numbers, and the floats' special values.
 func sortRowsInput(seed uint64, n int) [][]any {
 	r := rand.New(rand.NewPCG(seed, 5))
-	cats := []string{"apple", "apricot", "banana", "b", "", "zebra", "éclair", "日本", "ap"}
+	cats := []string{"apple", "apricot", "banana", "b", "", "zebra", "éclair", "日本", "ap", "abcdefghijklmnopq1", "abcdefghijklmnop", "abcdefghijklmnopq0", "abcdefghijklmnop\x00"}
 	doubles := []float64{math.NaN(), math.Inf(-1), math.Inf(1), math.Copysign(0, -1), 0, -1.5, 2.25, 1e300, -1e-300}
 	floats := []float32{float32(math.NaN()), float32(math.Inf(1)), -3, 0, 7.5}
 	rows := make([][]any, n)
@@ -174,6 +174,24 @@ func TestSortedWritesOrderEachFile(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// A first key that is null in every row (the radix sort has no keys)
+// and in none: the later keys order the rows.
+func TestSortedWritesAllNullKey(t *testing.T) {
+	schema := sortSchema()
+	rows := sortRowsInput(4, 600)
+	for _, r := range rows {
+		r[3] = nil // n
+	}
+	for _, first := range []int{4, 1} {
+		order := iceberg.SortOrder{OrderID: 2, Fields: []iceberg.SortField{
+			sortField(first, iceberg.IdentityTransform{}, "desc", "nulls-first"), sortField(3, iceberg.IdentityTransform{}, "desc", "nulls-last")}}
+		opts := DefaultOptions()
+		opts.SortOrder = &order
+		w := sortedWriter(t, t.TempDir(), nil, opts)
+		checkSortedFiles(t, schema, &order, writeRecords(t, w, schema, rows, 200), rows)
 	}
 }
 
