@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // benchKeyedSchema is a keyed table's schema: id is the identifier.
@@ -146,5 +147,69 @@ func BenchmarkUpsertVsAppend(b *testing.B) {
 			}
 		})
 		rec.Release()
+	}
+}
+
+// Reading a 1M-row table after upserting 100k keys (half existing, spread)
+// against reading it before: the deletes' cost on a read.
+//
+//	go test ./writer/ops/ -run XXX -bench ScanAfterUpsert -benchtime 5x
+func BenchmarkScanAfterUpsert(b *testing.B) {
+	const tableRows, keys = 1_000_000, 100_000
+	r := rand.New(rand.NewPCG(1, 2))
+	ids := make([]int64, 0, keys)
+	for _, k := range r.Perm(tableRows)[:keys/2] {
+		ids = append(ids, int64(k))
+	}
+	for i := 0; i < keys/2; i++ {
+		ids = append(ids, int64(tableRows+i))
+	}
+	rec := benchKeyedBatch(ids, 1)
+	defer rec.Release()
+	ctx := context.Background()
+	cases := []struct {
+		name    string
+		version int
+		mode    UpsertMode
+	}{
+		{"plain", 2, ""},
+		{"v2-position-deletes", 2, UpsertMergeOnRead},
+		{"v3-deletion-vectors", 3, UpsertMergeOnRead},
+		{"v2-equality-deletes", 2, UpsertEqualityDeletes},
+	}
+	for _, c := range cases {
+		tbl := benchKeyedTable(b, tableRows, c.version)
+		want := int64(tableRows)
+		if c.name != "plain" {
+			rr, _ := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
+			if _, err := Upsert(ctx, tbl, rr, UpsertOptions{Mode: c.mode, WhenMatchedUpdateAll: true, WhenNotMatchedInsertAll: true}); err != nil {
+				b.Fatal(err)
+			}
+			rr.Release()
+			want += keys / 2
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				sc, err := scan.New(ctx, tbl, scan.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rr, err := sc.Reader(ctx, memory.DefaultAllocator)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var n int64
+				for rr.Next() {
+					n += rr.RecordBatch().NumRows()
+				}
+				if err := rr.Err(); err != nil {
+					b.Fatal(err)
+				}
+				rr.Release()
+				if n != want {
+					b.Fatalf("%d rows read, want %d", n, want)
+				}
+			}
+		})
 	}
 }
