@@ -36,7 +36,8 @@ type RewriteCommit struct {
 // one snapshot (table.RewriteFiles): the groups' data files are replaced
 // by the files written, at the plan's starting snapshot, and delete files
 // that applied to the removed files and to no other live data file go
-// too. It fails with an error of kind Conflict, committing nothing, when
+// too. t is refreshed first and holds the committed version after. It
+// fails with an error of kind Conflict, committing nothing, when
 // another writer removed one of the files, or deleted rows of one after
 // the starting snapshot by position (see table.RewriteFiles).
 func CommitRewrite(ctx context.Context, t *table.Table, results []GroupResult, opts RewriteCommitOptions) (RewriteCommit, error) {
@@ -57,12 +58,17 @@ func CommitRewrite(ctx context.Context, t *table.Table, results []GroupResult, o
 		removed = append(removed, r.Removed...)
 		added = append(added, r.Added...)
 	}
+	// The delete files to drop are chosen on the newest version, so that
+	// one another writer dropped meanwhile is not named (a conflict).
+	if err := t.Refresh(ctx); err != nil {
+		return RewriteCommit{}, fmt.Errorf("commit rewrite: %w", err)
+	}
 	if id, ok, err := table.SnapshotWithToken(t.Metadata, opts.Token); err != nil {
 		return RewriteCommit{}, err
 	} else if ok {
 		return RewriteCommit{SnapshotID: id, TokenFound: true}, nil
 	}
-	deletes, err := deletesOnlyFor(ctx, t, opts.Branch, removed)
+	deletes, err := deletesOnlyFor(ctx, t, opts.Branch, start, removed)
 	if err != nil {
 		return RewriteCommit{}, fmt.Errorf("commit rewrite: %w", err)
 	}
@@ -82,9 +88,16 @@ func CommitRewrite(ctx context.Context, t *table.Table, results []GroupResult, o
 
 // deletesOnlyFor lists the delete files (not deletion vectors) that apply
 // to some of the removed data files and to no other live data file of
-// the branch, by the table's delete matching. Data files other writers
-// add later never need them: their sequence numbers are higher.
-func deletesOnlyFor(ctx context.Context, t *table.Table, branch string, removed []string) ([]string, error) {
+// the branch, by the table's delete matching, among those committed by
+// the starting snapshot: the rewrite applied those, while one committed
+// later (an equality delete) still has rows of the new files to delete.
+// Data files other writers add later never need them: their sequence
+// numbers are higher.
+func deletesOnlyFor(ctx context.Context, t *table.Table, branch string, start int64, removed []string) ([]string, error) {
+	snap := t.Metadata.SnapshotByID(start)
+	if snap == nil {
+		return nil, nil // expired: which deletes it held is not known
+	}
 	gone := make(map[string]bool, len(removed))
 	for _, p := range removed {
 		gone[p] = true
@@ -96,13 +109,16 @@ func deletesOnlyFor(ctx context.Context, t *table.Table, branch string, removed 
 	candidate, needed := map[string]bool{}, map[string]bool{}
 	for i := range plan.Tasks {
 		dt := &plan.Tasks[i]
-		into := needed
-		if gone[dt.File.FilePath] {
-			into = candidate
-		}
+		removedFile := gone[dt.File.FilePath]
 		for _, d := range dt.Deletes {
-			if !d.IsDeletionVector() {
-				into[d.File.FilePath] = true
+			switch {
+			case d.IsDeletionVector():
+			case !removedFile:
+				needed[d.File.FilePath] = true
+			case d.FileSequenceNumber <= snap.SequenceNumber:
+				// Applied by the rewrite. A file sequence number the
+				// manifest never recorded (-1) is of a commit long before.
+				candidate[d.File.FilePath] = true
 			}
 		}
 	}

@@ -642,3 +642,43 @@ func TestRewriteGroupFailures(t *testing.T) {
 		t.Fatalf("a result of an unknown version: %v", err)
 	}
 }
+
+// Another writer drops a delete file of a group's file while the group
+// runs: the commit, on the newest version, does not name it again.
+func TestCommitRewriteAfterADeleteFileWentAway(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 300, 20)
+	deleteByPosition(t, tbl, pred(t, expr.OpEq, "id", int64(3)))
+	plan, err := PlanRewrite(ctx, tbl, RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []GroupResult
+	for _, g := range plan.Groups {
+		r, err := RewriteGroup(ctx, tbl, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, r)
+	}
+	want := tableRows(t, tbl)
+	other := reopen(t, tbl)
+	deletes := liveFiles(t, other).DeleteFiles
+	if len(deletes) != 1 {
+		t.Fatalf("setup: %d delete files", len(deletes))
+	}
+	// Dropping it brings its row back, which the compacted files do not
+	// have: a writer doing so would be wrong, but the delete file is gone
+	// either way, and the compaction must still commit.
+	if _, err := other.RewriteFiles(ctx, nil, []string{deletes[0].File.FilePath}, nil, table.RewriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := CommitRewrite(ctx, tbl, results, RewriteCommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.RemovedDeleteFiles) != 0 {
+		t.Fatalf("removed %v again", c.RemovedDeleteFiles)
+	}
+	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), want, tableRows(t, tbl))
+}
