@@ -1,6 +1,6 @@
-// Package maintain keeps tables healthy: actions that rewrite a table's
-// files without changing its rows, run over floe's reader (reader/scan)
-// and writer and committed through iceberg/table.
+// Package maintain keeps tables healthy: actions that change how a
+// table's rows are stored or described, never the rows, run over floe's
+// reader (reader/scan) and writer and committed through iceberg/table.
 //
 // RewriteDataFiles is compaction (Java's rewrite_data_files, bin-pack
 // strategy): it picks the files of each partition that are too small,
