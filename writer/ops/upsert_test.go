@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
@@ -366,5 +367,52 @@ func TestUpsertKeepsEarlierDeletes(t *testing.T) {
 			t.Fatalf("v%d: %+v, %v", version, res, err)
 		}
 		checkRows(t, "after an upsert on ts", tbl, want)
+	}
+}
+
+// An upsert and a property change in one transaction: one new version
+// with both. A transaction refused after the upsert step wrote its files
+// leaves none of them.
+func TestUpsertInATransaction(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, 3, byBool, nil)
+	input, want := upsertCase(t, tbl)
+	logBefore := len(tbl.Metadata.MetadataLog)
+	tx := tbl.Transaction()
+	tx.SetProperties(map[string]string{"merged": "yes"}, nil)
+	rr := rowsReader(t, tbl, input)
+	res, err := UpsertIn(ctx, tx, rr, upsertOpts("", "id"))
+	rr.Release()
+	if err != nil || res.RowsUpdated != 60 || res.RowsInserted != 60 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fresh := reopened(t, tbl)
+	if got := len(fresh.Metadata.MetadataLog) - logBefore; got != 1 || fresh.Metadata.Properties["merged"] != "yes" {
+		t.Fatalf("%d versions, properties %v", got, fresh.Metadata.Properties)
+	}
+	checkRows(t, "after the transaction", fresh, want)
+
+	before := filesUnderDir(t, tbl.Metadata.Location)
+	tx = fresh.Transaction()
+	more := testtable.RandomRows(77, 5)
+	for i := range more {
+		more[i][0] = int64(20_000 + i)
+	}
+	changed := slices.Clone(input[0])
+	changed[testtable.IDString-1] = "x" // an existing row changed
+	rr = rowsReader(t, fresh, append(more, changed))
+	defer rr.Release()
+	if _, err := UpsertIn(ctx, tx, rr, upsertOpts("", "id")); err != nil {
+		t.Fatal(err)
+	}
+	tx.Add(action.UpgradeFormatVersion{FormatVersion: 1})
+	if _, err := tx.Commit(ctx); !errors.Is(err, errkind.InvalidArgument) {
+		t.Fatalf("a downgrade: %v", err)
+	}
+	if after := filesUnderDir(t, tbl.Metadata.Location); !slices.Equal(after, before) {
+		t.Fatalf("a refused transaction left files: %v", after)
 	}
 }
