@@ -8,7 +8,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
@@ -16,6 +18,7 @@ import (
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/internal/committest"
+	"github.com/google/uuid"
 )
 
 // planShape is what a read of the table sees, one line per data file:
@@ -331,4 +334,62 @@ func TestRewriteManifestsCommitsNothingWhenNothingRegroups(t *testing.T) {
 	if err != nil || res.SnapshotID != id || len(reopen(t, tbl).Metadata.Snapshots) != 1 {
 		t.Fatalf("%+v, %v", res, err)
 	}
+}
+
+// Appenders and manifest rewrites racing from their own handles: every
+// appended file is live at the end, each rewrite rebuilt on the head it
+// landed on.
+func TestRewriteManifestsRacingAppends(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, &byInt, map[string]string{PropCommitMinWaitMs: "1", PropCommitMaxWaitMs: "5", PropCommitNumRetries: "50"})
+	files := writeFiles(t, t.TempDir(), byInt, rowsIn(1, 0, 240, 0, 1, 2), 10)
+	if _, err := tbl.Append(ctx, files[:4], CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := reopen(t, tbl)
+			for i := 4 + w; i < len(files); i += 4 {
+				if _, err := h.Append(ctx, files[i:i+1], CommitOptions{}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range 5 {
+			time.Sleep(5 * time.Millisecond)
+			// A token makes it commit even with one manifest per group.
+			if _, err := reopen(t, tbl).RewriteManifests(ctx, RewriteManifestsOptions{CommitOptions: CommitOptions{Token: uuid.NewString()}}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	fresh := reopen(t, tbl)
+	if got := livePaths(t, fresh); !slices.Equal(got, pathsOf(files)) {
+		t.Fatalf("%d live files, want %d", len(got), len(files))
+	}
+	rewrites := 0
+	for _, s := range fresh.Metadata.Snapshots {
+		if s.Summary["operation"] == OpReplace {
+			rewrites++
+		}
+	}
+	if rewrites == 0 {
+		t.Fatal("no rewrite committed")
+	}
+	checkNoOrphans(t, tbl)
 }
