@@ -396,3 +396,31 @@ func TestRemoveOrphanFilesRefusesATableOpenedAwayFromItsLocation(t *testing.T) {
 		t.Fatal("deleted in the original, or not in the copy")
 	}
 }
+
+// A manifest that cannot be read leaves what it names unknown: the call
+// fails before deleting anything.
+func TestRemoveOrphanFilesDeletesNothingWhenAManifestIsUnreadable(t *testing.T) {
+	ctx := context.Background()
+	tbl := createTable(t, 2, nil, nil)
+	files := intoTable(t, tbl, writeFiles(t, t.TempDir(), iceberg.PartitionSpec{}, rowsWithIDs(1, 0, 30), 10))
+	for i := range 2 {
+		if _, err := tbl.Append(ctx, files[i:i+1], CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := tbl.ManifestList(ctx, tbl.Metadata.CurrentSnapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(list[0].Path, []byte("not avro"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ageAll(t, tbl.Metadata.Location, time.Now().Add(-4*24*time.Hour))
+	before := filesOnDisk(t, tbl.Metadata.Location)
+	if _, err := tbl.RemoveOrphanFiles(ctx, OrphanOptions{}); err == nil {
+		t.Fatal("removed orphans with a manifest unread")
+	}
+	if got := filesOnDisk(t, tbl.Metadata.Location); !slices.Equal(got, before) {
+		t.Fatal("files were deleted")
+	}
+}
