@@ -81,6 +81,20 @@ var commandHelp = []struct{ name, text string }{
              others are inserted, rows equal to the live one are skipped;
              one snapshot. Prints {"command", "snapshot_id", "committed",
              "token_found", "rows_updated", "rows_inserted", "rows_deleted"}`},
+	{"compact", `floe compact TABLE [--target-file-size 512MiB] [--min-file-size SIZE]
+             [--max-file-size SIZE] [--min-input-files N] [--rewrite-all]
+             [--delete-file-threshold N] [--max-group-size SIZE]
+             [--filter EXPR] [--partial-progress] [--max-commits N]
+             [--concurrency N] [--token T] [--branch NAME] [--dry-run]
+             rewrites small files (and files with many deletes) of each
+             partition into files near the target size (default: the
+             table's write.target-file-size-bytes, else 512MiB; min 75%,
+             max 180% of it; groups of at least 5 files), every delete
+             applied, and drops delete files nothing needs any more; one
+             "replace" snapshot, or with --partial-progress up to
+             --max-commits (10) as groups finish. --filter limits it to
+             the files that may hold rows EXPR selects; --dry-run prints
+             the groups only. Prints the result as one JSON object`},
 	{"alter", `floe alter TABLE ACTION [ARGS]… [ACTION [ARGS]…]…
              changes the schema, partition spec, sort order, properties or
              format version: every action given in one commit (consecutive

@@ -26,6 +26,7 @@ var commands = map[string]command{
 	"expire":    runExpire,
 	"delete":    runDelete,
 	"upsert":    runUpsert,
+	"compact":   runCompact,
 	"catalog":   runCatalog,
 
 	"alter":        runAlter,
