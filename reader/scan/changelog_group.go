@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/arrowschema"
 )
 
 // Reserved field ids of a changelog's metadata columns (Java's
@@ -138,9 +140,18 @@ func UnmarshalChangeGroup(data []byte) (*ChangeGroup, error) {
 // check refuses a group whose columns or keys do not fit its tasks.
 func (g *ChangeGroup) check() error {
 	n := len(g.Items[0].Task.dataFields())
+	// Items' rows land in one schema (item 0's) and are matched column by
+	// column: every item must read the same columns, in the same order.
+	first, err := arrowschema.ArrowSchema(g.Items[0].Task.dataFields())
+	if err != nil {
+		return errkind.Errorf(errkind.InvalidArgument, "change group: item 0: %v", err)
+	}
 	for i, it := range g.Items {
 		if len(it.Task.dataFields()) != n {
 			return fmt.Errorf("change group: item %d reads %d table columns, item 0 reads %d", i, len(it.Task.dataFields()), n)
+		}
+		if s, err := arrowschema.ArrowSchema(it.Task.dataFields()); err != nil || !s.Equal(first) {
+			return errkind.Errorf(errkind.InvalidArgument, "change group: item %d reads other table columns than item 0", i)
 		}
 		if it.Kind == "deletes" && !it.Task.readsPos() {
 			return fmt.Errorf("change group: item %d (deletes) does not read _pos", i)
