@@ -131,10 +131,28 @@ func (u *upsertRun) prepare(ctx context.Context, tbl *table.Table, schema *icebe
 			return err
 		}
 	}
-	if err := u.writeRows(ctx, tbl); err != nil {
+	// The new rows and the deletes are independent: written at once.
+	var added []manifest.DataFile
+	var rowsErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		added, rowsErr = u.writeRows(ctx, tbl)
+	}()
+	ch, err := u.writeDeletes(ctx, tbl, schema)
+	<-done
+	if err != nil {
 		return err
 	}
-	return u.writeDeletes(ctx, tbl, schema)
+	if rowsErr != nil {
+		return rowsErr
+	}
+	u.changes = table.RowChanges{
+		RemovedDataFiles: ch.RemovedDataFiles,
+		DataFiles:        append(added, ch.DataFiles...),
+		DeleteFiles:      ch.DeleteFiles,
+	}
+	return nil
 }
 
 // compareColumns sets the columns the matching scan reads (the keys and
@@ -383,7 +401,7 @@ func (u *upsertRun) replaces(g int) bool {
 
 // writeRows writes the input rows that go into the table: those that
 // replace live rows and those inserted, and counts them.
-func (u *upsertRun) writeRows(ctx context.Context, tbl *table.Table) error {
+func (u *upsertRun) writeRows(ctx context.Context, tbl *table.Table) ([]manifest.DataFile, error) {
 	keep := func(g int) bool {
 		if u.matched[g] {
 			return u.replaces(g)
@@ -399,24 +417,19 @@ func (u *upsertRun) writeRows(ctx context.Context, tbl *table.Table) error {
 		}
 	}
 	if u.updated+u.inserted == 0 {
-		return nil
+		return nil, nil
 	}
 	recs, err := u.in.pick(keep)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer releaseAll(recs)
 	rr, err := array.NewRecordReader(u.in.batches[0].Schema(), recs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rr.Release()
-	added, err := write(ctx, tbl, rr, u.c.w)
-	if err != nil {
-		return err
-	}
-	u.changes.DataFiles = append(u.changes.DataFiles, added...)
-	return nil
+	return write(ctx, tbl, rr, u.c.w)
 }
 
 // pick returns the input's rows for which keep is true, batch by batch
@@ -461,12 +474,13 @@ func releaseAll(recs []arrow.RecordBatch) {
 
 // writeDeletes deletes the live rows replaced: by position (delete files,
 // deletion vectors or rewrites, as DeleteRows does) or by equality.
-func (u *upsertRun) writeDeletes(ctx context.Context, tbl *table.Table, schema *iceberg.Schema) error {
+func (u *upsertRun) writeDeletes(ctx context.Context, tbl *table.Table, schema *iceberg.Schema) (table.RowChanges, error) {
 	if !u.opts.WhenMatchedUpdateAll || len(u.matches) == 0 {
-		return nil
+		return table.RowChanges{}, nil
 	}
 	if u.mode == UpsertEqualityDeletes {
-		return u.writeEqualityDeletes(ctx, tbl, schema)
+		files, err := u.writeEqualityDeletes(ctx, tbl, schema)
+		return table.RowChanges{DeleteFiles: files}, err
 	}
 	partial := u.c.plan.Partial
 	outcomes := make([]fileOutcome, len(partial))
@@ -498,23 +512,16 @@ func (u *upsertRun) writeDeletes(ctx context.Context, tbl *table.Table, schema *
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return table.RowChanges{}, err
 		}
 	}
-	ch, err := u.c.collect(partial, outcomes)
-	if err != nil {
-		return err
-	}
-	u.changes.RemovedDataFiles = ch.RemovedDataFiles
-	u.changes.DataFiles = append(u.changes.DataFiles, ch.DataFiles...)
-	u.changes.DeleteFiles = append(u.changes.DeleteFiles, ch.DeleteFiles...)
-	return nil
+	return u.c.collect(partial, outcomes)
 }
 
 // writeEqualityDeletes writes the keys of the replaced rows as one
 // equality delete file (of the unpartitioned default spec: it applies to
 // every older data file).
-func (u *upsertRun) writeEqualityDeletes(ctx context.Context, tbl *table.Table, schema *iceberg.Schema) error {
+func (u *upsertRun) writeEqualityDeletes(ctx context.Context, tbl *table.Table, schema *iceberg.Schema) ([]manifest.DataFile, error) {
 	md := tbl.Metadata
 	ids := make([]int, len(u.keys))
 	for i, k := range u.keys {
@@ -522,15 +529,15 @@ func (u *upsertRun) writeEqualityDeletes(ctx context.Context, tbl *table.Table, 
 	}
 	recs, err := u.in.pick(u.replaces)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer releaseAll(recs)
 	if len(recs) == 0 {
-		return nil
+		return nil, nil
 	}
 	ew, err := writer.NewEqualityDeleteWriter(ctx, tbl.IO, u.c.dataLoc, schema, md.DefaultSpec(), ids, u.c.wopts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, rec := range recs {
 		if err = ew.Write(rec); err != nil {
@@ -543,10 +550,9 @@ func (u *upsertRun) writeEqualityDeletes(ctx context.Context, tbl *table.Table, 
 	}
 	if err != nil {
 		_ = ew.Abort()
-		return err
+		return nil, err
 	}
 	u.c.w.addFiles(files)
-	u.changes.DeleteFiles = append(u.changes.DeleteFiles, files...)
 	for _, ms := range u.matches {
 		for _, m := range ms {
 			if u.replaces(int(m.row)) {
@@ -554,5 +560,5 @@ func (u *upsertRun) writeEqualityDeletes(ctx context.Context, tbl *table.Table, 
 			}
 		}
 	}
-	return nil
+	return files, nil
 }
