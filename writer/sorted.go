@@ -138,10 +138,15 @@ func (s *sorter) take() (arrow.RecordBatch, error) {
 		rows += b.NumRows()
 	}
 	for i := range cols {
+		// Each batch's column cut to its rows: a column may hold more
+		// values than its batch has rows, which would shift the next.
 		for j, b := range batches {
-			parts[j] = b.Column(i)
+			parts[j] = array.NewSlice(b.Column(i), 0, b.NumRows())
 		}
 		c, err := array.Concatenate(parts, memory.DefaultAllocator)
+		for _, p := range parts {
+			p.Release()
+		}
 		if err != nil {
 			for _, c := range cols[:i] {
 				c.Release()

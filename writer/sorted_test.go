@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
@@ -276,3 +278,54 @@ func TestSortOrderRefused(t *testing.T) {
 		}
 	}
 }
+
+// Batches whose columns hold more values than their rows (allowed: only
+// the first rows count) are cut to their rows before the held batches are
+// joined, so no batch's rows shift; a column with fewer values than rows
+// is refused at Write.
+func TestSortedWritesBatchBounds(t *testing.T) {
+	schema := sortSchema()
+	rows := sortRowsInput(5, 400)
+	order := sortedOrders[0].order
+	opts := DefaultOptions()
+	opts.SortOrder = &order
+	w := sortedWriter(t, t.TempDir(), nil, opts)
+	var want [][]any
+	for start := 0; start < len(rows); start += 100 {
+		full := buildRecord(t, schema, rows[start:start+100])
+		short := array.NewRecordBatch(full.Schema(), full.Columns(), 60) // 100 values, 60 rows
+		full.Release()
+		if err := w.Write(short); err != nil {
+			t.Fatal(err)
+		}
+		short.Release()
+		want = append(want, rows[start:start+60]...)
+	}
+	files, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSortedFiles(t, schema, &order, files, want)
+
+	w = sortedWriter(t, t.TempDir(), nil, opts)
+	full := buildRecord(t, schema, rows[:10])
+	cols := slices.Clone(full.Columns())
+	cols[2] = array.NewSlice(cols[2], 0, 5)
+	bad := &shortRecord{RecordBatch: full, cols: cols}
+	if err := w.Write(bad); err == nil || !strings.Contains(err.Error(), "malformed") {
+		t.Errorf("a column of 5 values for 10 rows: %v", err)
+	}
+	cols[2].Release()
+	full.Release()
+	w.Abort()
+}
+
+// shortRecord is a batch whose columns the test sets, beyond what
+// NewRecordBatch would accept.
+type shortRecord struct {
+	arrow.RecordBatch
+	cols []arrow.Array
+}
+
+func (r *shortRecord) Columns() []arrow.Array   { return r.cols }
+func (r *shortRecord) Column(i int) arrow.Array { return r.cols[i] }

@@ -191,6 +191,9 @@ func (w *Writer) write(rec arrow.RecordBatch) error {
 	}
 	defer rec.Release()
 	if w.sort != nil {
+		if err := checkBatch(rec); err != nil || rec.NumRows() == 0 {
+			return err
+		}
 		if !w.sort.sameSchema(rec) {
 			if err := w.flushSorted(); err != nil {
 				return err
@@ -202,6 +205,17 @@ func (w *Writer) write(rec arrow.RecordBatch) error {
 		return nil
 	}
 	return w.writeBatch(rec)
+}
+
+// checkBatch refuses a batch with fewer values in a column than rows.
+func checkBatch(rec arrow.RecordBatch) error {
+	n := int(rec.NumRows())
+	for i, c := range rec.Columns() {
+		if c.Len() < n {
+			return fmt.Errorf("writer: malformed batch: column %d has %d values for %d rows", i, c.Len(), n)
+		}
+	}
+	return nil
 }
 
 // flushSorted writes the batches a sorted writer holds, each partition's
@@ -229,10 +243,8 @@ func (w *Writer) writeBatch(rec arrow.RecordBatch) error {
 	if n == 0 {
 		return nil
 	}
-	for i, c := range rec.Columns() {
-		if c.Len() < n {
-			return fmt.Errorf("writer: malformed batch: column %d has %d values for %d rows", i, c.Len(), n)
-		}
+	if err := checkBatch(rec); err != nil {
+		return err
 	}
 	for i, lw := range w.leaves {
 		if err := lw.bind(rec, &w.binding.leaves[i]); err != nil {
