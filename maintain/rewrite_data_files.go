@@ -2,6 +2,8 @@ package maintain
 
 import (
 	"context"
+	"crypto/sha256"
+	"sort"
 
 	"fmt"
 	"sync"
@@ -52,14 +54,12 @@ type GroupOutcome struct {
 // commits nothing. Files written for what is not committed are deleted.
 // On success t holds the table as the last commit left it.
 func RewriteDataFiles(ctx context.Context, t *table.Table, opts RewriteDataFilesOptions) (Result, error) {
-	if opts.Token != "" {
+	if opts.Token != "" && !opts.PartialProgress {
 		// A compaction that committed and was run again does nothing.
-		for _, tok := range []string{opts.Token, partialToken(opts.Token, 0)} {
-			if id, ok, err := table.SnapshotWithToken(t.Metadata, tok); err != nil {
-				return Result{}, err
-			} else if ok {
-				return Result{SnapshotIDs: []int64{id}, TokenFound: true}, nil
-			}
+		if id, ok, err := table.SnapshotWithToken(t.Metadata, opts.Token); err != nil {
+			return Result{}, err
+		} else if ok {
+			return Result{SnapshotIDs: []int64{id}, TokenFound: true}, nil
 		}
 	}
 	plan, err := PlanRewrite(ctx, t, opts)
@@ -93,16 +93,14 @@ func RewriteDataFiles(ctx context.Context, t *table.Table, opts RewriteDataFiles
 			opts.Progress(finished, len(plan.Groups), res.Groups[i])
 		}
 	}
-	commits := 0
 	commit := func() {
 		if len(pending) == 0 {
 			return
 		}
 		token := opts.Token
 		if token != "" && opts.PartialProgress {
-			token = partialToken(token, commits)
+			token = partialToken(token, pending)
 		}
-		commits++
 		c, err := CommitRewrite(ctx, t, pending, RewriteCommitOptions{Token: token, Branch: opts.Branch})
 		if err == nil && c.TokenFound {
 			res.TokenFound = true
@@ -160,7 +158,23 @@ func RewriteDataFiles(ctx context.Context, t *table.Table, opts RewriteDataFiles
 	return res, nil
 }
 
-func partialToken(token string, k int) string { return fmt.Sprintf("%s/%d", token, k) }
+// partialToken is a partial-progress commit's token: the run's, and what
+// the commit replaces. A run retried after a crash plans again: the groups
+// it committed are gone from its plan, and a commit of the same files
+// again finds its token.
+func partialToken(token string, groups []GroupResult) string {
+	var removed []string
+	for _, g := range groups {
+		removed = append(removed, g.Removed...)
+	}
+	sort.Strings(removed)
+	h := sha256.New()
+	for _, p := range removed {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("%s/%x", token, h.Sum(nil)[:8])
+}
 
 // record notes a commit's outcome on its groups.
 func (r *Result) record(groups []GroupResult, c RewriteCommit, err error) {

@@ -268,13 +268,38 @@ func TestRewriteDataFilesPartialProgress(t *testing.T) {
 		}
 	}
 	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
-	snaps := len(tbl.Metadata.Snapshots)
-	again, err := RewriteDataFiles(ctx, reopen(t, tbl), RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, RewriteAll: true, Token: "nightly"})
-	if err != nil || !again.TokenFound {
+}
+
+// A run with a token: in one commit, running it again does nothing; with
+// partial progress, a run retried after committing some groups (here: one
+// partition's) commits the rest, and each group once.
+func TestRewriteDataFilesRetriedWithToken(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 300, 20)
+	before := tableRows(t, tbl)
+	once := RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, Token: "once", Filter: pred(t, expr.OpEq, "b", false)}
+	if res, err := RewriteDataFiles(ctx, tbl, once); err != nil || len(res.SnapshotIDs) != 1 {
+		t.Fatalf("first run: %+v %v", res, err)
+	}
+	snaps := len(reopen(t, tbl).Metadata.Snapshots)
+	once.RewriteAll = true
+	again, err := RewriteDataFiles(ctx, reopen(t, tbl), once)
+	if err != nil || !again.TokenFound || len(reopen(t, tbl).Metadata.Snapshots) != snaps {
 		t.Fatalf("rerun: %+v %v", again, err)
 	}
-	if n := len(reopen(t, tbl).Metadata.Snapshots); n != snaps {
-		t.Fatalf("%d snapshots after the rerun, %d before", n, snaps)
+
+	nightly := RewriteDataFilesOptions{TargetFileSizeBytes: 16 << 20, PartialProgress: true, Token: "nightly", Filter: pred(t, expr.OpEq, "b", true)}
+	if res, err := RewriteDataFiles(ctx, tbl, nightly); err != nil || len(res.SnapshotIDs) != 1 {
+		t.Fatalf("the run that stopped after one group: %+v %v", res, err)
+	}
+	nightly.Filter = nil
+	res, err := RewriteDataFiles(ctx, tbl, nightly)
+	if err != nil || len(res.SnapshotIDs) != 1 || res.TokenFound || len(res.Groups) != 1 {
+		t.Fatalf("the retried run: %+v %v", res, err)
+	}
+	rowstest.CompareRows(t, "after the runs", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
+	if n := len(liveFiles(t, tbl).Tasks); n != 3 {
+		t.Fatalf("%d files after the runs, want one a partition", n)
 	}
 }
 

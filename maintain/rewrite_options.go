@@ -47,8 +47,10 @@ type RewriteDataFilesOptions struct {
 	// (unbound, over the current schema); whole files are rewritten.
 	Filter expr.Expr `json:"-"`
 	// Token makes the commits idempotent (table.CommitOptions.Token): one
-	// commit takes it as given, partial-progress commit k takes
-	// Token/k.
+	// commit takes it as given (a run with a token committed already does
+	// nothing); a partial-progress commit takes Token/<hash of the files
+	// it replaces>, so a run retried after a crash commits what the first
+	// did not, and nothing twice.
 	Token string `json:"token,omitempty"`
 	// Branch is the branch compacted; "" is main.
 	Branch string `json:"branch,omitempty"`
