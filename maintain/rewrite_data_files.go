@@ -49,9 +49,8 @@ type GroupOutcome struct {
 // so that there are at most PartialProgressMaxCommits commits, and a group
 // that fails (to rewrite, or to commit: a conflict) is reported in its
 // GroupOutcome while the others stay committed; the error is then nil
-// unless nothing could be committed for another reason than the groups.
-// Without it the groups are one commit: any failure fails the whole and
-// commits nothing. Files written for what is not committed are deleted.
+// unless ctx ended. Without it the groups are one commit: any failure
+// fails the whole, every group, and commits nothing. Files written for what is not committed are deleted.
 // On success t holds the table as the last commit left it.
 func RewriteDataFiles(ctx context.Context, t *table.Table, opts RewriteDataFilesOptions) (Result, error) {
 	if opts.Token != "" && !opts.PartialProgress {
@@ -146,16 +145,30 @@ func RewriteDataFiles(ctx context.Context, t *table.Table, opts RewriteDataFiles
 		for _, r := range pending {
 			discardFiles(ctx, t, r.Added)
 		}
+		res.failAll(firstErr)
 		return res, fmt.Errorf("rewrite data files: %w", firstErr)
 	}
 	commit()
 	if !opts.PartialProgress && firstErr != nil {
 		return res, fmt.Errorf("rewrite data files: %w", firstErr)
 	}
-	if opts.PartialProgress && len(res.SnapshotIDs) == 0 && firstErr != nil && ctx.Err() != nil {
-		return res, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		// The caller gave up: what was committed is in res.
+		return res, err
 	}
 	return res, nil
+}
+
+// failAll marks the groups not failed already as not committed because
+// of err (one commit: one group's failure fails them all).
+func (r *Result) failAll(err error) {
+	for i := range r.Groups {
+		if o := &r.Groups[i]; o.Err == nil {
+			o.Err = fmt.Errorf("not committed: %w", err)
+			o.Error, o.OutputFiles = o.Err.Error(), 0
+			r.FailedDataFiles += o.InputFiles
+		}
+	}
 }
 
 // partialToken is a partial-progress commit's token: the run's, and what

@@ -568,8 +568,8 @@ func TestRewriteDataFilesConflictingGroup(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, table.ErrConflict) || len(res.SnapshotIDs) != 0 {
-			t.Fatalf("one commit: %+v, %v", res, err)
+		if !errors.Is(err, table.ErrConflict) || len(res.SnapshotIDs) != 0 || failed != 3 || res.FailedDataFiles != filesBeforeCount(res) {
+			t.Fatalf("one commit: %d failed groups, %+v, %v", failed, res, err)
 		}
 		if got := fresh.MetadataLocation; got != location {
 			t.Fatalf("a failed compaction moved the table from %s to %s", location, got)
@@ -706,4 +706,13 @@ func TestCommitRewriteAfterADeleteFileWentAway(t *testing.T) {
 		t.Fatalf("removed %v again", c.RemovedDeleteFiles)
 	}
 	rowstest.CompareRows(t, "after compaction", tbl.Metadata.CurrentSchema(), want, tableRows(t, tbl))
+}
+
+// filesBeforeCount adds up the groups' input files.
+func filesBeforeCount(r Result) int {
+	n := 0
+	for _, g := range r.Groups {
+		n += g.InputFiles
+	}
+	return n
 }
