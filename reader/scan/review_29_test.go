@@ -219,7 +219,7 @@ func TestReview29FilteredChangelogOfEveryFixture(t *testing.T) {
 					}
 					parent := tbl.Metadata.SnapshotByID(*s.ParentSnapshotID)
 					if parent == nil || !sameSchema(parent, s) {
-							continue
+						continue
 					}
 					if _, err := tbl.PlanFiles(context.Background(), table.SnapshotSelector{SnapshotID: &parent.SnapshotID}); err != nil {
 						continue // a manifest list the fixture lacks
