@@ -20,6 +20,12 @@
 // codecs over klauspost/compress (codec_*.go), and the columns of a batch
 // are converted in parallel, the costliest first.
 //
+// With a sort order (Options.SortOrder; TableOptions gives the table's
+// default one) it holds batches up to a memory bound and writes each
+// partition's rows sorted into files of their own, recording the order's
+// id (sorted.go). Columns named in the bloom filter properties get Parquet
+// split-block bloom filters (options.go, parquetfile's bloom.go).
+//
 // It also writes delete files (WritePositionDeletes, WriteDeletionVectors,
 // EqualityDeleteWriter). DataLocation is where a table's files go.
 // Committing what it writes, and row-level changes by filter, are package

@@ -2,7 +2,8 @@
 // physical form, one column chunk at a time: data pages v1 with RLE
 // levels, PLAIN or dictionary (RLE_DICTIONARY) values with a fallback to
 // PLAIN when a chunk's dictionary outgrows its limit, page indexes
-// (column and offset index), chunk statistics and the footer. It knows
+// (column and offset index), chunk statistics, split-block bloom filters
+// for the columns that ask for one (bloom.go) and the footer. It knows
 // nothing of Iceberg or Arrow: package writer converts Arrow batches to
 // the typed slices a Chunk takes and keeps the Iceberg metrics itself.
 //
