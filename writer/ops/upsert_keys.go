@@ -30,10 +30,10 @@ type upsertInput struct {
 	// batchOf is each global row's batch.
 	batchOf []int32
 	// lo, hi bound each key column that holds signed integers (ranged);
-	// ints are the first key's values when it is the only key and ranged.
+	// firsts are the first key's values, row by row, when it is ranged.
 	ranged []bool
 	lo, hi []int64
-	ints   []int64
+	firsts []int64
 }
 
 // upsertHashSeed seeds the key hash: both sides of the join use it.
@@ -227,8 +227,8 @@ func (in *upsertInput) index(keys []iceberg.NestedField) error {
 					continue
 				}
 				in.lo[i], in.hi[i] = min(in.lo[i], v), max(in.hi[i], v)
-				if i == 0 && len(keys) == 1 && len(in.ints) < inListMax {
-					in.ints = append(in.ints, v)
+				if i == 0 {
+					in.firsts = append(in.firsts, v)
 				}
 			}
 		}
@@ -299,9 +299,9 @@ func (in *upsertInput) filter(keys []iceberg.NestedField) (expr.Expr, error) {
 	if in.rows() == 0 {
 		return expr.AlwaysFalse{}, nil
 	}
-	if len(keys) == 1 && in.ranged[0] && len(in.ints) == in.rows() && len(in.ints) <= inListMax {
-		vals := make([]any, len(in.ints))
-		for i, v := range in.ints {
+	if len(keys) == 1 && in.ranged[0] && len(in.firsts) == in.rows() && len(in.firsts) <= inListMax {
+		vals := make([]any, len(in.firsts))
+		for i, v := range in.firsts {
 			vals[i] = v
 		}
 		return expr.NewPredicate(expr.OpIn, keys[0].Name, vals...)

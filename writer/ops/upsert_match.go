@@ -39,6 +39,9 @@ type upsertRun struct {
 	// matches to compare whole rows (when full is set); the keys are
 	// already known equal.
 	compared []iceberg.NestedField
+	// onePass: the matching scan reads the compared columns too (the keys
+	// reach most files), so compare reads nothing more.
+	onePass bool
 	// matches are the live rows whose key the input holds, by data file as
 	// written; tasks the scan's tasks by data file.
 	matches map[string][]upsertMatch
@@ -155,9 +158,10 @@ func (u *upsertRun) prepare(ctx context.Context, tbl *table.Table, schema *icebe
 	return nil
 }
 
-// compareColumns sets the columns the matching scan reads (the keys and
-// _pos) and, when matched rows replace live ones, the columns compared
-// afterwards so that rows equal to the live one are skipped. Rows are
+// compareColumns sets the columns the matching scan reads (the keys,
+// _pos, and the compared columns when the keys reach most files: spread)
+// and, when matched rows replace live ones, the columns compared so that
+// rows equal to the live one are skipped. Rows are
 // compared only when every column is primitive and in the input (a
 // missing column would be written as nulls, which the comparison would
 // have to model); otherwise every matched row counts as changed.
@@ -166,7 +170,7 @@ func (u *upsertRun) compareColumns(schema *iceberg.Schema) error {
 	for _, k := range u.keys {
 		u.cols = append(u.cols, k.Name)
 	}
-	u.cols = append(u.cols, "_pos")
+	defer func() { u.cols = append(u.cols, "_pos") }()
 	as := u.in.batches[0].Schema()
 	compare := u.opts.WhenMatchedUpdateAll
 	for _, f := range schema.Fields {
@@ -202,7 +206,66 @@ func (u *upsertRun) compareColumns(schema *iceberg.Schema) error {
 		}
 		u.full[b] = k
 	}
+	if len(u.compared) > 0 && u.spread() {
+		// The keys reach most files: read the compared columns in the
+		// matching scan rather than reading those files twice.
+		u.onePass = true
+		for _, f := range u.compared {
+			u.cols = append(u.cols, f.Name)
+		}
+	}
 	return nil
+}
+
+// onePassShare is the share of the planned files the input's keys must
+// reach for the matching scan to read the compared columns too.
+var onePassShare = 0.5
+
+// spread reports whether the input's first key values fall within the
+// bounds of more than onePassShare of the planned files (a file without
+// bounds counts). Keys that are not integers cannot tell: false.
+func (u *upsertRun) spread() bool {
+	partial := u.plan.Partial
+	if !u.in.ranged[0] || len(u.in.firsts) == 0 || len(partial) == 0 {
+		return false
+	}
+	sorted := slices.Clone(u.in.firsts)
+	slices.Sort(sorted)
+	key := u.keys[0]
+	reached := 0
+	for i := range partial {
+		lo, okLo := boundInt(partial[i].File.Metrics.LowerBound(key.ID))(key.Type)
+		hi, okHi := boundInt(partial[i].File.Metrics.UpperBound(key.ID))(key.Type)
+		if !okLo || !okHi {
+			reached++
+			continue
+		}
+		j, _ := slices.BinarySearch(sorted, lo)
+		if j < len(sorted) && sorted[j] <= hi {
+			reached++
+		}
+	}
+	return float64(reached) > onePassShare*float64(len(partial))
+}
+
+// boundInt decodes an integer column bound.
+func boundInt(b []byte, ok bool) func(iceberg.Type) (int64, bool) {
+	return func(t iceberg.Type) (int64, bool) {
+		if !ok {
+			return 0, false
+		}
+		v, err := iceberg.ValueFromBytes(t, b)
+		if err != nil {
+			return 0, false
+		}
+		switch v := v.(type) {
+		case int32:
+			return int64(v), true
+		case int64:
+			return v, true
+		}
+		return 0, false
+	}
 }
 
 // match scans the planned snapshot for the key columns (and compared
@@ -276,6 +339,12 @@ func (u *upsertRun) probeTask(ctx context.Context, tbl *table.Table, task *scan.
 		if err != nil {
 			return nil, err
 		}
+		var full *kernels.Keys
+		if u.onePass {
+			if full, err = kernels.NewKeys(rec.Columns()[nk:last]); err != nil {
+				return nil, err
+			}
+		}
 		positions := pos.Int64Values()
 		hashes = k.Hash(upsertHashSeed, hashes)
 		for r, h := range hashes {
@@ -283,7 +352,12 @@ func (u *upsertRun) probeTask(ctx context.Context, tbl *table.Table, task *scan.
 			if j < 0 {
 				continue
 			}
-			out = append(out, upsertMatch{pos: positions[r], row: int32(j)})
+			m := upsertMatch{pos: positions[r], row: int32(j)}
+			if full != nil {
+				b, rj := u.in.local(j)
+				m.equal = u.full[b].Equal(rj, full, r)
+			}
+			out = append(out, m)
 		}
 	}
 	return out, rr.Err()
@@ -299,6 +373,8 @@ func (u *upsertRun) compare(ctx context.Context, tbl *table.Table) error {
 		paths = append(paths, p)
 	}
 	switch {
+	case u.onePass:
+		// probeTask compared the rows.
 	case u.full != nil && len(u.compared) == 0:
 		// Every column is a key: a matched row equals its live row.
 		for _, p := range paths {

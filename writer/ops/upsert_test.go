@@ -3,13 +3,14 @@ package ops
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/floedb/floe/errkind"
-	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/rowstest"
@@ -69,57 +70,63 @@ func TestUpsertReplacesAndInserts(t *testing.T) {
 		{3, UpsertMergeOnRead, nil, "vector"},
 		{3, UpsertCopyOnWrite, nil, "none"},
 	}
-	for _, tc := range cases {
-		name := strings.Join([]string{"v" + string(rune('0'+tc.version)), string(tc.mode), tc.deletes}, "/")
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			tbl := newTable(t, tc.version, tc.spec, nil)
-			input, want := upsertCase(t, tbl)
-			before := len(tbl.Metadata.Snapshots)
-			rr := rowsReader(t, tbl, input)
-			defer rr.Release()
-			res, err := Upsert(ctx, tbl, rr, upsertOpts(tc.mode, "id"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.Committed || res.RowsUpdated != 60 || res.RowsInserted != 60 || res.DeletedRows != 60 {
-				t.Fatalf("result %+v: want 60 updated, 60 inserted, 60 deleted", res)
-			}
-			checkRows(t, "after the upsert", tbl, want)
-			re := reopened(t, tbl)
-			if n := len(re.Metadata.Snapshots); n != before+1 {
-				t.Fatalf("%d snapshots, want %d", n, before+1)
-			}
-			var dataRows int64
-			kinds := map[string]int{}
-			for _, f := range res.Files {
-				switch {
-				case f.Content == manifest.ContentData:
-					dataRows += f.RecordCount
-				case f.Content == manifest.ContentEqualityDeletes:
-					kinds["equality"]++
-				case f.ContentOffset != nil:
-					kinds["vector"]++
-				default:
-					kinds["position"]++
+	// Rows are compared in the matching scan (one pass) or in a second
+	// read of the files holding matches: both ways give the same.
+	defer func(share float64) { onePassShare = share }(onePassShare)
+	for _, share := range []float64{-1, 2} {
+		for _, tc := range cases {
+			name := strings.Join([]string{fmt.Sprintf("share %v", share), "v" + string(rune('0'+tc.version)), string(tc.mode), tc.deletes}, "/")
+			onePassShare = share
+			t.Run(name, func(t *testing.T) {
+				ctx := context.Background()
+				tbl := newTable(t, tc.version, tc.spec, nil)
+				input, want := upsertCase(t, tbl)
+				before := len(tbl.Metadata.Snapshots)
+				rr := rowsReader(t, tbl, input)
+				defer rr.Release()
+				res, err := Upsert(ctx, tbl, rr, upsertOpts(tc.mode, "id"))
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if tc.deletes == "none" {
-				if len(kinds) != 0 {
-					t.Fatalf("delete files %v, want none", kinds)
+				if !res.Committed || res.RowsUpdated != 60 || res.RowsInserted != 60 || res.DeletedRows != 60 {
+					t.Fatalf("result %+v: want 60 updated, 60 inserted, 60 deleted", res)
 				}
-			} else if len(kinds) != 1 || kinds[tc.deletes] == 0 {
-				t.Fatalf("delete files %v, want %s only", kinds, tc.deletes)
-			}
-			// The unchanged rows were not written again (copy-on-write
-			// also rewrites the rows that stay in the files it touches).
-			if tc.deletes != "none" && dataRows != 120 {
-				t.Fatalf("%d rows written, want 120", dataRows)
-			}
-			if tc.version >= 3 {
-				checkVectors(t, re)
-			}
-		})
+				checkRows(t, "after the upsert", tbl, want)
+				re := reopened(t, tbl)
+				if n := len(re.Metadata.Snapshots); n != before+1 {
+					t.Fatalf("%d snapshots, want %d", n, before+1)
+				}
+				var dataRows int64
+				kinds := map[string]int{}
+				for _, f := range res.Files {
+					switch {
+					case f.Content == manifest.ContentData:
+						dataRows += f.RecordCount
+					case f.Content == manifest.ContentEqualityDeletes:
+						kinds["equality"]++
+					case f.ContentOffset != nil:
+						kinds["vector"]++
+					default:
+						kinds["position"]++
+					}
+				}
+				if tc.deletes == "none" {
+					if len(kinds) != 0 {
+						t.Fatalf("delete files %v, want none", kinds)
+					}
+				} else if len(kinds) != 1 || kinds[tc.deletes] == 0 {
+					t.Fatalf("delete files %v, want %s only", kinds, tc.deletes)
+				}
+				// The unchanged rows were not written again (copy-on-write
+				// also rewrites the rows that stay in the files it touches).
+				if tc.deletes != "none" && dataRows != 120 {
+					t.Fatalf("%d rows written, want 120", dataRows)
+				}
+				if tc.version >= 3 {
+					checkVectors(t, re)
+				}
+			})
+		}
 	}
 }
 
