@@ -276,3 +276,39 @@ func BenchmarkWriteSorted(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWriteBloom measures bloom filters on the id and name columns
+// against none, on the same batches.
+func BenchmarkWriteBloom(b *testing.B) {
+	schema := benchSchema()
+	recs, size := benchBatches(b, schema, benchBatchCount, benchBatchRows)
+	for _, c := range []struct {
+		name   string
+		filter map[int]float64
+	}{{"none", nil}, {"id,name", map[int]float64{1: 0.01, 7: 0.01}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			cpu0 := cpuSeconds()
+			var out int64
+			for b.Loop() {
+				out = 0
+				opts := DefaultOptions()
+				opts.BloomFilters = c.filter
+				w, err := New(context.Background(), discardIO{written: &out}, "/bench/data", schema, nil, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, rec := range recs {
+					if err := w.Write(rec); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if _, err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(out), "file-bytes")
+		})
+	}
+}
