@@ -716,3 +716,43 @@ func filesBeforeCount(r Result) int {
 	}
 	return n
 }
+
+// The sort strategy writes each group's rows in the table's sort order
+// (recorded in the entries), keeping the rows and their lineage; an
+// unsorted table has no order to use.
+func TestRewriteDataFilesSortStrategy(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 3, 400, 40)
+	deleteByPosition(t, tbl, pred(t, expr.OpLt, "id", int64(25)))
+	if _, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{Strategy: StrategySort}); errkind.Of(err) != errkind.InvalidArgument {
+		t.Fatalf("sort strategy on an unsorted table: %v", err)
+	}
+	if _, err := tbl.Apply(ctx, new(action.ReplaceSortOrder).
+		Asc("s", iceberg.TruncateTransform{Width: 2}, action.NullsLast).
+		Desc("d", nil, action.NullsFirst)); err != nil {
+		t.Fatal(err)
+	}
+	before := rowsWithLineage(t, tbl)
+	res, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{Strategy: StrategySort, RewriteAll: true})
+	if err != nil || len(res.SnapshotIDs) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if after := rowsWithLineage(t, reopen(t, tbl)); strings.Join(after, "\n") != strings.Join(before, "\n") {
+		t.Fatal("rows or their lineage changed")
+	}
+	md := tbl.Metadata
+	order := md.DefaultSortOrder()
+	files := liveFiles(t, tbl).Tasks
+	if len(files) != 3 {
+		t.Fatalf("%d files", len(files))
+	}
+	for _, task := range files {
+		if id := task.File.SortOrderID; id == nil || *id != order.OrderID {
+			t.Fatalf("%s: sort_order_id %v, want %d", task.Path, id, order.OrderID)
+		}
+		rowstest.CheckSorted(t, task.Path, md.CurrentSchema(), order, rowstest.ReadFile(t, task.Path, md.CurrentSchema()))
+	}
+	if _, err := PlanRewrite(ctx, tbl, RewriteDataFilesOptions{Strategy: "zorder"}); errkind.Of(err) != errkind.InvalidArgument {
+		t.Fatalf("unknown strategy: %v", err)
+	}
+}

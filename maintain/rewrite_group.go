@@ -61,7 +61,9 @@ func (r *GroupResult) UnmarshalJSON(data []byte) error {
 // RewriteGroup reads a group's rows, every delete applied, and writes
 // them as new data files of its partition near the group's target size
 // (the table's other write.* properties apply), with their row lineage
-// when the group carries it. It commits nothing: CommitRewrite does. On
+// when the group carries it, sorted when it names a sort order (each
+// writer.Options.SortBufferSize of rows sorted as one run: a larger
+// group's files are each sorted, not ordered among themselves). It commits nothing: CommitRewrite does. On
 // an error, the files it wrote are deleted.
 func RewriteGroup(ctx context.Context, t *table.Table, g FileGroup) (GroupResult, error) {
 	md := t.Metadata
@@ -79,6 +81,13 @@ func RewriteGroup(ctx context.Context, t *table.Table, g FileGroup) (GroupResult
 	}
 	if g.TargetFileSizeBytes > 0 {
 		wopts.TargetFileSize = g.TargetFileSizeBytes
+	}
+	if g.SortOrderID != nil {
+		// The writer sorts what it holds (up to its sort buffer) and
+		// records the order in each file's entry.
+		if wopts.SortOrder = md.SortOrderByID(*g.SortOrderID); wopts.SortOrder == nil {
+			return GroupResult{}, errkind.Errorf(errkind.NotFound, "rewrite group %d: sort order %d is not in the table", g.ID, *g.SortOrderID)
+		}
 	}
 	writeSchema := schema
 	if g.Lineage {

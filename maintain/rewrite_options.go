@@ -12,6 +12,13 @@ import (
 // RewriteDataFilesOptions steer compaction. Zero values take Java's
 // defaults; the JSON names are Java's option names.
 type RewriteDataFilesOptions struct {
+	// Strategy is how a group's rows are written: "binpack" (the default,
+	// in the order read) or "sort" (sorted by SortOrderID, default the
+	// table's sort order; each file's entry records it). Files are chosen
+	// and grouped alike either way, as in Java.
+	Strategy string `json:"strategy,omitempty"`
+	// SortOrderID names one of the table's sort orders for "sort".
+	SortOrderID *int `json:"sort-order-id,omitempty"`
 	// TargetFileSizeBytes is the size written files aim at; 0 means the
 	// table's write.target-file-size-bytes, else 512 MiB.
 	TargetFileSizeBytes int64 `json:"target-file-size-bytes,omitempty"`
@@ -60,6 +67,12 @@ type RewriteDataFilesOptions struct {
 	Progress func(done, total int, group GroupOutcome) `json:"-"`
 }
 
+// Strategies.
+const (
+	StrategyBinPack = "binpack"
+	StrategySort    = "sort"
+)
+
 // Java's defaults.
 const (
 	defaultMinInputFiles         = 5
@@ -101,6 +114,28 @@ func (o RewriteDataFilesOptions) resolved(md *metadata.Metadata) (RewriteDataFil
 	}
 	if o.MaxConcurrentGroups == 0 {
 		o.MaxConcurrentGroups = 1
+	}
+	switch o.Strategy {
+	case "", StrategyBinPack:
+		o.Strategy = StrategyBinPack
+		if o.SortOrderID != nil {
+			return o, errkind.New(errkind.InvalidArgument, "rewrite data files: a sort order is for the sort strategy")
+		}
+	case StrategySort:
+		id := md.DefaultSortOrderID
+		if o.SortOrderID != nil {
+			id = *o.SortOrderID
+		}
+		order := md.SortOrderByID(id)
+		switch {
+		case order == nil:
+			return o, errkind.Errorf(errkind.NotFound, "rewrite data files: sort order %d is not in the table", id)
+		case len(order.Fields) == 0:
+			return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: sort order %d sorts by nothing (the table is unsorted: give a sort order)", id)
+		}
+		o.SortOrderID = &id
+	default:
+		return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: unknown strategy %q (binpack or sort)", o.Strategy)
 	}
 	switch {
 	case o.TargetFileSizeBytes < 0 || o.MinFileSizeBytes < 0 || o.MaxFileSizeBytes < 0 || o.MaxFileGroupSizeBytes < 0:

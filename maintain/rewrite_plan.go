@@ -42,6 +42,9 @@ type FileGroup struct {
 	// DeleteFiles counts the delete files applying to the group's files.
 	DeleteFiles         int   `json:"delete_files"`
 	TargetFileSizeBytes int64 `json:"target_file_size_bytes"`
+	// SortOrderID, when set, is the table's sort order the rows are
+	// written in (the sort strategy).
+	SortOrderID *int `json:"sort_order_id,omitempty"`
 	// Lineage says the rows' _row_id and _last_updated_sequence_number
 	// are read and written with them (format version 3).
 	Lineage bool `json:"lineage,omitempty"`
@@ -115,6 +118,7 @@ func PlanRewrite(ctx context.Context, t *table.Table, opts RewriteDataFilesOptio
 		g := FileGroup{
 			ID: len(plan.Groups), StartingSnapshotID: id, SpecID: files[0].File.SpecID,
 			Partition: describePartition(t, &files[0].File), TargetFileSizeBytes: opts.TargetFileSizeBytes, Lineage: lineage,
+			SortOrderID: opts.SortOrderID,
 		}
 		for _, dt := range files {
 			g.DataFiles = append(g.DataFiles, dt.File.FilePath)
