@@ -241,12 +241,24 @@ func releaseAll(arrs []arrow.Array) {
 // bitset is a set of row positions of one file.
 type bitset struct{ words []uint64 }
 
-func newBitset(n int64) *bitset { return &bitset{words: make([]uint64, (max(n, 0)+63)/64)} }
+// maxBitsetHint bounds the room newBitset reserves from a row count it is
+// told (a manifest's record_count, or a serialised task's): the set grows
+// to the positions actually read, so a wrong count neither drops live
+// rows nor allocates for rows the file does not have.
+const maxBitsetHint = 1 << 27
+
+func newBitset(n int64) *bitset {
+	return &bitset{words: make([]uint64, (min(max(n, 0), maxBitsetHint)+63)/64)}
+}
 
 func (b *bitset) set(p int64) {
-	if p >= 0 && p/64 < int64(len(b.words)) {
-		b.words[p/64] |= 1 << (p % 64)
+	if p < 0 {
+		return
 	}
+	if w := int(p / 64); w >= len(b.words) {
+		b.words = append(b.words, make([]uint64, w+1-len(b.words))...)
+	}
+	b.words[p/64] |= 1 << (p % 64)
 }
 
 func (b *bitset) has(p int64) bool {

@@ -255,3 +255,74 @@ func TestReview29FilteredChangelogOfEveryFixture(t *testing.T) {
 		t.Fatal("nothing checked")
 	}
 }
+
+// The rows of a "deletes" item do not depend on the record count its
+// task carries (a manifest's figure, or a caller's bytes): a count too
+// small reports no row live after as deleted, and a huge one neither
+// panics nor allocates for rows the file does not have.
+func TestReview29DeletesItemRecordCount(t *testing.T) {
+	tbl := openFixture(t, changelogFixture)
+	s, err := NewChangelog(context.Background(), tbl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// read gives the group's rows, or nil when the read fails (a count
+	// the file's footer contradicts is refused: fine).
+	read := func(g *ChangeGroup) []string {
+		rr, err := g.Reader(context.Background(), tbl.IO, memory.DefaultAllocator, ReadOptions{})
+		if err != nil {
+			return nil
+		}
+		defer rr.Release()
+		var out []string
+		for rr.Next() {
+			rec := rr.RecordBatch()
+			for r := 0; r < int(rec.NumRows()); r++ {
+				line := ""
+				for c := 0; c < int(rec.NumCols()); c++ {
+					line += impalaValue(rec.Column(c), r) + ","
+				}
+				out = append(out, line)
+			}
+		}
+		if rr.Err() != nil {
+			return nil
+		}
+		return out
+	}
+	tried := 0
+	for _, g := range s.Groups() {
+		if len(g.Items) != 1 || g.Items[0].Kind != "deletes" {
+			continue
+		}
+		want := read(g)
+		if want == nil {
+			t.Fatal("the group does not read")
+		}
+		data, err := g.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, count := range []int64{0, 1, 1 << 62} {
+			bad, err := UnmarshalChangeGroup(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad.Items[0].Task.RecordCount = count
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("record count %d: panic %v", count, p)
+					}
+				}()
+				if got := read(bad); got != nil && !slices.Equal(got, want) {
+					t.Errorf("record count %d: %v, want %v", count, got, want)
+				}
+			}()
+		}
+		tried++
+	}
+	if tried == 0 {
+		t.Fatal("no deletes item in the fixture's changelog")
+	}
+}
