@@ -57,6 +57,9 @@ func TestCompactCommand(t *testing.T) {
 	if !again.TokenFound || again.SnapshotIDs[0] != res.SnapshotIDs[0] {
 		t.Fatalf("rerun with the token: %+v", again)
 	}
+	if status, _, errOut := runCLI(t, "compact", loc, "--strategy", "sort"); status == 0 || !strings.Contains(errOut, "sort order") {
+		t.Fatalf("--strategy sort on an unsorted table: status %d, %q", status, errOut)
+	}
 	if status, _, errOut := runCLI(t, "compact", loc, "--min-input-files", "0"); status == 0 || !strings.Contains(errOut, "min-input-files") {
 		t.Fatalf("--min-input-files 0: status %d, %q", status, errOut)
 	}

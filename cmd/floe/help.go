@@ -81,7 +81,8 @@ var commandHelp = []struct{ name, text string }{
              others are inserted, rows equal to the live one are skipped;
              one snapshot. Prints {"command", "snapshot_id", "committed",
              "token_found", "rows_updated", "rows_inserted", "rows_deleted"}`},
-	{"compact", `floe compact TABLE [--target-file-size 512MiB] [--min-file-size SIZE]
+	{"compact", `floe compact TABLE [--strategy binpack|sort] [--sort-order-id N]
+             [--target-file-size 512MiB] [--min-file-size SIZE]
              [--max-file-size SIZE] [--min-input-files N] [--rewrite-all]
              [--delete-file-threshold N] [--max-group-size SIZE]
              [--filter EXPR] [--partial-progress] [--max-commits N]
@@ -94,7 +95,9 @@ var commandHelp = []struct{ name, text string }{
              "replace" snapshot, or with --partial-progress up to
              --max-commits (10) as groups finish. --filter limits it to
              the files that may hold rows EXPR selects; --dry-run prints
-             the groups only. Prints the result as one JSON object`},
+             the groups only; --strategy sort writes each group sorted by
+             the table's sort order (or --sort-order-id). Prints the result
+             as one JSON object`},
 	{"alter", `floe alter TABLE ACTION [ARGS]… [ACTION [ARGS]…]…
              changes the schema, partition spec, sort order, properties or
              format version: every action given in one commit (consecutive
