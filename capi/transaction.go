@@ -140,6 +140,7 @@ func tableTransaction(th *tableHandle, actionsJSON, optionsJSON []byte) ([]byte,
 	if err != nil {
 		return nil, commitFailureStatus(err), err
 	}
+	statisticsOnCommit(ctx, &base)
 	th.set(&base)
 	data, err := json.Marshal(newTxResult(res, base.Metadata))
 	if err != nil {

@@ -309,6 +309,7 @@ func runOnHandle(fn string, h C.uintptr_t, snapshotID *C.int64_t, timeout *time.
 	if err != nil {
 		return fail(fn, err, commitFailureStatus(err))
 	}
+	statisticsOnCommit(ctx, &base)
 	th.set(&base)
 	*snapshotID = C.int64_t(res.SnapshotID)
 	return C.int(statusOK)

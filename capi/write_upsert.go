@@ -93,6 +93,7 @@ func capiUpsert(h C.uintptr_t, data *C.struct_ArrowArrayStream, optionsJSON *C.c
 	if err != nil {
 		return fail(fn, err, commitFailureStatus(err))
 	}
+	statisticsOnCommit(ctx, &base)
 	th.set(&base)
 	out, err := json.Marshal(newUpsertResult(res))
 	if err != nil {

@@ -627,6 +627,61 @@ floe_status floe_array_stream(struct ArrowSchema* schema, struct ArrowArray* arr
  * floe_add_files, say) are left and listed in "outside". */
 floe_status floe_expire_snapshots(floe_table* table, const char* options_json, char** result_json);
 
+/* Told how far floe_table_maintain is: progress_json is a JSON object
+ * {"action": name, "done": n, "total": n, "group": {...}} valid only
+ * during the call. Called on the thread that called floe_table_maintain. */
+typedef void (*floe_progress_fn)(const char* progress_json, void* user_data);
+
+/* Run one table-maintenance action. options_json may be NULL or "{}";
+ * an unknown key is FLOE_INVALID_ARGUMENT naming the closest one. Every
+ * action takes "timeout_ms". progress (may be NULL) is called with
+ * user_data as the action goes: per file group for "rewrite_data_files",
+ * once at the end for the others. *result_json (free with
+ * floe_string_free) is one JSON object. Actions:
+ *  "remove_orphan_files": delete files under the table's location that no
+ *    snapshot or metadata file references. "older_than_ms": <ms since
+ *    epoch> keep files modified after it (default 3 days ago; less than
+ *    1 hour ago needs "force": true), "dry_run": <bool> delete nothing,
+ *    "location": <directory under the table's location>. Result:
+ *    {"dry_run", "orphan_files": [paths], "deleted_files_count",
+ *    "failed_deletes_count", "listed_files_count",
+ *    "referenced_files_count", "too_new_files_count"}. Refused on a table
+ *    with gc.enabled=false.
+ *  "rewrite_manifests": regroup the branch head's manifests by partition
+ *    into manifests near "target_size_bytes" (default
+ *    commit.manifest.target-size-bytes), one "replace" snapshot.
+ *    "token", "properties", "branch" as commit_json. Result:
+ *    {"snapshot_id", "committed", "token_found",
+ *    "rewritten_manifests_count", "added_manifests_count",
+ *    "kept_manifests_count", "processed_entries_count"}; committed is
+ *    false when each content and spec is one manifest already.
+ *  "remove_dangling_deletes": remove delete files (and deletion vectors)
+ *    that apply to no live data file, one "replace" snapshot; "token",
+ *    "properties", "branch". Result: {"snapshot_id", "committed",
+ *    "token_found", "removed_delete_files": [paths]}.
+ *  "compute_statistics": NDV theta sketches of "columns" (default every
+ *    top-level primitive column) of "snapshot_id" (default current),
+ *    written as a Puffin file and registered in the metadata. Result:
+ *    {"snapshot_id", "statistics_path", "file_size_in_bytes",
+ *    "ndv": {"column": n}}.
+ *  "rewrite_data_files": compact small files (bin-pack) and apply
+ *    deletes. Java's options in snake case: "target_file_size_bytes",
+ *    "min_file_size_bytes", "max_file_size_bytes", "min_input_files",
+ *    "delete_file_threshold", "delete_ratio_threshold", "rewrite_all",
+ *    "max_file_group_size_bytes", "partial_progress_enabled",
+ *    "partial_progress_max_commits",
+ *    "max_concurrent_file_group_rewrites", "filter" (as floe_delete_rows
+ *    takes it), "token", "branch". Result: {"starting_snapshot_id",
+ *    "groups": [{"id", "partition", "input_files", "input_bytes",
+ *    "output_files", "snapshot_id", "error"}],
+ *    "rewritten_data_files_count", "added_data_files_count",
+ *    "rewritten_bytes_count", "removed_delete_files_count",
+ *    "failed_data_files_count", "snapshot_ids": [ids], "token_found"}.
+ * FLOE_CONFLICT, committing nothing, when another writer removed what a
+ * commit replaces (with partial progress, only that group fails). */
+floe_status floe_table_maintain(floe_table* table, const char* action, const char* options_json,
+                                floe_progress_fn progress, void* user_data, char** result_json);
+
 /* ------------------------------------------------------------------------
  * Transactions: several changes to one table as one commit
  *

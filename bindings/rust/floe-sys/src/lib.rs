@@ -80,6 +80,10 @@ pub const FLOE_UNAUTHORIZED: floe_status = 9;
 pub const FLOE_CANCELLED: floe_status = 10;
 pub const FLOE_TIMEOUT: floe_status = 11;
 
+/// floe_progress_fn: told how far floe_table_maintain is (a JSON object,
+/// valid during the call), with the call's user_data.
+pub type floe_progress_fn = Option<unsafe extern "C" fn(progress_json: *const c_char, user_data: *mut c_void)>;
+
 #[repr(C)]
 pub struct floe_table {
     _private: [u8; 0],
@@ -164,6 +168,8 @@ extern "C" {
     pub fn floe_json_rows_stream(table: *mut floe_table, rows: *const c_char, len: usize, out: *mut ArrowArrayStream) -> floe_status;
     pub fn floe_array_stream(schema: *mut ArrowSchema, array: *mut ArrowArray, out: *mut ArrowArrayStream) -> floe_status;
     pub fn floe_expire_snapshots(table: *mut floe_table, options_json: *const c_char, result_json: *mut *mut c_char) -> floe_status;
+    pub fn floe_table_maintain(table: *mut floe_table, action: *const c_char, options_json: *const c_char,
+                               progress: floe_progress_fn, user_data: *mut c_void, result_json: *mut *mut c_char) -> floe_status;
     pub fn floe_table_transaction(table: *mut floe_table, actions_json: *const c_char, options_json: *const c_char,
                                   result_json: *mut *mut c_char) -> floe_status;
     pub fn floe_table_transaction_preview(table: *mut floe_table, actions_json: *const c_char, out: *mut *mut floe_table) -> floe_status;
