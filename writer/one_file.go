@@ -26,7 +26,8 @@ type FileWriter struct {
 }
 
 // NewFileWriter starts the file at path in files. Options are as for New;
-// the target file size is ignored (one file however large).
+// the target file size is ignored (one file however large), and so is the
+// sort buffer's (a sort order holds every row until Close).
 func NewFileWriter(ctx context.Context, files fileio.FileIO, path string, schema *iceberg.Schema, opts Options) (*FileWriter, error) {
 	if files == nil || path == "" {
 		return nil, fmt.Errorf("writer: a FileIO and a path are required")
@@ -55,6 +56,9 @@ func NewStreamFileWriter(ctx context.Context, out io.Writer, schema *iceberg.Sch
 
 func newFileWriter(ctx context.Context, out *oneFileIO, path string, schema *iceberg.Schema, opts Options) (*FileWriter, error) {
 	opts.TargetFileSize = math.MaxInt64
+	// With a sort order the one file is one sorted run: every batch is
+	// held until Close (a sort buffer's flush would start a second file).
+	opts.SortBufferSize = math.MaxInt64
 	location := path
 	if location == "" {
 		location = "stream"

@@ -329,3 +329,31 @@ type shortRecord struct {
 
 func (r *shortRecord) Columns() []arrow.Array   { return r.cols }
 func (r *shortRecord) Column(i int) arrow.Array { return r.cols[i] }
+
+// A FileWriter with a sort order writes its one file sorted, however many
+// batches and whatever the sort buffer.
+func TestFileWriterSorted(t *testing.T) {
+	schema := sortSchema()
+	rows := sortRowsInput(6, 2000)
+	order := sortedOrders[2].order
+	opts := DefaultOptions()
+	opts.SortOrder, opts.SortBufferSize = &order, 1000
+	path := filepath.Join(t.TempDir(), "one.parquet")
+	fw, err := NewFileWriter(context.Background(), fileio.Local{}, path, schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := 0; start < len(rows); start += 250 {
+		rec := buildRecord(t, schema, rows[start:start+250])
+		err := fw.Write(rec)
+		rec.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	df, err := fw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSortedFiles(t, schema, &order, []manifest.DataFile{df}, rows)
+}
