@@ -22,7 +22,7 @@ const module = "github.com/floedb/floe/"
 // metadata, not manifests, storage or the tables that run them; catalogs know tables and storage, not file formats or scans;
 // writer writes files, and reading tables and committing are writer/ops's;
 // maintain (table maintenance actions) uses all of those and only the
-// interfaces use it;
+// interfaces (and internal/maintenance, their shared options) use it;
 // the Parquet file writer under it, like the Parquet reader, knows no
 // Iceberg.
 var forbidden = map[string][]string{
@@ -41,6 +41,8 @@ var forbidden = map[string][]string{
 	"writer/parquetfile": {"iceberg", "reader", "kernels", "catalog", "capi", "cmd", "internal", "errkind", "writer/ops"},
 	"capi":               {"cmd"},
 	"internal":           {"capi", "cmd", "maintain"},
+	// The interfaces' shared form of the maintenance actions.
+	"internal/maintenance": {"capi", "cmd"},
 }
 
 // rulesFor is the forbidden list of the most specific key covering pkg.
