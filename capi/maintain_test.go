@@ -13,6 +13,7 @@ import (
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/catalogtest"
+	"github.com/floedb/floe/internal/maintenance"
 	"github.com/floedb/floe/internal/rowstest"
 	"github.com/floedb/floe/maintain"
 	"github.com/floedb/floe/writer/ops"
@@ -32,13 +33,14 @@ func TestParseMaintainRefuses(t *testing.T) {
 		{"rewrite_data_files", `{"filter": "id <"}`, "filter:"},
 		{"rewrite_data_files", `{"min_input_files": -2}`, "min_input_files -2 is negative"},
 		{"rewrite_data_files", `{"partial_progress": true}`, `(did you mean "partial_progress_enabled"?)`},
+		{"rewrite_data_files", `{"token": "a\u0000b"}`, "NUL"},
 	} {
 		_, err := parseMaintain(c.action, []byte(c.in))
 		if err == nil || classify(err, statusInternal) != statusInvalidArgument || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s: %v; want INVALID_ARGUMENT saying %q", c.action, c.in, err, c.want)
 		}
 	}
-	for action := range maintainActions {
+	for _, action := range maintenance.Actions() {
 		if _, err := parseMaintain(action, nil); err != nil {
 			t.Errorf("%s with no options: %v", action, err)
 		}

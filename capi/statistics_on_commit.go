@@ -4,25 +4,13 @@ import (
 	"context"
 
 	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/maintain"
+	"github.com/floedb/floe/internal/maintenance"
 )
 
-// statisticsOnCommit keeps the statistics of a table with
-// write.statistics.on-commit=true current after a commit through the C
-// API (writer/ops cannot call maintain, which imports it). The rows are
-// committed already: a failure here leaves the statistics one snapshot
-// behind, which the next commit or compute_statistics catches up, so it
-// does not fail the call. A snapshot that has its file already (a commit
-// that committed nothing) is left as it is.
+// statisticsOnCommit updates the statistics of a table with
+// write.statistics.on-commit=true after a commit through the C API. Its
+// error does not fail the call: the rows are committed, and the
+// statistics catch up at the next commit (maintenance.AfterCommit).
 func statisticsOnCommit(ctx context.Context, t *table.Table) {
-	md := t.Metadata
-	if md.Properties[maintain.PropStatisticsOnCommit] != "true" || md.CurrentSnapshotID == nil {
-		return
-	}
-	for _, f := range md.Statistics {
-		if f.SnapshotID == *md.CurrentSnapshotID {
-			return
-		}
-	}
-	_, _ = maintain.StatisticsOnCommit(ctx, t)
+	_ = maintenance.AfterCommit(ctx, t)
 }
