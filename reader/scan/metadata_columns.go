@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 )
 
@@ -44,4 +45,27 @@ func isMetadataFieldID(id int) bool {
 		return true
 	}
 	return false
+}
+
+// checkMetadataFieldTypes refuses fields (a serialised task's) that give
+// a metadata column of fixed type another type: the reader builds those
+// columns itself, and a batch of them under another type is a panic.
+func checkMetadataFieldTypes(fields []iceberg.NestedField) error {
+	for _, f := range fields {
+		var want iceberg.Type
+		switch f.ID {
+		case FieldIDFile:
+			want = iceberg.StringType{}
+		case FieldIDPos, FieldIDRowID, FieldIDLastUpdatedSequenceNumber:
+			want = iceberg.LongType{}
+		case FieldIDSpecID:
+			want = iceberg.IntType{}
+		default:
+			continue
+		}
+		if f.Type != want {
+			return errkind.Errorf(errkind.InvalidArgument, "metadata column %s (field %d) has type %s, not %s", f.Name, f.ID, f.Type, want)
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"slices"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
+	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/fixtures"
@@ -324,5 +327,61 @@ func TestReview29DeletesItemRecordCount(t *testing.T) {
 	}
 	if tried == 0 {
 		t.Fatal("no deletes item in the fixture's changelog")
+	}
+}
+
+// A deletes item whose _pos is given another type in a caller's bytes is
+// refused or read, never a panic.
+func TestReview29DeletesItemPosType(t *testing.T) {
+	tbl := openFixture(t, changelogFixture)
+	s, err := NewChangelog(context.Background(), tbl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried := 0
+	for _, g := range s.Groups() {
+		if len(g.Items) != 1 || g.Items[0].Kind != "deletes" {
+			continue
+		}
+		for _, typ := range []iceberg.Type{iceberg.StringType{}, iceberg.IntType{}} {
+			data, err := g.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad, err := UnmarshalChangeGroup(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := bad.Items[0].Task.Fields
+			f[len(f)-1].Type = typ
+			if data, err = bad.MarshalBinary(); err != nil {
+				t.Fatal(err)
+			}
+			tried++
+			back, err := UnmarshalChangeGroup(data)
+			if err != nil {
+				if !errors.Is(err, errkind.InvalidArgument) {
+					t.Errorf("_pos as %s refused as %v: %v", typ, errkind.Of(err), err)
+				}
+				continue
+			}
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("_pos as %s: panic %v", typ, p)
+					}
+				}()
+				rr, err := back.Reader(context.Background(), tbl.IO, memory.DefaultAllocator, ReadOptions{})
+				if err != nil {
+					return
+				}
+				defer rr.Release()
+				for rr.Next() {
+				}
+			}()
+		}
+	}
+	if tried == 0 {
+		t.Fatal("nothing tried")
 	}
 }

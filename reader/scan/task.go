@@ -193,6 +193,9 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	task := tj.Task
 	task.wire = tj.wireReadOptions
 	task.Fields = schema.Fields
+	if err := checkMetadataFieldTypes(task.Fields); err != nil {
+		return nil, fmt.Errorf("serialised task: %w", err)
+	}
 	filter, err := expr.ParseFilterJSON(tj.Filter)
 	if err != nil {
 		return nil, fmt.Errorf("serialised task: %w", err)
