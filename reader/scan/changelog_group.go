@@ -101,8 +101,17 @@ func (g *ChangeGroup) MarshalBinary() ([]byte, error) {
 	}{plain(*g), items})
 }
 
-// UnmarshalChangeGroup reads a serialised ChangeGroup.
+// UnmarshalChangeGroup reads a serialised ChangeGroup; bytes it cannot
+// read as one are an invalid argument.
 func UnmarshalChangeGroup(data []byte) (*ChangeGroup, error) {
+	g, err := unmarshalChangeGroup(data)
+	if err != nil {
+		return nil, errkind.Default(errkind.InvalidArgument, err)
+	}
+	return g, nil
+}
+
+func unmarshalChangeGroup(data []byte) (*ChangeGroup, error) {
 	var raw struct {
 		Version    int              `json:"version"`
 		Ordinal    int              `json:"ordinal"`

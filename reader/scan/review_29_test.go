@@ -385,3 +385,14 @@ func TestReview29DeletesItemPosType(t *testing.T) {
 		t.Fatal("nothing tried")
 	}
 }
+
+// Bytes that are no change group are refused as an invalid argument, as
+// a Go caller tests with errors.Is.
+func TestReview29ChangeGroupRefusalKind(t *testing.T) {
+	for _, bad := range []string{`{}`, `[`, `{"version":1,"items":[]}`, `{"version":1,"items":[{"kind":"moved","task":{}}]}`, `{"version":1,"items":[{"kind":"added","task":{"version":2}}]}`} {
+		_, err := UnmarshalChangeGroup([]byte(bad))
+		if !errors.Is(err, errkind.InvalidArgument) {
+			t.Errorf("group %s refused as %v: %v", bad, errkind.Of(err), err)
+		}
+	}
+}
