@@ -75,11 +75,15 @@ const (
 	defaultCommitMaxWaitMs         = 60_000
 	defaultCommitTotalTimeoutMs    = 30 * 60_000
 	defaultManifestMinCountToMerge = 100
-	defaultManifestTargetSizeBytes = 8 << 20
+	defaultManifestTargetSizeBytes = DefaultManifestTargetSizeBytes
 	defaultPreviousVersionsMax     = 100
 	defaultMaxSnapshotAgeMs        = 5 * 24 * 3600_000
 	defaultMinSnapshotsToKeep      = 1
 )
+
+// DefaultManifestTargetSizeBytes is commit.manifest.target-size-bytes
+// when the table does not set it (Java's 8 MiB).
+const DefaultManifestTargetSizeBytes = 8 << 20
 
 // reservedSummaryKeys are written by floe; a caller's property may not set
 // them.

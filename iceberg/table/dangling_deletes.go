@@ -114,3 +114,16 @@ func danglingDeletes(ctx context.Context, b *commitBase) ([]manifest.DataFile, e
 	}
 	return out, nil
 }
+
+// DanglingDeletes lists the delete files of a branch's head ("" is main)
+// that RemoveDanglingDeletes would remove, changing nothing.
+func (t *Table) DanglingDeletes(ctx context.Context, branch string) ([]manifest.DataFile, error) {
+	if t.Metadata.FormatVersion < 2 {
+		return nil, nil
+	}
+	b, err := newCommitBase(t, (&CommitOptions{Branch: branch}).branch())
+	if err != nil || b.head == nil {
+		return nil, err
+	}
+	return danglingDeletes(ctx, b)
+}

@@ -379,3 +379,21 @@ func (t *Table) unreferencedFiles(ctx context.Context, expired []metadata.Snapsh
 	}
 	return out, nil
 }
+
+// ExpirableSnapshots are what ExpireSnapshots with its defaults (nil
+// arguments: the table's retention properties) would remove at now
+// (milliseconds since the epoch): snapshot ids ascending, and the refs
+// past their age. Nothing is changed; the maintenance planner reports
+// them.
+func (t *Table) ExpirableSnapshots(now int64) ([]int64, []string, error) {
+	plan, err := planExpiry(t.Metadata, now, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids := make([]int64, 0, len(plan.expire))
+	for id := range plan.expire {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, plan.dropRefs, nil
+}

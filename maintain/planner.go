@@ -1,0 +1,157 @@
+package maintain
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/floedb/floe/iceberg/table"
+)
+
+// MaintainOptions steer the maintenance planner.
+type MaintainOptions struct {
+	// DryRun reports what the table needs and would be done, doing
+	// nothing.
+	DryRun bool
+	// Health are the options of the health check (and SkipOrphans keeps
+	// orphan removal out of the run); Health.Rewrite are the compaction's.
+	Health HealthOptions
+}
+
+// MaintainReport is what the planner found and did, as one JSON object.
+type MaintainReport struct {
+	DryRun bool   `json:"dry_run"`
+	Health Health `json:"health"`
+	// Actions are those the health called for, in the order run.
+	Actions []MaintainAction `json:"actions"`
+}
+
+// MaintainAction is one action of a run: why it was chosen and, unless a
+// dry run, its result or the error that stopped the run.
+type MaintainAction struct {
+	Action string `json:"action"`
+	Reason string `json:"reason"`
+	Result any    `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// The actions, by the names of Java's and pyiceberg's procedures.
+const (
+	ActionRewriteDataFiles      = "rewrite_data_files"
+	ActionRemoveDanglingDeletes = "remove_dangling_deletes"
+	ActionRewriteManifests      = "rewrite_manifests"
+	ActionExpireSnapshots       = "expire_snapshots"
+	ActionRemoveOrphanFiles     = "remove_orphan_files"
+	ActionComputeStatistics     = "compute_statistics"
+)
+
+// step is one action the planner may take: whether the health calls for
+// it (and why), and how to run it.
+type step struct {
+	name string
+	need func(h *Health) (string, bool)
+	run  func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error)
+}
+
+// steps are in the order that keeps each safe and useful: compaction
+// first (it applies and drops deletes), then the deletes nothing needs
+// any more, the manifests regrouped over what is left, old snapshots
+// expired (their files deleted), orphans removed once nothing names
+// them, and statistics computed last on the final snapshot. Each need
+// after the first is judged on the table as the earlier ones left it.
+var steps = []step{
+	{ActionRewriteDataFiles,
+		func(h *Health) (string, bool) {
+			return fmt.Sprintf("%d data files in %d groups to compact (%d of %d files are small)", h.CompactionFiles, h.CompactionGroups, h.SmallDataFiles, h.DataFiles), h.CompactionGroups > 0
+		},
+		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+			o := opts.Health.Rewrite
+			o.PartialProgress = true
+			return RewriteDataFiles(ctx, t, o)
+		}},
+	{ActionRemoveDanglingDeletes,
+		func(h *Health) (string, bool) {
+			return fmt.Sprintf("%d delete files apply to no live data file", h.DanglingDeleteFiles), h.DanglingDeleteFiles > 0
+		},
+		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+			res, err := t.RemoveDanglingDeletes(ctx, table.CommitOptions{Branch: opts.Health.Rewrite.Branch})
+			return map[string]any{"removed_delete_files": len(res.Removed), "snapshot_id": res.SnapshotID}, err
+		}},
+	{ActionRewriteManifests,
+		func(h *Health) (string, bool) {
+			return fmt.Sprintf("%d of %d manifests are small and can be merged", h.MergeableManifests, h.Manifests), h.MergeableManifests > 0
+		},
+		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+			res, err := t.RewriteManifests(ctx, table.RewriteManifestsOptions{CommitOptions: table.CommitOptions{Branch: opts.Health.Rewrite.Branch}})
+			return map[string]any{"snapshot_id": res.SnapshotID}, err
+		}},
+	{ActionExpireSnapshots,
+		func(h *Health) (string, bool) {
+			return fmt.Sprintf("%d snapshots and %d refs are past retention", h.ExpirableSnapshots, len(h.ExpirableRefs)), h.ExpirableSnapshots > 0 || len(h.ExpirableRefs) > 0
+		},
+		func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
+			res, err := t.ExpireSnapshots(ctx, nil, nil, table.ExpireOptions{})
+			return map[string]any{"expired_snapshots": len(res.ExpiredSnapshots), "removed_refs": res.RemovedRefs, "deleted_files": len(res.DeletedFiles)}, err
+		}},
+	{ActionRemoveOrphanFiles,
+		func(h *Health) (string, bool) {
+			return fmt.Sprintf("%d files under the table's location are referenced by nothing and older than %s", h.OrphanFiles, table.DefaultOrphanAge), h.OrphanFiles > 0
+		},
+		func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
+			res, err := t.RemoveOrphanFiles(ctx, table.OrphanOptions{})
+			return map[string]any{"orphan_files": len(res.Orphans), "deleted": res.Deleted, "failed_deletes": res.FailedDeletes}, err
+		}},
+	{ActionComputeStatistics,
+		func(h *Health) (string, bool) {
+			wanted := h.StatisticsFiles > 0 || h.StatisticsOnCommitSet
+			return "the current snapshot has no statistics file, and the table keeps statistics", wanted && !h.StatisticsCurrent && h.SnapshotID != 0
+		},
+		func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
+			return UpdateStatistics(ctx, t, StatisticsOptions{})
+		}},
+}
+
+// Maintain checks the table's health and runs what it calls for, in a
+// safe order (see steps), each action judged on the table the earlier
+// ones left; with DryRun it only reports them, judged on the health
+// found first. It stops at the first action that fails: the report says
+// which, and the error is returned with it.
+func Maintain(ctx context.Context, t *table.Table, opts MaintainOptions) (MaintainReport, error) {
+	rep := MaintainReport{DryRun: opts.DryRun}
+	h, err := CheckHealth(ctx, t, opts.Health)
+	if err != nil {
+		return rep, err
+	}
+	rep.Health = h
+	cur := h
+	for i, s := range steps {
+		if s.name == ActionRemoveOrphanFiles && opts.Health.SkipOrphans {
+			continue
+		}
+		if i > 0 && !opts.DryRun && len(rep.Actions) > 0 {
+			// The earlier actions changed the table: judge this one on
+			// what they left.
+			if err := t.Refresh(ctx); err != nil {
+				return rep, err
+			}
+			if cur, err = CheckHealth(ctx, t, opts.Health); err != nil {
+				return rep, err
+			}
+		}
+		reason, needed := s.need(&cur)
+		if !needed {
+			continue
+		}
+		a := MaintainAction{Action: s.name, Reason: reason}
+		if !opts.DryRun {
+			res, err := s.run(ctx, t, &opts)
+			a.Result = res
+			if err != nil {
+				a.Error = err.Error()
+				rep.Actions = append(rep.Actions, a)
+				return rep, fmt.Errorf("maintain: %s: %w", s.name, err)
+			}
+		}
+		rep.Actions = append(rep.Actions, a)
+	}
+	return rep, nil
+}
