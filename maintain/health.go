@@ -123,7 +123,7 @@ func CheckHealth(ctx context.Context, t *table.Table, opts HealthOptions) (Healt
 		h.DataFiles++
 		h.DataBytes += dt.File.FileSizeInBytes
 		applied += len(dt.Deletes)
-		key := partitionLabel(t, &dt.File)
+		key := describePartition(t, &dt.File)
 		p := parts[key]
 		if p == nil {
 			p = &PartitionHealth{Partition: key}
@@ -201,9 +201,4 @@ func CheckHealth(ctx context.Context, t *table.Table, opts HealthOptions) (Healt
 		}
 	}
 	return h, nil
-}
-
-// partitionLabel is a file's partition as a report names it.
-func partitionLabel(t *table.Table, df *manifest.DataFile) string {
-	return describePartition(t, df)
 }
