@@ -52,6 +52,7 @@ func runAddFiles(ctx context.Context, raw []string, out, errOut io.Writer) error
 	if err != nil {
 		return err
 	}
+	statisticsOnCommit(ctx, t, errOut)
 	if res.TokenFound {
 		fmt.Fprintf(out, "%s: token %q was already committed; nothing added\n", snapshotLabel(t, opts, res.SnapshotID), opts.Token)
 		return nil

@@ -13,7 +13,7 @@ import (
 const deleteUsage = "usage: floe delete TABLE EXPR [--mode copy-on-write|merge-on-read] [--token T] [--property K=V]… [--branch NAME] [--wap-id ID] [--stage]"
 
 // runDelete deletes the rows a filter selects, in one snapshot.
-func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
+func runDelete(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	a, err := parseArgs(raw, append([]string{"warehouse", "map", "mode"}, writeFlags...), append([]string{"no-relocate"}, writeBools...))
 	if err != nil {
 		return err
@@ -42,6 +42,7 @@ func runDelete(ctx context.Context, raw []string, out, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
+	statisticsOnCommit(ctx, t, errOut)
 	label := snapshotLabel(t, opts, res.SnapshotID)
 	switch {
 	case res.TokenFound:

@@ -98,6 +98,31 @@ var commandHelp = []struct{ name, text string }{
              the groups only; --strategy sort writes each group sorted by
              the table's sort order (or --sort-order-id). Prints the result
              as one JSON object`},
+	{"remove-orphans", `floe remove-orphans TABLE [--dry-run] [--older-than 3d|36h|MS] [--force]
+             [--location DIR]
+             deletes files under the table's location that no snapshot or
+             metadata file references (leftovers of failed writes) and that
+             were last modified before --older-than (default 3d; under 1h
+             needs --force: a write may be in flight); --location limits it
+             to a directory in the table; --dry-run lists them only.
+             Refused when gc.enabled is false. Prints one JSON object`},
+	{"rewrite-manifests", `floe rewrite-manifests TABLE [--target-size 8MiB] [--token T]
+             [--branch NAME] [--property K=V]…
+             regroups the manifests by partition into manifests near the
+             target size (default commit.manifest.target-size-bytes), in
+             one "replace" snapshot; nothing when each is one already.
+             Prints one JSON object`},
+	{"rewrite-deletes", `floe rewrite-deletes TABLE [--token T] [--branch NAME] [--property K=V]…
+             removes delete files (and deletion vectors) that apply to no
+             live data file, in one "replace" snapshot. Prints one JSON
+             object`},
+	{"stats", `floe stats TABLE [--columns a,b.c] [--snapshot ID]
+             computes each column's number of distinct values (theta
+             sketches, default every top-level primitive column) of the
+             snapshot (default current), writes them as a Puffin
+             statistics file and registers it in the table; a table with
+             write.statistics.on-commit=true gets them after each append,
+             delete and upsert too. Prints one JSON object`},
 	{"alter", `floe alter TABLE ACTION [ARGS]… [ACTION [ARGS]…]…
              changes the schema, partition spec, sort order, properties or
              format version: every action given in one commit (consecutive

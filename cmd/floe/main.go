@@ -29,6 +29,11 @@ var commands = map[string]command{
 	"compact":   runCompact,
 	"catalog":   runCatalog,
 
+	"remove-orphans":    runRemoveOrphans,
+	"rewrite-manifests": runRewriteManifests,
+	"rewrite-deletes":   runRewriteDeletes,
+	"stats":             runStats,
+
 	"alter":        runAlter,
 	"branch":       runBranch,
 	"tag":          runTag,

@@ -26,7 +26,7 @@ type upsertOutput struct {
 
 // runUpsert merges a file's rows into a table by key (ops.Upsert), read
 // as append reads its input, and prints one JSON object.
-func runUpsert(ctx context.Context, raw []string, out, _ io.Writer) error {
+func runUpsert(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	a, err := parseArgs(raw, append([]string{"warehouse", "map", "on", "mode"}, writeFlags...), append([]string{"no-relocate", "no-update", "no-insert"}, writeBools...))
 	if err != nil {
 		return err
@@ -70,6 +70,7 @@ func runUpsert(ctx context.Context, raw []string, out, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
+	statisticsOnCommit(ctx, t, errOut)
 	data, err := json.Marshal(upsertOutput{
 		Command: "upsert", SnapshotID: res.SnapshotID, Committed: res.Committed, TokenFound: res.TokenFound,
 		RowsUpdated: res.RowsUpdated, RowsInserted: res.RowsInserted, RowsDeleted: res.DeletedRows,

@@ -258,6 +258,7 @@ func runAppend(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
+	statisticsOnCommit(ctx, t, errOut)
 	if created {
 		fmt.Fprintf(out, "created %s\n", t.Metadata.Location)
 	}

@@ -163,10 +163,11 @@ func parseOrphanRequest(data []byte) (Request, error) {
 	return Request{TimeoutMs: o.TimeoutMs, run: func(ctx context.Context, t *table.Table, progress Progress) (any, error) {
 		opts := table.OrphanOptions{Force: o.Force, DryRun: o.DryRun, Location: o.Location}
 		if o.OlderThanMs != nil {
-			opts.OlderThan = time.Since(time.UnixMilli(*o.OlderThanMs))
-			if opts.OlderThan <= 0 {
+			if *o.OlderThanMs > time.Now().UnixMilli() {
 				return nil, invalid("%s options: older_than_ms %d is in the future", action, *o.OlderThanMs)
 			}
+			// At least 1ns: zero would mean the default age.
+			opts.OlderThan = max(time.Since(time.UnixMilli(*o.OlderThanMs)), 1)
 		}
 		res, err := t.RemoveOrphanFiles(ctx, opts)
 		if err != nil {
