@@ -231,7 +231,10 @@ func (c *snapshotChanges) readOwn(ctx context.Context, own []manifest.ManifestFi
 	c.addedPaths, c.addedDeletePaths, c.removedDels = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	read := func(ctx context.Context, i int) manifestRead {
 		return c.readEntries(ctx, own[i], func(e *manifest.Entry) bool {
-			return e.Status != manifest.StatusExisting
+			// A legacy v1 snapshot listing its manifests inline names
+			// every live manifest, each taken as its own (manifestsOf):
+			// only its entries' snapshot ids tell what it added.
+			return e.Status != manifest.StatusExisting && (c.snap.ManifestList != "" || e.SnapshotID == c.snap.SnapshotID)
 		})
 	}
 	return streamManifests(ctx, own, read, func(i int, r *manifestRead) error {

@@ -1,0 +1,92 @@
+package committest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/testtable"
+	"github.com/floedb/floe/reader/scan"
+)
+
+// A v1 table in the legacy form whose snapshots list their manifests
+// inline ("manifests", no manifest list): each snapshot's changelog holds
+// the rows it appended, not those of every earlier append again (every
+// inline manifest counts as the snapshot's own, so its entries must be
+// told by their snapshot id).
+func TestReview29ChangelogOfInlineManifests(t *testing.T) {
+	ctx := context.Background()
+	loc := filepath.Join(t.TempDir(), "tbl")
+	tbl, err := table.Create(ctx, nil, loc, testtable.Schema(), nil, nil, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		w := writeData(t, *tbl.Metadata.DefaultSpec(), rowsIn(uint64(i), int64(10*i), 4), 10)
+		if _, err := tbl.Commit(ctx, w.files, nil, table.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if tbl, err = table.Open(ctx, loc, table.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Rewrite the current metadata with inline manifests.
+	raw, err := os.ReadFile(tbl.MetadataLocation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // snapshot ids keep every digit
+	if err := dec.Decode(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range md["snapshots"].([]any) {
+		snap := s.(map[string]any)
+		data, err := os.ReadFile(strings.TrimPrefix(snap["manifest-list"].(string), "file://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := manifest.ReadManifestList(data, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, mf := range list {
+			paths = append(paths, mf.Path)
+		}
+		delete(snap, "manifest-list")
+		snap["manifests"] = paths
+	}
+	out, err := json.Marshal(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inline := filepath.Join(filepath.Dir(tbl.MetadataLocation), "v99.metadata.json")
+	if err := os.WriteFile(inline, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = table.Open(ctx, inline, table.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fullRows(t, tbl, &tbl.Metadata.CurrentSnapshot().SnapshotID)); n != 12 {
+		t.Fatalf("the inline table scans %d rows, want 12", n)
+	}
+	rows := changelogRows(t, tbl, scan.Options{})
+	perSnapshot := map[int64]int{}
+	for _, r := range rows {
+		if r.change != scan.ChangeInsert {
+			t.Errorf("%s: %s", r.row, r.change)
+		}
+		perSnapshot[r.snapshot]++
+	}
+	if len(rows) != 12 || len(perSnapshot) != 3 {
+		t.Fatalf("changelog of three 4-row appends: %d rows over snapshots %v", len(rows), perSnapshot)
+	}
+}
