@@ -119,7 +119,7 @@ func runScan(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	case "table":
 		sink = &tableSink{w: w, fields: fields}
 	case "parquet":
-		if sink, err = newParquetSink(w, rr.Schema()); err != nil {
+		if sink, err = newParquetSink(ctx, w, fields); err != nil {
 			return err
 		}
 	default:

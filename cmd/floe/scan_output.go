@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,9 +9,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/writer"
 )
 
 // outputFormat is the scan output format a file name's extension asks for.
@@ -70,21 +70,25 @@ func (o *outputFile) discard() {
 	}
 }
 
-// parquetSink writes the batches as one Parquet file (zstd) with arrow-go's
-// writer; the schema's field ids go into the file.
+// parquetSink writes the batches as one Parquet file with floe's own
+// writer, the one data and delete files go through: the scan's Iceberg
+// fields give the columns their field ids and the footer its
+// iceberg.schema; zstd, the writer's dictionary choice and page sizes.
 type parquetSink struct {
-	fw *pqarrow.FileWriter
+	fw *writer.FileWriter
 }
 
-func newParquetSink(w io.Writer, schema *arrow.Schema) (*parquetSink, error) {
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
-	fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+func newParquetSink(ctx context.Context, w io.Writer, fields []iceberg.NestedField) (*parquetSink, error) {
+	fw, err := writer.NewStreamFileWriter(ctx, w, iceberg.NewSchema(0, fields), writer.DefaultOptions())
 	if err != nil {
 		return nil, err
 	}
 	return &parquetSink{fw: fw}, nil
 }
 
-func (s *parquetSink) batch(rec arrow.RecordBatch) error { return s.fw.WriteBuffered(rec) }
+func (s *parquetSink) batch(rec arrow.RecordBatch) error { return s.fw.Write(rec) }
 
-func (s *parquetSink) finish() error { return s.fw.Close() }
+func (s *parquetSink) finish() error {
+	_, err := s.fw.Close()
+	return err
+}
