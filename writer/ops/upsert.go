@@ -69,12 +69,17 @@ type UpsertResult struct {
 // are an invalid argument, and nothing is written.
 //
 // Matching is a hash join: the input's keys are hashed (kernels.Keys),
-// then a scan of the table reading only the key columns and _pos (and
-// the other columns when unchanged rows must be told apart), narrowed by
-// the keys' range or in-list, probes them. The replaced rows are deleted
-// by the mode, through the same commit as DeleteRows (table.CommitRows):
-// a concurrent commit that added or removed a data file the keys may
-// reach fails it with table.ErrConflict, leaving no file behind.
+// then a scan of the table reading the key columns and _pos, narrowed by
+// the keys' range or in-list, probes them. Matched rows are compared
+// whole to skip unchanged ones: in that scan when the keys reach most
+// files, else by reading again only the files holding matches. With
+// nothing changed nothing is committed and the result names the branch's
+// head. The counts are of input rows; DeletedRows counts the live rows
+// replaced (more than RowsUpdated when the table held a key twice).
+// Replaced rows are deleted by the mode, through the same commit as
+// DeleteRows (table.CommitRows): a concurrent commit that added or
+// removed a data file the keys may reach fails it with
+// table.ErrConflict, leaving no file behind.
 func Upsert(ctx context.Context, tbl *table.Table, input array.RecordReader, opts UpsertOptions) (UpsertResult, error) {
 	const what = "upsert"
 	if tbl == nil {
