@@ -29,6 +29,7 @@ from ._errors import FloeError, Status
 from ._lib import library
 from ._table import HostIO, Scan, Table, Task
 from ._inspect import InspectResult, InspectTable, InspectTask
+from ._maintenance import MaintenanceTable
 from ._version import __version__
 from ._write import UpsertResult
 
@@ -52,4 +53,4 @@ def runtime_stats():
     return json.loads(_take_string(out))
 
 
-__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "InspectResult", "InspectTable", "InspectTask", "Scan", "Status", "Table", "Task", "UpsertResult", "load_catalog", "runtime_stats", "version"]
+__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "InspectResult", "InspectTable", "InspectTask", "MaintenanceTable", "Scan", "Status", "Table", "Task", "UpsertResult", "load_catalog", "runtime_stats", "version"]

@@ -55,6 +55,10 @@ ArrowArrayStream._fields_ = [
     ("private_data", ctypes.c_void_p),
 ]
 
+# floe_progress_fn: floe_table_maintain's progress callback (a JSON text and
+# the call's user_data).
+PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_void_p)
+
 # ---- finding and declaring the library ------------------------------------
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -128,6 +132,8 @@ _SIGNATURES = {
     "floe_overwrite": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_void_p, _c.c_char_p, _P(_c.c_int64)]),
     "floe_upsert": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_expire_snapshots": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
+    "floe_table_maintain": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_char_p, PROGRESS_FN, _c.c_void_p,
+                                       _P(_c.c_void_p)]),
     "floe_json_rows_stream": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_size_t, _c.c_void_p]),
     "floe_array_stream": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_void_p]),
     "floe_catalog_open": (_c.c_int, [_c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),

@@ -134,6 +134,15 @@ class Table(_Handle, TableWrites, TableInfo, TableChanges):
 
         return InspectTable(self)
 
+    @property
+    def maintenance(self):
+        """The table's maintenance actions: ``t.maintenance.remove_orphan_files()``,
+        ``rewrite_manifests()``, ``remove_dangling_deletes()``,
+        ``compute_statistics()``, ``rewrite_data_files()`` (floe.MaintenanceTable)."""
+        from ._maintenance import MaintenanceTable
+
+        return MaintenanceTable(self)
+
     def scan(self, row_filter=None, selected_fields=None, snapshot_id=None, as_of_timestamp=None, ref=None,
              limit=None, batch_size=None, threads=None, case_sensitive=True, split_size=None, ordered=None,
              **io_options):

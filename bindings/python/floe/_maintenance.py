@@ -1,0 +1,129 @@
+"""Table maintenance (floe_table_maintain): ``t.maintenance.remove_orphan_files()``,
+``rewrite_manifests()``, ``remove_dangling_deletes()``, ``compute_statistics()``
+and ``rewrite_data_files()``, each returning the action's result as a dict.
+Keyword names are the C API's options (Java's option names in snake case)."""
+
+import ctypes
+import datetime
+import json
+import time
+
+from ._calls import _c_str, _check, _json_arg, _take_string
+from ._lib import PROGRESS_FN, library
+from ._table import _epoch_ms
+
+
+def _older_than_ms(older_than):
+    """remove_orphan_files' older_than as ms since the epoch: an age (a
+    timedelta, files modified longer ago than it) or a time (a datetime,
+    naive is UTC, or ms since the epoch)."""
+    if older_than is None:
+        return None
+    if isinstance(older_than, datetime.timedelta):
+        if older_than < datetime.timedelta(0):
+            raise ValueError(f"older_than {older_than} is negative")
+        return int(time.time() * 1000) - older_than // datetime.timedelta(milliseconds=1)
+    if isinstance(older_than, bool) or not isinstance(older_than, (int, datetime.datetime)):
+        raise TypeError("older_than takes a timedelta, a datetime or milliseconds since the epoch")
+    return _epoch_ms(older_than)
+
+
+class MaintenanceTable:
+    """The maintenance actions of one Table (``t.maintenance``). Each call
+    commits (unless it changes nothing or dry_run is set) and returns a
+    dict; progress, when given, is called with a dict {"action", "done",
+    "total"} (and "group" per compacted file group) as the action goes,
+    once at the end for the actions without steps. FloeError
+    (INVALID_ARGUMENT) names a bad option, (CONFLICT) says another writer
+    removed what a commit replaces."""
+
+    def __init__(self, table):
+        self._table = table
+
+    def _run(self, action, opts, progress=None):
+        callback = PROGRESS_FN()  # NULL: no callback
+        if progress is not None:
+            def call(progress_json, _user_data):
+                progress(json.loads(progress_json.decode("utf-8")))
+
+            callback = PROGRESS_FN(call)
+        out = ctypes.c_void_p()
+        try:
+            _check(library().floe_table_maintain(self._table._handle, _c_str(action, "action"),
+                                                 _json_arg({k: v for k, v in opts.items() if v is not None}),
+                                                 callback, None, ctypes.byref(out)))
+        finally:
+            self._table._metadata = None
+        return json.loads(_take_string(out))
+
+    def remove_orphan_files(self, older_than=None, dry_run=False, location=None, force=False, timeout_ms=None,
+                            progress=None):
+        """Deletes the files under the table's location that the table
+        does not reference and that were last modified before older_than
+        (a timedelta age, default 3 days; a datetime or ms since the epoch
+        as a time); under an hour needs force=True (a write may be in
+        flight). location limits it to a directory of the table; dry_run
+        deletes nothing. Returns {"dry_run", "orphan_files": [paths],
+        "deleted_files_count", "failed_deletes_count", "listed_files_count",
+        "referenced_files_count", "too_new_files_count"}."""
+        return self._run("remove_orphan_files", {
+            "older_than_ms": _older_than_ms(older_than), "dry_run": bool(dry_run) or None, "location": location,
+            "force": bool(force) or None, "timeout_ms": timeout_ms}, progress)
+
+    def rewrite_manifests(self, target_size_bytes=None, token=None, properties=None, branch=None, timeout_ms=None,
+                          progress=None):
+        """Regroups the manifests by partition into manifests near
+        target_size_bytes (default commit.manifest.target-size-bytes) in
+        one "replace" snapshot. Returns {"snapshot_id", "committed",
+        "token_found", "rewritten_manifests_count", "added_manifests_count",
+        "kept_manifests_count", "processed_entries_count"}."""
+        return self._run("rewrite_manifests", {
+            "target_size_bytes": target_size_bytes, "token": token, "properties": properties, "branch": branch,
+            "timeout_ms": timeout_ms}, progress)
+
+    def remove_dangling_deletes(self, token=None, properties=None, branch=None, timeout_ms=None, progress=None):
+        """Removes the delete files (and deletion vectors) that apply to no
+        live data file, in one "replace" snapshot. Returns {"snapshot_id",
+        "committed", "token_found", "removed_delete_files": [paths]}."""
+        return self._run("remove_dangling_deletes", {
+            "token": token, "properties": properties, "branch": branch, "timeout_ms": timeout_ms}, progress)
+
+    def compute_statistics(self, columns=None, snapshot_id=None, timeout_ms=None, progress=None):
+        """Computes each column's number of distinct values (theta
+        sketches; columns default to every top-level primitive column) of
+        the snapshot (default current), writes them as a Puffin file and
+        registers it. Returns {"snapshot_id", "statistics_path",
+        "file_size_in_bytes", "ndv": {column: n}}."""
+        if isinstance(columns, str):
+            raise TypeError("columns takes a list of column names")
+        return self._run("compute_statistics", {
+            "columns": list(columns) if columns is not None else None, "snapshot_id": snapshot_id,
+            "timeout_ms": timeout_ms}, progress)
+
+    def rewrite_data_files(self, row_filter=None, target_file_size_bytes=None, min_file_size_bytes=None,
+                           max_file_size_bytes=None, min_input_files=None, delete_file_threshold=None,
+                           delete_ratio_threshold=None, rewrite_all=False, max_file_group_size_bytes=None,
+                           partial_progress_enabled=False, partial_progress_max_commits=None,
+                           max_concurrent_file_group_rewrites=None, token=None, branch=None, timeout_ms=None,
+                           progress=None):
+        """Compacts small files (bin-pack, Java's options and defaults),
+        applying every delete, and drops delete files nothing needs any
+        more; row_filter (text or REST JSON dict) limits it to files that
+        may hold the rows it selects. Returns {"starting_snapshot_id",
+        "groups": [...], "rewritten_data_files_count",
+        "added_data_files_count", "rewritten_bytes_count",
+        "removed_delete_files_count", "failed_data_files_count",
+        "snapshot_ids": [ids]}; progress is called per file group."""
+        return self._run("rewrite_data_files", {
+            "filter": row_filter, "target_file_size_bytes": target_file_size_bytes,
+            "min_file_size_bytes": min_file_size_bytes, "max_file_size_bytes": max_file_size_bytes,
+            "min_input_files": min_input_files, "delete_file_threshold": delete_file_threshold,
+            "delete_ratio_threshold": delete_ratio_threshold, "rewrite_all": bool(rewrite_all) or None,
+            "max_file_group_size_bytes": max_file_group_size_bytes,
+            "partial_progress_enabled": bool(partial_progress_enabled) or None,
+            "partial_progress_max_commits": partial_progress_max_commits,
+            "max_concurrent_file_group_rewrites": max_concurrent_file_group_rewrites, "token": token,
+            "branch": branch, "timeout_ms": timeout_ms}, progress)
+
+    def __repr__(self):
+        return f"<floe.MaintenanceTable of {self._table!r}>"

@@ -1,0 +1,114 @@
+"""t.maintenance: the table-maintenance actions (floe_table_maintain) on a
+table written through floe's Python API. Each returns a dict of what it
+did and leaves the rows as they were; options are checked strictly;
+write.statistics.on-commit keeps statistics current after appends."""
+
+import datetime
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import floe  # noqa: E402
+from floe import FloeError, Status  # noqa: E402
+
+SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
+    {"id": 1, "name": "id", "required": True, "type": "long"},
+    {"id": 2, "name": "kind", "required": False, "type": "string"},
+]}
+
+
+def rows_of(t):
+    return sorted(t.scan().to_pylist(), key=lambda r: r["id"])
+
+
+class MaintenanceTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="floe-py-maintain-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def table(self, properties=None):
+        """Four appends of five rows, a merge-on-read delete of one row of
+        the first file, and a copy-on-write delete of the rest of it: that
+        position delete now applies to nothing."""
+        t = floe.Table.create(os.path.join(self.dir, "t"), SCHEMA, format_version=2, properties=properties)
+        for i in range(4):
+            t.append([{"id": 5 * i + j, "kind": f"k{j}"} for j in range(5)])
+        t.delete_rows("id = 2", delete_mode="merge-on-read")
+        t.delete_rows("id < 5", delete_mode="copy-on-write")
+        return t
+
+    def test_actions(self):
+        t = self.table()
+        before = rows_of(t)
+        self.assertEqual(len(before), 15)
+
+        res = t.maintenance.remove_dangling_deletes()
+        self.assertTrue(res["committed"])
+        self.assertEqual(len(res["removed_delete_files"]), 1)
+        self.assertEqual(res["snapshot_id"], t.current_snapshot_id)
+
+        res = t.maintenance.rewrite_manifests(properties={"job": "m"})
+        self.assertTrue(res["committed"])
+        self.assertGreaterEqual(res["rewritten_manifests_count"], 2)
+        self.assertEqual(t.metadata["snapshots"][-1]["summary"]["job"], "m")
+
+        seen = []
+        res = t.maintenance.rewrite_data_files(min_input_files=2, progress=seen.append)
+        self.assertEqual((res["rewritten_data_files_count"], res["added_data_files_count"]), (3, 1))
+        self.assertEqual([(p["action"], p["done"], p["total"]) for p in seen], [("rewrite_data_files", 1, 1)])
+        self.assertEqual(seen[0]["group"]["input_files"], 3)
+
+        seen = []
+        res = t.maintenance.compute_statistics(columns=["id", "kind"], progress=seen.append)
+        self.assertEqual(res["ndv"], {"id": 15, "kind": 5})
+        self.assertEqual(res["snapshot_id"], t.current_snapshot_id)
+        self.assertEqual([s["statistics-path"] for s in t.metadata["statistics"]], [res["statistics_path"]])
+        self.assertEqual(len(seen), 1)
+
+        stray = os.path.join(self.dir, "t", "data", "left-by-a-crash.parquet")
+        with open(stray, "wb") as f:
+            f.write(b"not committed")
+        old = datetime.datetime.now().timestamp() - 5 * 86400
+        os.utime(stray, (old, old))
+        res = t.maintenance.remove_orphan_files(dry_run=True)
+        self.assertTrue(res["dry_run"])
+        self.assertEqual([os.path.basename(p) for p in res["orphan_files"]], ["left-by-a-crash.parquet"])
+        self.assertTrue(os.path.exists(stray))
+        res = t.maintenance.remove_orphan_files(older_than=datetime.timedelta(days=3))
+        self.assertEqual(res["deleted_files_count"], 1)
+        self.assertFalse(os.path.exists(stray))
+
+        self.assertEqual(rows_of(t), before)
+
+    def test_refusals(self):
+        t = self.table()
+        with self.assertRaises(FloeError) as e:
+            t.maintenance.remove_orphan_files(older_than=datetime.timedelta(minutes=5))
+        self.assertEqual(e.exception.code, Status.INVALID_ARGUMENT)
+        self.assertIn("force", str(e.exception))
+        with self.assertRaises(FloeError) as e:
+            t.maintenance.compute_statistics(columns=["nope"])
+        self.assertIn("nope", str(e.exception))
+        with self.assertRaises(FloeError) as e:
+            t.maintenance.rewrite_data_files(row_filter="id <")
+        self.assertEqual(e.exception.code, Status.INVALID_ARGUMENT)
+        with self.assertRaises(TypeError):
+            t.maintenance.compute_statistics(columns="id")
+
+    def test_statistics_on_commit(self):
+        t = self.table(properties={"write.statistics.on-commit": "true"})
+        t.append([{"id": 100, "kind": "new"}])
+        stats = {s["snapshot-id"] for s in t.metadata.get("statistics", [])}
+        self.assertIn(t.current_snapshot_id, stats)
+        res = t.maintenance.compute_statistics(columns=["kind"])
+        self.assertEqual(res["ndv"], {"kind": 6})
+
+
+if __name__ == "__main__":
+    unittest.main()
