@@ -16,6 +16,7 @@ use std::ptr;
 pub use floe_sys as sys;
 
 mod catalog;
+mod maintain;
 mod transaction;
 pub use catalog::Catalog;
 use sys::{ArrowArray, ArrowArrayStream, ArrowSchema};
