@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,5 +89,60 @@ func TestReview29ChangelogOfInlineManifests(t *testing.T) {
 	}
 	if len(rows) != 12 || len(perSnapshot) != 3 {
 		t.Fatalf("changelog of three 4-row appends: %d rows over snapshots %v", len(rows), perSnapshot)
+	}
+}
+
+// A snapshot that removes a delete file and leaves its data file (Java's
+// RowDelta.removeDeletes, or a Commit naming the delete file) brings the
+// rows it deleted back: the changelog reports them as inserts, as the
+// difference of full scans has them.
+func TestReview29ChangelogOfAWithdrawnDelete(t *testing.T) {
+	ctx := context.Background()
+	loc := filepath.Join(t.TempDir(), "tbl")
+	tbl, err := table.Create(ctx, nil, loc, testtable.Schema(), nil, nil, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := writeData(t, *tbl.Metadata.DefaultSpec(), rowsIn(1, 0, 4), 10)
+	if _, err := tbl.Commit(ctx, w.files, nil, table.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = table.Open(ctx, loc, table.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	delPath := filepath.Join(t.TempDir(), "del.parquet")
+	del, err := WritePositionDeletes(delPath, 0, []any{}, []Position{{Path: w.files[0].FilePath, Pos: 1}, {Path: w.files[0].FilePath, Pos: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.RowDelta(ctx, nil, []manifest.DataFile{del}, table.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = table.Open(ctx, loc, table.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	before := tbl.Metadata.CurrentSnapshot().SnapshotID
+	if _, err := tbl.Commit(ctx, nil, []string{del.FilePath}, table.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = table.Open(ctx, loc, table.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	after := tbl.Metadata.CurrentSnapshot().SnapshotID
+	wantIns := minus(fullRows(t, tbl, &after), fullRows(t, tbl, &before))
+	if len(wantIns) != 2 {
+		t.Fatalf("the withdrawn delete brings back %d rows, want 2", len(wantIns))
+	}
+	var ins, del2 []string
+	for _, r := range changelogRows(t, tbl, scan.Options{FromSnapshotID: &before}) {
+		if r.change == scan.ChangeInsert {
+			ins = append(ins, r.row)
+		} else {
+			del2 = append(del2, r.row)
+		}
+	}
+	slices.Sort(ins)
+	if !slices.Equal(ins, wantIns) || len(del2) != 0 {
+		t.Fatalf("changelog inserted %v deleted %v; want inserted %v", ins, del2, wantIns)
 	}
 }

@@ -57,7 +57,9 @@ type ChangeGroup struct {
 // by Task with the deletes at the snapshot, were inserted), "removed"
 // (its rows, read with the deletes just before, were deleted) or
 // "deletes" (Task reads the rows live just before, with _pos; those whose
-// position After's deletes remove were deleted).
+// position After's deletes remove were deleted, and, where a delete file
+// of Task's is not among After's, rows live after whose position was not
+// live before were inserted).
 type ChangeItem struct {
 	Kind  string       `json:"kind"`
 	Task  *Task        `json:"-"`

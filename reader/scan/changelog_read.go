@@ -154,20 +154,62 @@ func readItem(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, 
 	}
 	// deletes: the rows live before whose positions the deletes after
 	// remove.
-	alive, err := livePositions(ctx, files, alloc, opts, it)
-	if err != nil {
-		return err
-	}
 	posCol := len(it.Task.Fields) - 1
 	if !it.Task.readsPos() || it.Task.Fields[posCol].ID != FieldIDPos {
 		return fmt.Errorf("change item (deletes) must read _pos last")
 	}
-	return readRows(ctx, files, alloc, opts, it.Task, func(rec arrow.RecordBatch) error {
+	alive, err := livePositions(ctx, files, alloc, opts, it, it.After)
+	if err != nil {
+		return err
+	}
+	if err := readChanged(ctx, files, alloc, opts, it.Task, alive, ChangeDelete, fn); err != nil {
+		return err
+	}
+	if !withdraws(it) {
+		return nil
+	}
+	// A delete file the snapshot removed (Java's RowDelta.removeDeletes)
+	// brings back what no delete after covers: rows live after whose
+	// position was not live before were inserted. A deletion vector
+	// replaced by a larger one brings nothing back, which the positions
+	// alone tell before any row is read.
+	was, err := livePositions(ctx, files, alloc, opts, it, it.Task.Deletes)
+	if err != nil {
+		return err
+	}
+	if alive.within(was) {
+		return nil
+	}
+	after := *it.Task
+	after.Deletes = it.After
+	return readChanged(ctx, files, alloc, opts, &after, was, ChangeInsert, fn)
+}
+
+// withdraws reports whether a deletes item has a delete before that is
+// gone after.
+func withdraws(it ChangeItem) bool {
+	after := make(map[string]bool, len(it.After))
+	for _, d := range it.After {
+		after[d.Path] = true
+	}
+	for _, d := range it.Task.Deletes {
+		if !after[d.Path] {
+			return true
+		}
+	}
+	return false
+}
+
+// readChanged reads t (whose last column is _pos) and hands fn, as
+// change, its rows whose position is not in live.
+func readChanged(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, opts ReadOptions, t *Task, live *bitset, change string, fn func(data []arrow.Array, n int, change string) error) error {
+	posCol := len(t.Fields) - 1
+	return readRows(ctx, files, alloc, opts, t, func(rec arrow.RecordBatch) error {
 		pos := rec.Column(posCol).(*array.Int64).Int64Values()
 		keep := make([]byte, (len(pos)+7)/8)
 		kept := 0
 		for i, p := range pos {
-			if !alive.has(p) {
+			if !live.has(p) {
 				keep[i/8] |= 1 << (i % 8)
 				kept++
 			}
@@ -177,7 +219,7 @@ func readItem(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, 
 		}
 		cols := rec.Columns()[:posCol]
 		if kept == len(pos) {
-			return fn(cols, len(pos), ChangeDelete)
+			return fn(cols, len(pos), change)
 		}
 		taken := make([]arrow.Array, len(cols))
 		for i, c := range cols {
@@ -189,15 +231,14 @@ func readItem(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, 
 			taken[i] = a
 		}
 		defer releaseAll(taken)
-		return fn(taken, kept, ChangeDelete)
+		return fn(taken, kept, change)
 	})
 }
 
-// livePositions are the positions of the item's file live with the
-// deletes after the change.
-func livePositions(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, opts ReadOptions, it ChangeItem) (*bitset, error) {
+// livePositions are the positions of the item's file live with deletes.
+func livePositions(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, opts ReadOptions, it ChangeItem, deletes []TaskDelete) (*bitset, error) {
 	after := *it.Task
-	after.Deletes = it.After
+	after.Deletes = deletes
 	after.Fields = []iceberg.NestedField{it.Task.Fields[len(it.Task.Fields)-1]}
 	after.Filter, after.FilterFields = nil, nil
 	after.PartitionTuple = nil
@@ -259,6 +300,20 @@ func (b *bitset) set(p int64) {
 		b.words = append(b.words, make([]uint64, w+1-len(b.words))...)
 	}
 	b.words[p/64] |= 1 << (p % 64)
+}
+
+// within reports whether every position of b is in o.
+func (b *bitset) within(o *bitset) bool {
+	for i, w := range b.words {
+		var ow uint64
+		if i < len(o.words) {
+			ow = o.words[i]
+		}
+		if w&^ow != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (b *bitset) has(p int64) bool {
