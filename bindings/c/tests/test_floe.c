@@ -18,6 +18,7 @@
 #include "test_filters.h"
 #include "test_inspect.h"
 #include "test_host_io.h"
+#include "test_maintain.h"
 #include "test_transaction.h"
 #include "test_catalog_transaction.h"
 #include "test_write.h"
@@ -878,6 +879,8 @@ static const struct test tests[] = {
     {"inspect", "errors", test_inspect_errors},
     {"inspect", "every_kind", test_inspect_every_kind},
     {"inspect", "plan", test_inspect_plan},
+    {"maintain", "compact_and_stats", test_maintain_compact_and_stats},
+    {"maintain", "errors", test_maintain_errors},
 };
 
 static int selected(const char* group, int argc, char** argv) {
@@ -890,7 +893,7 @@ static int selected(const char* group, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream filters threads_filter write transaction inspect all single)\n",
+    fprintf(stderr, "usage: %s FIXTURES_DIR GROUP...  (basics errors threads streams threads_stream filters threads_filter write transaction inspect maintain all single)\n",
             argv[0]);
     return 2;
   }
