@@ -6,6 +6,9 @@
 // written by the other with the same metadata and rows
 // (interop_evolve_*_test.go); and that the Parquet files
 // floe's writer writes are read value for value by DuckDB (read_parquet)
-// and arrow-go's pqarrow (interop_writer_files_test.go). It lives in the
+// and arrow-go's pqarrow (interop_writer_files_test.go); that the tables
+// floe's maintenance leaves (compacted, sort-compacted, upserted, carrying
+// Puffin statistics) are read by iceberg-go with floe's rows, and floe
+// compacts tables iceberg-go wrote (interop_maintain_test.go). It lives in the
 // benchmarks module because that module, not floe's, depends on iceberg-go.
 package interop
