@@ -327,39 +327,11 @@ type rewriteDataFilesOptionsJSON struct {
 
 func parseRewriteDataFilesRequest(data []byte) (Request, error) {
 	const action = "rewrite_data_files"
-	var o rewriteDataFilesOptionsJSON
-	if err := decodeOptions(data, &o, action); err != nil {
+	opts, timeoutMs, err := ParseRewriteDataFilesOptions(data)
+	if err != nil {
 		return Request{}, err
 	}
-	for name, v := range map[string]int64{
-		"target_file_size_bytes": o.TargetFileSizeBytes, "min_file_size_bytes": o.MinFileSizeBytes, "max_file_size_bytes": o.MaxFileSizeBytes,
-		"min_input_files": int64(o.MinInputFiles), "delete_file_threshold": int64(o.DeleteFileThreshold),
-		"max_file_group_size_bytes": o.MaxFileGroupSizeBytes, "partial_progress_max_commits": int64(o.PartialProgressMaxCommits),
-		"max_concurrent_file_group_rewrites": int64(o.MaxConcurrentGroups),
-	} {
-		if v < 0 {
-			return Request{}, invalid("%s options: %s %d is negative", action, name, v)
-		}
-	}
-	opts := maintain.RewriteDataFilesOptions{
-		TargetFileSizeBytes: o.TargetFileSizeBytes, MinFileSizeBytes: o.MinFileSizeBytes, MaxFileSizeBytes: o.MaxFileSizeBytes,
-		MinInputFiles: o.MinInputFiles, DeleteFileThreshold: o.DeleteFileThreshold, DeleteRatioThreshold: o.DeleteRatioThreshold,
-		RewriteAll: o.RewriteAll, MaxFileGroupSizeBytes: o.MaxFileGroupSizeBytes, PartialProgress: o.PartialProgress,
-		PartialProgressMaxCommits: o.PartialProgressMaxCommits, MaxConcurrentGroups: o.MaxConcurrentGroups, Token: o.Token, Branch: o.Branch,
-	}
-	if len(o.Filter) > 0 {
-		text := string(o.Filter)
-		var s string
-		if json.Unmarshal(o.Filter, &s) == nil {
-			text = s
-		}
-		f, err := expr.ParseFilter(text)
-		if err != nil {
-			return Request{}, invalid("%s options: filter: %v", action, err)
-		}
-		opts.Filter = f
-	}
-	return Request{TimeoutMs: o.TimeoutMs, run: func(ctx context.Context, t *table.Table, progress Progress) (any, error) {
+	return Request{TimeoutMs: timeoutMs, run: func(ctx context.Context, t *table.Table, progress Progress) (any, error) {
 		if progress != nil {
 			opts.Progress = func(done, total int, g maintain.GroupOutcome) {
 				progress.report(action, done, total, &g)
@@ -378,6 +350,47 @@ func parseRewriteDataFilesRequest(data []byte) (Request, error) {
 		res.SnapshotIDs = nonNil(res.SnapshotIDs)
 		return res, nil
 	}}, nil
+}
+
+// ParseRewriteDataFilesOptions reads rewrite_data_files' options_json
+// strictly into the compaction's options and its timeout_ms (nil: not
+// given): floe_table_maintain's form, which the distributed entry points
+// (floe_rewrite_plan) take too.
+func ParseRewriteDataFilesOptions(data []byte) (maintain.RewriteDataFilesOptions, *int64, error) {
+	const action = "rewrite_data_files"
+	var o rewriteDataFilesOptionsJSON
+	if err := decodeOptions(data, &o, action); err != nil {
+		return maintain.RewriteDataFilesOptions{}, nil, err
+	}
+	for name, v := range map[string]int64{
+		"target_file_size_bytes": o.TargetFileSizeBytes, "min_file_size_bytes": o.MinFileSizeBytes, "max_file_size_bytes": o.MaxFileSizeBytes,
+		"min_input_files": int64(o.MinInputFiles), "delete_file_threshold": int64(o.DeleteFileThreshold),
+		"max_file_group_size_bytes": o.MaxFileGroupSizeBytes, "partial_progress_max_commits": int64(o.PartialProgressMaxCommits),
+		"max_concurrent_file_group_rewrites": int64(o.MaxConcurrentGroups),
+	} {
+		if v < 0 {
+			return maintain.RewriteDataFilesOptions{}, nil, invalid("%s options: %s %d is negative", action, name, v)
+		}
+	}
+	opts := maintain.RewriteDataFilesOptions{
+		TargetFileSizeBytes: o.TargetFileSizeBytes, MinFileSizeBytes: o.MinFileSizeBytes, MaxFileSizeBytes: o.MaxFileSizeBytes,
+		MinInputFiles: o.MinInputFiles, DeleteFileThreshold: o.DeleteFileThreshold, DeleteRatioThreshold: o.DeleteRatioThreshold,
+		RewriteAll: o.RewriteAll, MaxFileGroupSizeBytes: o.MaxFileGroupSizeBytes, PartialProgress: o.PartialProgress,
+		PartialProgressMaxCommits: o.PartialProgressMaxCommits, MaxConcurrentGroups: o.MaxConcurrentGroups, Token: o.Token, Branch: o.Branch,
+	}
+	if len(o.Filter) > 0 {
+		text := string(o.Filter)
+		var s string
+		if json.Unmarshal(o.Filter, &s) == nil {
+			text = s
+		}
+		f, err := expr.ParseFilter(text)
+		if err != nil {
+			return maintain.RewriteDataFilesOptions{}, nil, invalid("%s options: filter: %v", action, err)
+		}
+		opts.Filter = f
+	}
+	return opts, o.TimeoutMs, nil
 }
 
 // progressJSON is what the progress callback receives: the action, how
