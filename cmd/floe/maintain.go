@@ -12,6 +12,7 @@ import (
 
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/maintenance"
+	"github.com/floedb/floe/internal/progress"
 )
 
 // The maintenance commands other than compact: each reads its flags into
@@ -41,7 +42,7 @@ func runRemoveOrphans(ctx context.Context, raw []string, out, errOut io.Writer) 
 	if v, ok := a.last("location"); ok {
 		opts["location"] = v
 	}
-	return runMaintenance(ctx, a, "remove-orphans", removeOrphansUsage, "remove_orphan_files", opts, out)
+	return runMaintenance(ctx, a, "remove-orphans", removeOrphansUsage, "remove_orphan_files", opts, out, errOut)
 }
 
 func runRewriteManifests(ctx context.Context, raw []string, out, errOut io.Writer) error {
@@ -60,7 +61,7 @@ func runRewriteManifests(ctx context.Context, raw []string, out, errOut io.Write
 		}
 		opts["target_size_bytes"] = n
 	}
-	return runMaintenance(ctx, a, "rewrite-manifests", rewriteManifestsUsage, "rewrite_manifests", opts, out)
+	return runMaintenance(ctx, a, "rewrite-manifests", rewriteManifestsUsage, "rewrite_manifests", opts, out, errOut)
 }
 
 // runRewriteDeletes removes the delete files that apply to no live data
@@ -74,7 +75,7 @@ func runRewriteDeletes(ctx context.Context, raw []string, out, errOut io.Writer)
 	if err != nil {
 		return err
 	}
-	return runMaintenance(ctx, a, "rewrite-deletes", rewriteDeletesUsage, "remove_dangling_deletes", opts, out)
+	return runMaintenance(ctx, a, "rewrite-deletes", rewriteDeletesUsage, "remove_dangling_deletes", opts, out, errOut)
 }
 
 func runStats(ctx context.Context, raw []string, out, errOut io.Writer) error {
@@ -99,7 +100,7 @@ func runStats(ctx context.Context, raw []string, out, errOut io.Writer) error {
 		}
 		opts["snapshot_id"] = id
 	}
-	return runMaintenance(ctx, a, "stats", statsUsage, "compute_statistics", opts, out)
+	return runMaintenance(ctx, a, "stats", statsUsage, "compute_statistics", opts, out, errOut)
 }
 
 // maintenanceCommit reads --token, --branch and --property into a
@@ -123,8 +124,9 @@ func maintenanceCommit(a *args) (map[string]any, error) {
 }
 
 // runMaintenance runs action on the command's table and prints its result
-// with "command" added.
-func runMaintenance(ctx context.Context, a *args, command, usage, action string, opts map[string]any, out io.Writer) error {
+// with "command" added. What the core tells a progress meter (the files
+// remove-orphans deletes) shows on a terminal.
+func runMaintenance(ctx context.Context, a *args, command, usage, action string, opts map[string]any, out, errOut io.Writer) error {
 	if len(a.positional) != 1 {
 		return errors.New(usage)
 	}
@@ -140,7 +142,10 @@ func runMaintenance(ctx context.Context, a *args, command, usage, action string,
 	if err != nil {
 		return err
 	}
-	res, err := req.Run(ctx, t, nil)
+	meter := &progress.Meter{}
+	status := startProgress(a, errOut, command, "files", meter.Sample)
+	res, err := req.Run(progress.With(ctx, meter), t, nil)
+	status.finish()
 	if err != nil {
 		return err
 	}

@@ -107,7 +107,11 @@ func TestMaintenanceCommands(t *testing.T) {
 	if err := os.WriteFile(fresh, []byte("being written"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res = maintenanceOutput(t, mustRun(t, "remove-orphans", loc, "--older-than", "3d"))
+	status, line, errOut := runCLI(t, "remove-orphans", loc, "--older-than", "3d", "--progress")
+	if status != 0 || !strings.Contains(errOut, "remove-orphans") {
+		t.Fatalf("remove-orphans --progress: status %d, stderr %q", status, errOut)
+	}
+	res = maintenanceOutput(t, line)
 	if jsonInt(t, res["deleted_files_count"]) != 1 || jsonInt(t, res["too_new_files_count"]) != 1 {
 		t.Fatalf("remove-orphans: %v", res)
 	}
