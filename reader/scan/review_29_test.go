@@ -23,7 +23,7 @@ import (
 // and no Arrow memory queued.
 func TestReview29ChangelogReleasedUnreadLeaksNothing(t *testing.T) {
 	tbl := openFixture(t, changelogFixture)
-	for _, opts := range []Options{{Threads: 2}, {Threads: 2, Limit: ptr[int64](0)}} {
+	for _, opts := range []Options{{Threads: 2}, {Threads: 2, Limit: ptr[int64](0)}, {Threads: 3, Limit: ptr[int64](1), BatchSize: 1}} {
 		s, err := NewChangelog(context.Background(), tbl, opts)
 		if err != nil {
 			t.Fatal(err)
