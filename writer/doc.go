@@ -27,7 +27,10 @@
 // split-block bloom filters (options.go, parquetfile's bloom.go).
 //
 // It also writes delete files (WritePositionDeletes, WriteDeletionVectors,
-// EqualityDeleteWriter). DataLocation is where a table's files go.
+// EqualityDeleteWriter). FileWriter is the same writer held to one file
+// at a path its caller names, or on a stream (NewStreamFileWriter): the
+// position delete files and the CLI's `scan --output` Parquet go through
+// it, so floe writes every Parquet file with this one writer. DataLocation is where a table's files go.
 // Committing what it writes, and row-level changes by filter, are package
 // ops's (writer/ops): writer reads no table and commits nothing.
 package writer
