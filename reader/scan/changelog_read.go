@@ -64,6 +64,9 @@ func (g *ChangeGroup) output() ([]iceberg.NestedField, []int, error) {
 // inserted rows is read whole before its first batch (its rows are
 // matched); any other streams file by file.
 func (g *ChangeGroup) Reader(ctx context.Context, files fileio.FileIO, alloc memory.Allocator, opts ReadOptions) (array.RecordReader, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	schema, err := g.Schema()
 	if err != nil {
 		return nil, err

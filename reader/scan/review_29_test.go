@@ -396,3 +396,25 @@ func TestReview29ChangeGroupRefusalKind(t *testing.T) {
 		}
 	}
 }
+
+// A change group's reader refuses read settings out of range as a task's
+// reader does (a negative limit read every change).
+func TestReview29ChangeGroupReadOptionsChecked(t *testing.T) {
+	tbl := openFixture(t, changelogFixture)
+	s, err := NewChangelog(context.Background(), tbl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []ReadOptions{{Limit: ptr[int64](-1)}, {BatchSize: -1}, {MemoryLimit: -5}} {
+		rr, err := s.Groups()[0].Reader(context.Background(), tbl.IO, memory.DefaultAllocator, opts)
+		if err == nil {
+			for rr.Next() {
+			}
+			err = rr.Err()
+			rr.Release()
+		}
+		if !errors.Is(err, errkind.InvalidArgument) {
+			t.Errorf("read options %+v: %v", opts, err)
+		}
+	}
+}
