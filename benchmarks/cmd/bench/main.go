@@ -65,6 +65,12 @@ func main() {
 		}
 		return
 	}
+	if *maintenanceOnly {
+		if !runMaintenanceSection(log.Printf) {
+			os.Exit(1)
+		}
+		return
+	}
 	if *planningOnly {
 		if !runPlanningSection(*repeat, log.Printf) {
 			os.Exit(1)
