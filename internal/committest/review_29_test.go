@@ -146,3 +146,74 @@ func TestReview29ChangelogOfAWithdrawnDelete(t *testing.T) {
 		t.Fatalf("changelog inserted %v deleted %v; want inserted %v", ins, del2, wantIns)
 	}
 }
+
+// A changelog from a snapshot that was expired (its child names it as
+// parent) reports the snapshots after it: with the first of three appends
+// and a position delete expired, the changes of the others, in order.
+func TestReview29ChangelogFromAnExpiredSnapshot(t *testing.T) {
+	ctx := context.Background()
+	loc := filepath.Join(t.TempDir(), "tbl")
+	tbl, err := table.Create(ctx, nil, loc, testtable.Schema(), nil, nil, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []int64
+	var first manifest.DataFile
+	for i := range 3 {
+		w := writeData(t, *tbl.Metadata.DefaultSpec(), rowsIn(uint64(i), int64(10*i), 4), 10)
+		if i == 0 {
+			first = w.files[0]
+		}
+		r, err := tbl.Commit(ctx, w.files, nil, table.CommitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, r.SnapshotID)
+		if tbl, err = table.Open(ctx, loc, table.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del, err := WritePositionDeletes(filepath.Join(t.TempDir(), "del.parquet"), 0, []any{}, []Position{{Path: first.FilePath, Pos: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tbl.RowDelta(ctx, nil, []manifest.DataFile{del}, table.CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps = append(snaps, r.SnapshotID)
+	if tbl, err = table.Open(ctx, loc, table.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	wantIns := minus(fullRows(t, tbl, &snaps[2]), fullRows(t, tbl, &snaps[0]))
+	wantDel := minus(fullRows(t, tbl, &snaps[0]), fullRows(t, tbl, &snaps[3]))
+	now := int64(1) << 62
+	keep := 3
+	if _, err := tbl.ExpireSnapshots(ctx, &now, &keep, table.ExpireOptions{KeepFiles: true}); err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = table.Open(ctx, loc, table.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if tbl.Metadata.SnapshotByID(snaps[0]) != nil {
+		t.Fatal("the first snapshot was not expired")
+	}
+	var ins, dels []string
+	ords := map[int64]int32{}
+	for _, c := range changelogRows(t, tbl, scan.Options{FromSnapshotID: &snaps[0]}) {
+		ords[c.snapshot] = c.ordinal
+		if c.change == scan.ChangeInsert {
+			ins = append(ins, c.row)
+		} else {
+			dels = append(dels, c.row)
+		}
+	}
+	slices.Sort(ins)
+	slices.Sort(dels)
+	if !slices.Equal(ins, wantIns) || !slices.Equal(dels, wantDel) {
+		t.Fatalf("inserted %d deleted %d; want %d and %d", len(ins), len(dels), len(wantIns), len(wantDel))
+	}
+	if ords[snaps[1]] != 0 || ords[snaps[2]] != 1 || ords[snaps[3]] != 2 {
+		t.Fatalf("ordinals %v", ords)
+	}
+}
