@@ -682,6 +682,54 @@ typedef void (*floe_progress_fn)(const char* progress_json, void* user_data);
 floe_status floe_table_maintain(floe_table* table, const char* action, const char* options_json,
                                 floe_progress_fn progress, void* user_data, char** result_json);
 
+/* Compaction split across processes (floe.dask.rewrite_data_files): the
+ * client plans, workers rewrite one file group each, the client commits
+ * the workers' results in one "replace" snapshot. The same work as
+ * floe_table_maintain's "rewrite_data_files" without partial progress.
+ *
+ * floe_rewrite_plan: choose the files to compact on the version the handle
+ * holds, as "rewrite_data_files" does (its options; "timeout_ms").
+ * *plan_json (free with floe_string_free) is {"starting_snapshot_id",
+ * "options", "groups": [group, ...]}; each group is a JSON object
+ * {"id", "starting_snapshot_id", "spec_id", "partition", "data_files",
+ * "input_bytes", "input_rows", "delete_files", "tasks", ...} carrying
+ * everything a worker reads (the reader's serialised tasks, deletes
+ * included). No group: nothing to compact. */
+floe_status floe_rewrite_plan(floe_table* table, const char* options_json, char** plan_json);
+
+/* floe_rewrite_group: on a worker, read one group of a plan (group/len:
+ * one element of "groups" as JSON, read during the call) with every delete
+ * applied and write its rows as new data files near the plan's target
+ * size, committing nothing. table is a handle of the metadata file the
+ * plan was made from (floe_table_metadata_location on the client).
+ * options_json: {"timeout_ms"} or NULL. *result / *result_len (free with
+ * floe_bytes_free) is the group's result as JSON bytes for
+ * floe_rewrite_commit or floe_rewrite_discard, in any process. On an error
+ * the files it wrote are deleted. */
+floe_status floe_rewrite_group(floe_table* table, const uint8_t* group, size_t len, const char* options_json,
+                               uint8_t** result, size_t* result_len);
+
+/* floe_rewrite_commit: commit the results of groups of one plan
+ * (results/len: a JSON array of floe_rewrite_group results, read during
+ * the call) in one "replace" snapshot: the groups' data files are replaced
+ * by the files written, and delete files that applied only to them go
+ * too. options_json: {"token", "branch" (the plan's), "discard_refused":
+ * <bool> delete the results' files when the commit fails (any status but
+ * FLOE_COMMIT_STATE_UNKNOWN) or finds its token, "timeout_ms"}.
+ * *result_json (free with floe_string_free) is {"snapshot_id",
+ * "token_found", "rewritten_data_files_count", "added_data_files_count",
+ * "removed_delete_files": [paths]}. FLOE_CONFLICT, committing nothing,
+ * when another writer removed one of the files or deleted rows of one
+ * after the plan's snapshot. On success the handle holds the committed
+ * version. */
+floe_status floe_rewrite_commit(floe_table* table, const uint8_t* results, size_t len, const char* options_json,
+                                char** result_json);
+
+/* floe_rewrite_discard: delete the files of floe_rewrite_group results
+ * (a JSON array, as floe_rewrite_commit takes) that no commit took, as
+ * floe_discard_files deletes floe_write_files' files (and refuses alike). */
+floe_status floe_rewrite_discard(floe_table* table, const uint8_t* results, size_t len);
+
 /* ------------------------------------------------------------------------
  * Transactions: several changes to one table as one commit
  *

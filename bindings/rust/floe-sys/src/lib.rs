@@ -170,6 +170,12 @@ extern "C" {
     pub fn floe_expire_snapshots(table: *mut floe_table, options_json: *const c_char, result_json: *mut *mut c_char) -> floe_status;
     pub fn floe_table_maintain(table: *mut floe_table, action: *const c_char, options_json: *const c_char,
                                progress: floe_progress_fn, user_data: *mut c_void, result_json: *mut *mut c_char) -> floe_status;
+    pub fn floe_rewrite_plan(table: *mut floe_table, options_json: *const c_char, plan_json: *mut *mut c_char) -> floe_status;
+    pub fn floe_rewrite_group(table: *mut floe_table, group: *const u8, len: usize, options_json: *const c_char,
+                              result: *mut *mut u8, result_len: *mut usize) -> floe_status;
+    pub fn floe_rewrite_commit(table: *mut floe_table, results: *const u8, len: usize, options_json: *const c_char,
+                               result_json: *mut *mut c_char) -> floe_status;
+    pub fn floe_rewrite_discard(table: *mut floe_table, results: *const u8, len: usize) -> floe_status;
     pub fn floe_table_transaction(table: *mut floe_table, actions_json: *const c_char, options_json: *const c_char,
                                   result_json: *mut *mut c_char) -> floe_status;
     pub fn floe_table_transaction_preview(table: *mut floe_table, actions_json: *const c_char, out: *mut *mut floe_table) -> floe_status;
