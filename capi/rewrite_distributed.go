@@ -272,4 +272,3 @@ func optionalTimeout(what string, ms *int64) (*time.Duration, error) {
 	}
 	return &d, nil
 }
-
