@@ -92,6 +92,7 @@ test-python-package: lib
 # and writes of pandas frames without pyarrow (and the write property test).
 test-dask: lib
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_dask.py
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_dask_rewrite.py
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_pyiceberg_api.py
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_pandas_write.py
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_write_property.py

@@ -3,7 +3,9 @@ client and returns a dask.dataframe with one partition per planned task
 (tasks pickle to the workers, which read them with floe, filter and
 projection included); write_table has each worker write its partitions'
 data files and the client commit them all in one snapshot, with a token so
-a resubmitted job commits once.
+a resubmitted job commits once; rewrite_data_files compacts a table the
+same way (the client plans the file groups, each worker rewrites one, the
+client commits them in one "replace" snapshot).
 
 Both take the table as a Table (opened by path or loaded from a catalog), a
 catalog and an identifier (``write_table(ddf, cat, identifier="db.t")``
@@ -24,6 +26,7 @@ worker processes, spawn, is safe; do not set
 
 import json
 
+from . import _rewrite_distributed as _rewrite
 from ._catalog import Catalog
 from ._errors import FloeError
 from ._table import Table
@@ -272,4 +275,116 @@ def _worker_options(table_options):
     return {k: v for k, v in table_options.items() if k in ("location_map", "s3", "properties", "relocate")}
 
 
-__all__ = ["read_table", "write_table"]
+def _rewrite_group(group, metadata_location, open_options):
+    """On a worker: one file group of a compaction plan rewritten as new
+    data files, not committed; the group's result (bytes) comes back to the
+    client. The worker opens the metadata file the plan was made from, as
+    write_table's workers do."""
+    try:
+        with Table.open(metadata_location, **open_options) as t:
+            return _rewrite.rewrite_group(t, group)
+    except Exception as e:
+        # Handed back, not raised, as in _write_partition: the client
+        # deletes the other groups' files before raising it (the failed
+        # group deleted its own).
+        return _Failed(e)
+
+
+def rewrite_data_files(table, client=None, identifier=None, token=None, branch=None, row_filter=None,
+                       open_options=None, **options):
+    """Compacts the table's small files on a Dask cluster: the client plans
+    the file groups as t.maintenance.rewrite_data_files would (options are
+    its keywords: target_file_size_bytes, min_input_files, rewrite_all,
+    delete_file_threshold, ...; row_filter limits it to the files that may
+    hold rows it selects), each group is rewritten on a worker (every
+    delete applied), and the client commits all the groups in one
+    "replace" snapshot through the table's owner, as write_table commits.
+    table is what write_table takes; client is a distributed.Client (the
+    current Dask scheduler when None); open_options (location_map, s3,
+    ...) open a path table and, on the workers, the plan's metadata file.
+
+    Returns t.maintenance.rewrite_data_files' result dict. With token, a
+    job whose token the table already holds does nothing and returns that
+    snapshot (token_found). The commit raises FloeError (CONFLICT),
+    committing nothing, when another writer removed a rewritten file or
+    deleted rows of one meanwhile; the workers' files are deleted then, and
+    when a group fails (its error is raised). Partial progress is not
+    offered here: every group is one commit, or none."""
+    for key in ("partial_progress_enabled", "partial_progress_max_commits", "progress"):
+        if options.get(key):
+            raise ValueError(f"floe.dask.rewrite_data_files commits every group in one commit: {key} is not offered")
+        options.pop(key, None)
+    open_options = dict(open_options or {})
+    t, own = _table(table, identifier, open_options)
+    try:
+        if not own and t._reload is not None:
+            t.refresh()
+        if token is not None:
+            found = _token_snapshot(t, token)
+            if found is not None:
+                return _rewrite_result(None, [], [], {"snapshot_id": found, "token_found": True})
+        plan = _rewrite.plan_rewrite(t, dict(options, filter=row_filter, token=token, branch=branch))
+        groups = plan["groups"]
+        if not groups:
+            return _rewrite_result(plan, [], [], None)
+        worker_options = open_options or _worker_options(t._options)
+        where = t.metadata_location
+        encoded = [json.dumps(g).encode("utf-8") for g in groups]
+        if client is not None:
+            futures = client.map(_rewrite_group, encoded, metadata_location=where, open_options=worker_options,
+                                 pure=False)
+            results = client.gather(futures)
+        else:
+            import dask
+
+            results = dask.compute(*[dask.delayed(_rewrite_group)(g, where, worker_options) for g in encoded])
+        failed = [r.error for r in results if isinstance(r, _Failed)]
+        done = [r for r in results if not isinstance(r, _Failed)]
+        if failed:
+            if done:
+                _discard_rewrite(t, done, failed[0])
+            raise failed[0]
+        commit = _rewrite.commit_rewrite(t, done, token=token, branch=branch, discard_refused=True)
+        return _rewrite_result(plan, groups, done, commit)
+    finally:
+        if own:
+            t.close()
+
+
+def _rewrite_result(plan, groups, results, commit):
+    """t.maintenance.rewrite_data_files' result of a distributed run."""
+    commit = commit or {}
+    sid = commit.get("snapshot_id")
+    found = bool(commit.get("token_found"))
+    committed = sid is not None and not found
+    outcomes = []
+    for g, r in zip(groups, results):
+        added = json.loads(r).get("added") or {}
+        outcomes.append({"id": g["id"], "partition": g["partition"], "input_files": len(g["data_files"]),
+                         "input_bytes": g["input_bytes"], "output_files": len(added.get("files") or []),
+                         "snapshot_id": sid if committed else None})
+    return {
+        "starting_snapshot_id": plan["starting_snapshot_id"] if plan else None,
+        "groups": outcomes,
+        "rewritten_data_files_count": commit.get("rewritten_data_files_count", 0),
+        "added_data_files_count": commit.get("added_data_files_count", 0),
+        "rewritten_bytes_count": sum(g["input_bytes"] for g in groups) if committed else 0,
+        "removed_delete_files_count": len(commit.get("removed_delete_files") or []),
+        "failed_data_files_count": 0,
+        "snapshot_ids": [sid] if sid is not None else [],
+        "token_found": found,
+    }
+
+
+def _discard_rewrite(t, results, cause):
+    """Deletes the files the other groups' workers wrote for a compaction
+    that will not commit; a failed discard becomes a note on cause."""
+    try:
+        _rewrite.discard_rewrite(t, results)
+    except FloeError as e:
+        note = getattr(cause, "add_note", None)
+        if note is not None:
+            note(f"the files the job's workers wrote were not deleted: {e}")
+
+
+__all__ = ["read_table", "write_table", "rewrite_data_files"]

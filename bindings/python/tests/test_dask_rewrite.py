@@ -1,0 +1,149 @@
+"""floe.dask.rewrite_data_files on a real distributed.LocalCluster with 2
+worker processes: a table of many small files with position deletes is
+compacted by the workers and committed by the client in one snapshot; the
+rows stay the same (as a multiset), the files drop to one per partition,
+no delete file is left, and the result matches t.maintenance's local
+compaction of an identical table. Skipped without dask.distributed
+(Debian's python3-distributed; make test-dask runs it)."""
+
+import logging
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import floe  # noqa: E402
+from floe import _rewrite_distributed  # noqa: E402
+
+try:
+    import distributed
+    import floe.dask as fdask
+except ImportError:  # pragma: no cover
+    if os.environ.get("FLOE_REQUIRE_DASK"):
+        raise
+    distributed = None
+
+SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
+    {"id": 1, "name": "id", "required": False, "type": "long"},
+    {"id": 2, "name": "kind", "required": False, "type": "string"},
+    {"id": 3, "name": "x", "required": False, "type": "double"},
+]}
+
+
+def small_files_table(loc):
+    """40 appends of 15 rows (a small file in each of 3 partitions each),
+    then merge-on-read deletes (position delete files) of ids below 40 and
+    of kind b's ids above 500."""
+    with floe.Table.create(loc, SCHEMA, partition_by=["kind"],
+                           properties={"format-version": "2"}) as t:
+        for a in range(40):
+            t.append([{"id": a * 15 + i, "kind": "abc"[i % 3], "x": (a * 15 + i) / 8 if i % 5 else None}
+                      for i in range(15)])
+        t.delete_rows("id < 40", delete_mode="merge-on-read")
+        t.delete_rows("kind = 'b' and id > 500", delete_mode="merge-on-read")
+
+
+def rows(t):
+    return sorted(t.scan().to_pylist(), key=lambda r: r["id"])
+
+
+def data_and_delete_files(t):
+    tasks = t.scan().plan_files()
+    return len(tasks), {d["path"] for task in tasks for d in task.delete_files}
+
+
+def data_file_names(loc):
+    return {os.path.join(r, n) for r, _, ns in os.walk(os.path.join(loc, "data")) for n in ns}
+
+
+@unittest.skipIf(distributed is None, "dask.distributed is not installed")
+class DaskRewriteTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Worker processes are spawned (distributed's default), never
+        # forked from this process, which has loaded libfloe.
+        cls.cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                               host="127.0.0.1", dashboard_address=None,
+                                               silence_logs=logging.CRITICAL)
+        cls.client = distributed.Client(cls.cluster)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.cluster.close()
+
+    def test_compaction_on_workers_equals_local(self):
+        with tempfile.TemporaryDirectory() as d:
+            loc, ref = os.path.join(d, "t"), os.path.join(d, "ref")
+            small_files_table(loc)
+            small_files_table(ref)
+            with floe.Table.open(loc) as t:
+                before = rows(t)
+                files_before, deletes_before = data_and_delete_files(t)
+                snapshots_before = len(t.snapshots())
+            self.assertEqual(len(before), 600 - 40 - sum(1 for i in range(501, 600) if i % 3 == 1))
+            self.assertGreaterEqual(files_before, 100)
+            self.assertTrue(deletes_before)
+
+            res = fdask.rewrite_data_files(loc, client=self.client, min_input_files=2, token="compact-1")
+            with floe.Table.open(ref) as t:
+                local = t.maintenance.rewrite_data_files(min_input_files=2)
+
+            with floe.Table.open(loc) as t:
+                self.assertEqual(rows(t), before)
+                files_after, deletes_after = data_and_delete_files(t)
+                self.assertEqual(len(t.snapshots()), snapshots_before + 1)
+                snap = t.current_snapshot()
+                self.assertEqual(snap.summary["operation"], "replace")
+                self.assertEqual(res["snapshot_ids"], [t.current_snapshot_id])
+            self.assertEqual(files_after, 3)  # one per partition, near the (512 MiB) target
+            self.assertEqual(deletes_after, set())
+            for key in ("rewritten_data_files_count", "added_data_files_count", "removed_delete_files_count",
+                        "rewritten_bytes_count"):
+                self.assertEqual(res[key], local[key], key)
+            self.assertEqual(res["rewritten_data_files_count"], files_before)
+            self.assertEqual(sorted(g["output_files"] for g in res["groups"]), [1, 1, 1])
+            self.assertFalse(res["token_found"])
+
+            # The job resubmitted: its token is found, nothing is written.
+            names = data_file_names(loc)
+            again = fdask.rewrite_data_files(loc, client=self.client, min_input_files=2, token="compact-1")
+            self.assertTrue(again["token_found"])
+            self.assertEqual(again["snapshot_ids"], res["snapshot_ids"])
+            self.assertEqual(data_file_names(loc), names)
+
+    def test_conflicting_delete_commits_nothing_and_leaves_no_file(self):
+        # The steps floe.dask runs, with another writer's delete between
+        # the workers' rewrite and the commit: CONFLICT, the table as the
+        # delete left it, the workers' files deleted.
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            small_files_table(loc)
+            with floe.Table.open(loc) as t:
+                plan = _rewrite_distributed.plan_rewrite(t, {"min_input_files": 2})
+                where = t.metadata_location
+                names = data_file_names(loc)
+                results = self.client.gather(self.client.map(fdask._rewrite_group, plan["groups"],
+                                                             metadata_location=where, open_options={}, pure=False))
+                written = data_file_names(loc) - names
+                self.assertEqual(len(written), 3)  # a file per partition's group
+                with floe.Table.open(loc) as other:
+                    other.delete_rows("id = 300", delete_mode="merge-on-read")
+                    head = other.current_snapshot_id
+                with self.assertRaises(floe.FloeError) as cm:
+                    _rewrite_distributed.commit_rewrite(t, results, discard_refused=True)
+                self.assertEqual(cm.exception.code, floe.Status.CONFLICT)
+            with floe.Table.open(loc) as t:
+                self.assertEqual(t.current_snapshot_id, head)
+                self.assertEqual(len(t.scan().to_pylist()), len(rows(t)))
+            self.assertEqual(written & data_file_names(loc), set())
+
+    def test_partial_progress_is_refused(self):
+        with self.assertRaises(ValueError):
+            fdask.rewrite_data_files("/nonexistent", client=self.client, partial_progress_enabled=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
