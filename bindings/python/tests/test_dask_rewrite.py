@@ -140,6 +140,34 @@ class DaskRewriteTest(unittest.TestCase):
                 self.assertEqual(len(t.scan().to_pylist()), len(rows(t)))
             self.assertEqual(written & data_file_names(loc), set())
 
+    def test_catalog_table_compacts_through_its_catalog(self):
+        # A SQL catalog's table: the workers open the plan's metadata file,
+        # the replace snapshot lands in the catalog's history, and a later
+        # catalog commit keeps the compacted rows.
+        with tempfile.TemporaryDirectory() as d:
+            cat = floe.load_catalog("c", uri="sqlite:///" + os.path.join(d, "c.db"), warehouse=os.path.join(d, "wh"))
+            self.addCleanup(cat.close)
+            cat.create_namespace("db")
+            cat.create_table("db.a", SCHEMA).close()
+            with cat.load_table("db.a") as t:
+                for a in range(8):
+                    t.append([{"id": a * 10 + i, "kind": "ab"[i % 2], "x": float(i)} for i in range(10)])
+                t.delete_rows("id < 5", delete_mode="merge-on-read")
+                want = rows(t)
+            res = fdask.rewrite_data_files((cat, "db.a"), client=self.client, min_input_files=2)
+            self.assertEqual(res["rewritten_data_files_count"], 8)
+            self.assertEqual(res["added_data_files_count"], 1)
+            with cat.load_table("db.a") as t:
+                self.assertEqual(t.current_snapshot_id, res["snapshot_ids"][0])
+                self.assertEqual(rows(t), want)
+                self.assertEqual(data_and_delete_files(t), (1, set()))
+                metadata_dir = os.path.dirname(t.metadata_location.replace("file://", ""))
+                t.append([{"id": 1000, "kind": "c", "x": None}])
+            self.assertTrue(all(n[0].isdigit() and "-" in n for n in os.listdir(metadata_dir)
+                                if n.endswith(".metadata.json")), os.listdir(metadata_dir))
+            with cat.load_table("db.a") as t:
+                self.assertEqual(len(rows(t)), len(want) + 1)
+
     def test_partial_progress_is_refused(self):
         with self.assertRaises(ValueError):
             fdask.rewrite_data_files("/nonexistent", client=self.client, partial_progress_enabled=True)
