@@ -167,8 +167,13 @@ type rewriteCommitOptions struct {
 	// DiscardRefused: the results' files were written for this commit
 	// only, so they are deleted when it fails with a known outcome or
 	// finds its token committed (as floe_append_files does).
-	DiscardRefused bool   `json:"discard_refused"`
-	TimeoutMs      *int64 `json:"timeout_ms"`
+	DiscardRefused bool `json:"discard_refused"`
+	// PartialProgress: this commit is one of several of a run's groups
+	// (partial progress), so it takes the run's token with a hash of the
+	// files it replaces (maintain.PartialToken), as RewriteDataFiles'
+	// partial commits do.
+	PartialProgress bool   `json:"partial_progress"`
+	TimeoutMs       *int64 `json:"timeout_ms"`
 }
 
 // rewriteCommitResult is floe_rewrite_commit's result JSON.
@@ -194,6 +199,9 @@ func rewriteCommit(th *tableHandle, results, options []byte) ([]byte, error) {
 	groups, err := decodeGroupResults(results)
 	if err != nil {
 		return nil, err
+	}
+	if o.PartialProgress {
+		o.Token = maintain.PartialToken(o.Token, groups)
 	}
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()

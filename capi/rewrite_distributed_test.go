@@ -355,3 +355,67 @@ func jsonInt(v any) int64 {
 	n, _ := v.(json.Number).Int64()
 	return n
 }
+
+// With partial_progress each commit of a run's groups takes the run's
+// token and a hash of the files it replaces: groups commit one by one,
+// and a group's commit retried finds its token and commits nothing.
+func TestRewriteDistributedPartialProgressTokens(t *testing.T) {
+	th := &tableHandle{table: compactionTable(t)}
+	planJSON, err := rewritePlan(th, []byte(`{"min_input_files": 2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan struct {
+		Groups []json.RawMessage `json:"groups"`
+	}
+	if err := json.Unmarshal(planJSON, &plan); err != nil {
+		t.Fatal(err)
+	}
+	planned := th.current().MetadataLocation
+	results := groupResults(t, th, plan.Groups)
+	if len(results) != 3 {
+		t.Fatalf("%d groups", len(results))
+	}
+	const opts = `{"token": "run-1", "partial_progress": true}`
+	var ids []int64
+	for _, r := range results {
+		out, err := rewriteCommit(th, joinResults([][]byte{r}), []byte(opts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := decodeNumbers(t, out)
+		if res["token_found"] != false {
+			t.Fatalf("partial commit %v", res)
+		}
+		ids = append(ids, jsonInt(res["snapshot_id"]))
+	}
+	snaps := th.current().Metadata.Snapshots
+	if len(ids) != 3 || ids[0] == ids[1] || ids[1] == ids[2] {
+		t.Fatalf("snapshots %v", ids)
+	}
+	// The same token given for two different commits was not taken as
+	// one: each carries its own.
+	tokens := map[string]bool{}
+	for _, s := range snaps[len(snaps)-3:] {
+		tokens[s.Summary[table.SummaryToken]] = true
+	}
+	if len(tokens) != 3 || tokens[""] || tokens["run-1"] {
+		t.Errorf("tokens of the partial commits: %v", tokens)
+	}
+	// The first group's commit again (a retry after an unknown outcome).
+	worker := &tableHandle{table: reopenMetadata(t, planned)}
+	retried := groupResults(t, worker, plan.Groups[:1])
+	written := writtenPaths(t, retried)
+	out, err := rewriteCommit(th, joinResults(retried), []byte(`{"token": "run-1", "partial_progress": true, "discard_refused": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := decodeNumbers(t, out); res["token_found"] != true || jsonInt(res["snapshot_id"]) != ids[0] {
+		t.Errorf("retried group commit %v; want the token of snapshot %d found", res, ids[0])
+	}
+	for _, p := range written {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s after the token was found: %v", p, err)
+		}
+	}
+}
