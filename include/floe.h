@@ -684,8 +684,8 @@ floe_status floe_table_maintain(floe_table* table, const char* action, const cha
 
 /* Compaction split across processes (floe.dask.rewrite_data_files): the
  * client plans, workers rewrite one file group each, the client commits
- * the workers' results in one "replace" snapshot. The same work as
- * floe_table_maintain's "rewrite_data_files" without partial progress.
+ * the workers' results in one "replace" snapshot, or several (partial
+ * progress). The same work as floe_table_maintain's "rewrite_data_files".
  *
  * floe_rewrite_plan: choose the files to compact on the version the handle
  * holds, as "rewrite_data_files" does (its options; "timeout_ms").
@@ -715,7 +715,11 @@ floe_status floe_rewrite_group(floe_table* table, const uint8_t* group, size_t l
  * by the files written, and delete files that applied only to them go
  * too. options_json: {"token", "branch" (the plan's), "discard_refused":
  * <bool> delete the results' files when the commit fails (any status but
- * FLOE_COMMIT_STATE_UNKNOWN) or finds its token, "timeout_ms"}.
+ * FLOE_COMMIT_STATE_UNKNOWN) or finds its token, "partial_progress":
+ * <bool> this is one of several commits of a run's groups: the token taken
+ * is the run's "token" and a hash of the files replaced, as
+ * "rewrite_data_files" with "partial_progress_enabled" commits, so a
+ * retried group commit finds its own, "timeout_ms"}.
  * *result_json (free with floe_string_free) is {"snapshot_id",
  * "token_found", "rewritten_data_files_count", "added_data_files_count",
  * "removed_delete_files": [paths]}. FLOE_CONFLICT, committing nothing,
