@@ -43,7 +43,11 @@ var commandHelp = []struct{ name, text string }{
              partitions, position_deletes. EXPR is over its columns (as
              scan's; nested by dotted name: "partition.x = 3 and
              record_count > 1000"); --snapshot/--ref apply to per-snapshot
-             tables (files, entries, manifests, partitions, …)`},
+             tables (files, entries, manifests, partitions, …)
+             floe inspect TABLE health [--skip-orphans]: what the table
+             needs (small files, deletes, dangling deletes, manifests,
+             snapshots past retention, orphan files, stale statistics),
+             one JSON object, changing nothing`},
 	{"create", `floe create TABLE --schema SCHEMA.json [--partition COLUMN[:TRANSFORM]]…
              [--property K=V]… [--format-version N] [--create-namespace]
              SCHEMA.json: an Iceberg schema; TRANSFORM: identity (default),
@@ -123,6 +127,15 @@ var commandHelp = []struct{ name, text string }{
              statistics file and registers it in the table; a table with
              write.statistics.on-commit=true gets them after each append,
              delete and upsert too. Prints one JSON object`},
+	{"maintain", `floe maintain TABLE [--dry-run] [--skip-orphans]
+             reads the table's health and runs what it needs, in this
+             order: compact (rewrite_data_files), remove dangling deletes,
+             rewrite manifests, expire snapshots (the table's retention),
+             remove orphan files (older than 3 days), compute statistics
+             (when the table keeps them); each judged on the table the
+             earlier ones left. --dry-run only reports. Prints one JSON
+             object: the health, and each action with its reason and
+             result`},
 	{"alter", `floe alter TABLE ACTION [ARGS]… [ACTION [ARGS]…]…
              changes the schema, partition spec, sort order, properties or
              format version: every action given in one commit (consecutive

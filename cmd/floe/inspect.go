@@ -18,10 +18,19 @@ const inspectUsage = "usage: floe inspect TABLE KIND [--columns a,b] [--filter E
 
 // runInspect prints one of a table's metadata tables (snapshots, files,
 // …) through the printers floe scan uses.
-func runInspect(ctx context.Context, raw []string, out, _ io.Writer) error {
-	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "ref", "columns", "limit", "batch-size", "format", "filter"}, []string{"ignore-case", "no-relocate"})
+func runInspect(ctx context.Context, raw []string, out, errOut io.Writer) error {
+	a, err := parseArgs(raw, []string{"map", "warehouse", "snapshot", "ref", "columns", "limit", "batch-size", "format", "filter"}, []string{"ignore-case", "no-relocate", "skip-orphans"})
 	if err != nil {
 		return err
+	}
+	if len(a.positional) == 2 && a.positional[1] == "health" {
+		// Not a metadata table: the maintenance planner's health check,
+		// one JSON object.
+		a.positional = a.positional[:1]
+		return runMaintenance(ctx, a, "inspect health", healthUsage, "health", map[string]any{"skip_orphans": a.bools["skip-orphans"]}, out, errOut)
+	}
+	if a.bools["skip-orphans"] {
+		return fmt.Errorf("--skip-orphans is an option of the health check (floe inspect TABLE health)")
 	}
 	if len(a.positional) != 2 {
 		if len(a.positional) > 2 {

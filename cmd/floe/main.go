@@ -33,6 +33,7 @@ var commands = map[string]command{
 	"rewrite-manifests": runRewriteManifests,
 	"rewrite-deletes":   runRewriteDeletes,
 	"stats":             runStats,
+	"maintain":          runMaintain,
 
 	"alter":        runAlter,
 	"branch":       runBranch,

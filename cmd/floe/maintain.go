@@ -24,7 +24,20 @@ const (
 	rewriteManifestsUsage = "usage: floe rewrite-manifests TABLE [--target-size 8MiB] [--token T] [--branch NAME] [--property K=V]..."
 	rewriteDeletesUsage   = "usage: floe rewrite-deletes TABLE [--token T] [--branch NAME] [--property K=V]..."
 	statsUsage            = "usage: floe stats TABLE [--columns a,b.c] [--snapshot ID]"
+	maintainUsage         = "usage: floe maintain TABLE [--dry-run] [--skip-orphans]"
+	healthUsage           = "usage: floe inspect TABLE health [--skip-orphans]"
 )
+
+// runMaintain runs the maintenance planner: what the table needs, in a
+// safe order, or with --dry-run only the report of it.
+func runMaintain(ctx context.Context, raw []string, out, errOut io.Writer) error {
+	a, err := parseArgs(raw, []string{"warehouse", "map"}, []string{"no-relocate", "dry-run", "skip-orphans"})
+	if err != nil {
+		return err
+	}
+	opts := map[string]any{"dry_run": a.bools["dry-run"], "skip_orphans": a.bools["skip-orphans"]}
+	return runMaintenance(ctx, a, "maintain", maintainUsage, "maintain", opts, out, errOut)
+}
 
 func runRemoveOrphans(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	a, err := parseArgs(raw, []string{"warehouse", "map", "older-than", "location"}, []string{"no-relocate", "dry-run", "force"})

@@ -166,3 +166,57 @@ func TestStatisticsOnCommitCommands(t *testing.T) {
 		t.Errorf("ndv of v after the delete: %v", res)
 	}
 }
+
+// floe inspect TABLE health and floe maintain on a table floe wrote with
+// a dangling delete and four small manifests: health names them and
+// changes nothing; maintain --dry-run plans the actions; maintain runs
+// them (the rows stay) and a second run finds nothing to do.
+func TestMaintainCommand(t *testing.T) {
+	_, loc := maintenanceTable(t)
+	before := scanRows(t, loc)
+	health := maintenanceOutput(t, mustRun(t, "inspect", loc, "health", "--skip-orphans"))
+	if health["command"] != "inspect health" || jsonInt(t, health["dangling_delete_files"]) != 1 || jsonInt(t, health["mergeable_manifests"]) < 2 || health["orphans_listed"] != false {
+		t.Fatalf("health: %v", health)
+	}
+	dry := maintenanceOutput(t, mustRun(t, "maintain", loc, "--dry-run", "--skip-orphans"))
+	actions := func(rep map[string]any) []string {
+		var out []string
+		for _, a := range rep["actions"].([]any) {
+			out = append(out, a.(map[string]any)["action"].(string))
+		}
+		return out
+	}
+	if got := strings.Join(actions(dry), ","); dry["dry_run"] != true || !strings.Contains(got, "remove_dangling_deletes") || !strings.Contains(got, "rewrite_manifests") {
+		t.Fatalf("maintain --dry-run: %v", dry)
+	}
+	again := maintenanceOutput(t, mustRun(t, "inspect", loc, "health", "--skip-orphans"))
+	if jsonInt(t, again["dangling_delete_files"]) != 1 {
+		t.Fatalf("the dry run changed the table: %v", again)
+	}
+	run := maintenanceOutput(t, mustRun(t, "maintain", loc, "--skip-orphans"))
+	if run["dry_run"] != false || strings.Join(actions(run), ",") != strings.Join(actions(dry), ",") {
+		t.Fatalf("maintain ran %v, the dry run planned %v", actions(run), actions(dry))
+	}
+	after := maintenanceOutput(t, mustRun(t, "inspect", loc, "health", "--skip-orphans"))
+	if jsonInt(t, after["dangling_delete_files"]) != 0 || jsonInt(t, after["mergeable_manifests"]) != 0 {
+		t.Fatalf("health after maintain: %v", after)
+	}
+	if got := scanRows(t, loc); fmt.Sprint(sortedRowStrings(got)) != fmt.Sprint(sortedRowStrings(before)) {
+		t.Fatalf("maintain changed the rows: %v, was %v", got, before)
+	}
+	if second := maintenanceOutput(t, mustRun(t, "maintain", loc, "--skip-orphans")); len(actions(second)) != 0 {
+		t.Fatalf("a second maintain did %v", actions(second))
+	}
+	if status, _, _ := runCLI(t, "inspect", loc, "files", "--skip-orphans"); status == 0 {
+		t.Fatal("--skip-orphans on a metadata table was accepted")
+	}
+}
+
+func sortedRowStrings(rows []map[string]any) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = fmt.Sprint(r)
+	}
+	sort.Strings(out)
+	return out
+}

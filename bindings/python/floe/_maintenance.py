@@ -125,5 +125,28 @@ class MaintenanceTable:
             "max_concurrent_file_group_rewrites": max_concurrent_file_group_rewrites, "token": token,
             "branch": branch, "timeout_ms": timeout_ms}, progress)
 
+    def health(self, skip_orphans=False, timeout_ms=None):
+        """What the table needs, changing nothing (floe inspect TABLE
+        health): a dict of small files (and the worst partitions), delete
+        files by kind, dangling deletes, the compaction's planned groups,
+        manifests that can merge, snapshots past retention, orphan files
+        (unless skip_orphans: listing the location) and whether the
+        statistics are current."""
+        return self._run("health", {"skip_orphans": bool(skip_orphans) or None, "timeout_ms": timeout_ms})
+
+    def plan(self, skip_orphans=False, timeout_ms=None):
+        """The maintenance planner's dry run: {"dry_run": True, "health":
+        {...}, "actions": [{"action", "reason"}, ...]} in the order
+        maintain() would run them, changing nothing."""
+        return self._run("maintain", {"dry_run": True, "skip_orphans": bool(skip_orphans) or None,
+                                      "timeout_ms": timeout_ms})
+
+    def maintain(self, skip_orphans=False, timeout_ms=None, progress=None):
+        """Runs what the table needs in a safe order (compaction,
+        dangling deletes, manifests, snapshot expiry, orphan files,
+        statistics), each judged on the table the earlier left; returns
+        the plan's report with each action's "result"."""
+        return self._run("maintain", {"skip_orphans": bool(skip_orphans) or None, "timeout_ms": timeout_ms}, progress)
+
     def __repr__(self):
         return f"<floe.MaintenanceTable of {self._table!r}>"

@@ -86,6 +86,28 @@ class MaintenanceTest(unittest.TestCase):
 
         self.assertEqual(rows_of(t), before)
 
+    def test_planner(self):
+        t = self.table()
+        before = rows_of(t)
+        h = t.maintenance.health(skip_orphans=True)
+        self.assertEqual(h["dangling_delete_files"], 1)
+        self.assertFalse(h["orphans_listed"])
+        plan = t.maintenance.plan(skip_orphans=True)
+        self.assertTrue(plan["dry_run"])
+        planned = [a["action"] for a in plan["actions"]]
+        self.assertIn("remove_dangling_deletes", planned)
+        self.assertIn("rewrite_manifests", planned)
+        self.assertEqual(t.maintenance.health(skip_orphans=True)["dangling_delete_files"], 1)
+        done = t.maintenance.maintain(skip_orphans=True)
+        self.assertEqual([a["action"] for a in done["actions"]], planned)
+        self.assertTrue(all("result" in a for a in done["actions"]))
+        self.assertEqual(t.maintenance.health(skip_orphans=True)["dangling_delete_files"], 0)
+        self.assertEqual(rows_of(t), before)
+        self.assertEqual(t.maintenance.maintain(skip_orphans=True)["actions"], [])
+        with self.assertRaises(FloeError) as e:
+            t.maintenance._run("maintain", {"dry_runn": True})
+        self.assertIn("dry_run", str(e.exception))
+
     def test_refusals(self):
         t = self.table()
         with self.assertRaises(FloeError) as e:
