@@ -677,6 +677,19 @@ typedef void (*floe_progress_fn)(const char* progress_json, void* user_data);
  *    "rewritten_data_files_count", "added_data_files_count",
  *    "rewritten_bytes_count", "removed_delete_files_count",
  *    "failed_data_files_count", "snapshot_ids": [ids], "token_found"}.
+ *  "health": what the table needs, changing nothing ("skip_orphans":
+ *    <bool> leaves out listing the location). Result: {"snapshot_id",
+ *    "data_files", "small_data_files", "worst_partitions", delete files
+ *    by kind, "dangling_delete_files", "compaction_groups",
+ *    "mergeable_manifests", "expirable_snapshots", "orphan_files",
+ *    "statistics_current", ...}.
+ *  "maintain": the maintenance planner: the health, then the actions it
+ *    calls for in this order: rewrite_data_files, remove_dangling_deletes,
+ *    rewrite_manifests, expire_snapshots, remove_orphan_files,
+ *    compute_statistics, each judged on the table the earlier left;
+ *    "dry_run": <bool> only reports, "skip_orphans". Result: {"dry_run",
+ *    "health", "actions": [{"action", "reason", "result"}]}; a failing
+ *    action stops the run with its error.
  * FLOE_CONFLICT, committing nothing, when another writer removed what a
  * commit replaces (with partial progress, only that group fails). */
 floe_status floe_table_maintain(floe_table* table, const char* action, const char* options_json,
@@ -1153,7 +1166,8 @@ floe_status floe_inspect_plan(floe_table* table, const char* kind, const char* o
  * does not give them. A task of floe_inspect_plan (an element of its
  * array) is read here too: its metadata table's rows from its manifests,
  * whose paths are as the table's metadata writes them, so the table's
- * "location_map" is needed wherever the table needed one. */
+ * "location_map" is needed wherever the table needed one; it carries its
+ * read's limit and batch_size, which options_json's replace. */
 floe_status floe_task_stream(const uint8_t* task, size_t len, const char* options_json,
                              struct ArrowArrayStream* out);
 
