@@ -40,16 +40,18 @@ def _results_array(results):
     return b"[" + b",".join(results) + b"]"
 
 
-def commit_rewrite(table, results, token=None, branch=None, discard_refused=False, timeout_ms=None):
+def commit_rewrite(table, results, token=None, branch=None, discard_refused=False, partial_progress=False,
+                   timeout_ms=None):
     """Commits rewrite_group results of one plan in one snapshot; returns
     {"snapshot_id", "token_found", "rewritten_data_files_count",
     "added_data_files_count", "removed_delete_files"}. FloeError (CONFLICT)
     when another writer removed or deleted rows of a rewritten file; with
     discard_refused the results' files are deleted when the commit does not
-    take them."""
+    take them. partial_progress: this is one of several commits of a run's
+    groups, taking the run's token with a hash of the files it replaces."""
     data = _results_array(results)
     opts = {"token": token, "branch": branch, "discard_refused": bool(discard_refused) or None,
-            "timeout_ms": timeout_ms}
+            "partial_progress": bool(partial_progress) or None, "timeout_ms": timeout_ms}
     out = ctypes.c_void_p()
     try:
         _check(library().floe_rewrite_commit(table._handle, data, len(data),

@@ -291,89 +291,153 @@ def _rewrite_group(group, metadata_location, open_options):
 
 
 def rewrite_data_files(table, client=None, identifier=None, token=None, branch=None, row_filter=None,
-                       open_options=None, **options):
+                       partial_progress_enabled=False, partial_progress_max_commits=None, open_options=None,
+                       **options):
     """Compacts the table's small files on a Dask cluster: the client plans
     the file groups as t.maintenance.rewrite_data_files would (options are
     its keywords: target_file_size_bytes, min_input_files, rewrite_all,
     delete_file_threshold, ...; row_filter limits it to the files that may
     hold rows it selects), each group is rewritten on a worker (every
-    delete applied), and the client commits all the groups in one
-    "replace" snapshot through the table's owner, as write_table commits.
-    table is what write_table takes; client is a distributed.Client (the
-    current Dask scheduler when None); open_options (location_map, s3,
-    ...) open a path table and, on the workers, the plan's metadata file.
+    delete applied), and the client commits the groups through the table's
+    owner, as write_table commits. table is what write_table takes; client
+    is a distributed.Client (the current Dask scheduler when None);
+    open_options (location_map, s3, ...) open a path table and, on the
+    workers, the plan's metadata file.
 
-    Returns t.maintenance.rewrite_data_files' result dict. With token, a
-    job whose token the table already holds does nothing and returns that
-    snapshot (token_found). The commit raises FloeError (CONFLICT),
-    committing nothing, when another writer removed a rewritten file or
-    deleted rows of one meanwhile; the workers' files are deleted then, and
-    when a group fails (its error is raised). Partial progress is not
-    offered here: every group is one commit, or none."""
-    for key in ("partial_progress_enabled", "partial_progress_max_commits", "progress"):
-        if options.get(key):
-            raise ValueError(f"floe.dask.rewrite_data_files commits every group in one commit: {key} is not offered")
-        options.pop(key, None)
+    Without partial progress every group is one "replace" snapshot, or
+    none: a group that fails, or a commit that raises FloeError (CONFLICT:
+    another writer removed a rewritten file or deleted rows of one
+    meanwhile), leaves the table as it was and the workers' files deleted,
+    and the error is raised; with token, a job whose token the table holds
+    does nothing. With partial_progress_enabled the groups are committed as
+    they finish (with a client), in at most partial_progress_max_commits
+    commits (default 10); a group that fails or conflicts is reported in
+    its entry of "groups" ("error") and the others stay committed; each
+    commit's token is the run's and a hash of the files it replaces, so a
+    job retried after a crash commits only what the first did not.
+
+    Returns t.maintenance.rewrite_data_files' result dict."""
+    if options.pop("progress", None) is not None:
+        raise ValueError("floe.dask.rewrite_data_files takes no progress callback: Dask's dashboard shows the groups")
     open_options = dict(open_options or {})
     t, own = _table(table, identifier, open_options)
     try:
         if not own and t._reload is not None:
             t.refresh()
-        if token is not None:
+        if token is not None and not partial_progress_enabled:
             found = _token_snapshot(t, token)
             if found is not None:
-                return _rewrite_result(None, [], [], {"snapshot_id": found, "token_found": True})
-        plan = _rewrite.plan_rewrite(t, dict(options, filter=row_filter, token=token, branch=branch))
+                return _RewriteRun(None).token_found(found)
+        plan = _rewrite.plan_rewrite(t, dict(options, filter=row_filter, token=token, branch=branch,
+                                             partial_progress_enabled=bool(partial_progress_enabled) or None,
+                                             partial_progress_max_commits=partial_progress_max_commits))
+        run = _RewriteRun(plan)
         groups = plan["groups"]
         if not groups:
-            return _rewrite_result(plan, [], [], None)
+            return run.result()
         worker_options = open_options or _worker_options(t._options)
-        where = t.metadata_location
-        encoded = [json.dumps(g).encode("utf-8") for g in groups]
-        if client is not None:
-            futures = client.map(_rewrite_group, encoded, metadata_location=where, open_options=worker_options,
-                                 pure=False)
-            results = client.gather(futures)
-        else:
-            import dask
-
-            results = dask.compute(*[dask.delayed(_rewrite_group)(g, where, worker_options) for g in encoded])
-        failed = [r.error for r in results if isinstance(r, _Failed)]
-        done = [r for r in results if not isinstance(r, _Failed)]
+        finished = _run_groups(client, groups, t.metadata_location, worker_options)
+        if partial_progress_enabled:
+            max_commits = plan["options"].get("partial-progress.max-commits") or 10
+            per_commit = -(-len(groups) // max_commits)
+            pending = []
+            for i, r in finished:
+                if isinstance(r, _Failed):
+                    run.failed([i], r.error)
+                    continue
+                pending.append((i, r))
+                if len(pending) >= per_commit:
+                    run.commit(t, pending, token, branch, partial=True)
+                    pending = []
+            if pending:
+                run.commit(t, pending, token, branch, partial=True)
+            return run.result()
+        # Every worker finished before deciding: one still writing when a
+        # failure is raised would leave its files behind.
+        results = list(finished)
+        failed = [r.error for _, r in results if isinstance(r, _Failed)]
+        done = [(i, r) for i, r in results if not isinstance(r, _Failed)]
         if failed:
             if done:
-                _discard_rewrite(t, done, failed[0])
+                _discard_rewrite(t, [r for _, r in done], failed[0])
             raise failed[0]
-        commit = _rewrite.commit_rewrite(t, done, token=token, branch=branch, discard_refused=True)
-        return _rewrite_result(plan, groups, done, commit)
+        run.commit(t, done, token, branch, partial=False)
+        return run.result()
     finally:
         if own:
             t.close()
 
 
-def _rewrite_result(plan, groups, results, commit):
-    """t.maintenance.rewrite_data_files' result of a distributed run."""
-    commit = commit or {}
-    sid = commit.get("snapshot_id")
-    found = bool(commit.get("token_found"))
-    committed = sid is not None and not found
-    outcomes = []
-    for g, r in zip(groups, results):
-        added = json.loads(r).get("added") or {}
-        outcomes.append({"id": g["id"], "partition": g["partition"], "input_files": len(g["data_files"]),
-                         "input_bytes": g["input_bytes"], "output_files": len(added.get("files") or []),
-                         "snapshot_id": sid if committed else None})
-    return {
-        "starting_snapshot_id": plan["starting_snapshot_id"] if plan else None,
-        "groups": outcomes,
-        "rewritten_data_files_count": commit.get("rewritten_data_files_count", 0),
-        "added_data_files_count": commit.get("added_data_files_count", 0),
-        "rewritten_bytes_count": sum(g["input_bytes"] for g in groups) if committed else 0,
-        "removed_delete_files_count": len(commit.get("removed_delete_files") or []),
-        "failed_data_files_count": 0,
-        "snapshot_ids": [sid] if sid is not None else [],
-        "token_found": found,
-    }
+def _run_groups(client, groups, metadata_location, worker_options):
+    """(index, result) of each group as its worker finishes it (with a
+    client; else all at once after they all finished)."""
+    encoded = [json.dumps(g).encode("utf-8") for g in groups]
+    if client is None:
+        import dask
+
+        results = dask.compute(*[dask.delayed(_rewrite_group)(g, metadata_location, worker_options) for g in encoded])
+        yield from enumerate(results)
+        return
+    import distributed
+
+    futures = client.map(_rewrite_group, encoded, metadata_location=metadata_location, open_options=worker_options,
+                         pure=False)
+    index = {f.key: i for i, f in enumerate(futures)}
+    for f, r in distributed.as_completed(futures, with_results=True):
+        yield index[f.key], r
+
+
+class _RewriteRun:
+    """What a distributed compaction did, in t.maintenance.rewrite_data_files'
+    result form."""
+
+    def __init__(self, plan):
+        self.plan = plan
+        groups = plan["groups"] if plan else []
+        self.groups = [{"id": g["id"], "partition": g["partition"], "input_files": len(g["data_files"]),
+                        "input_bytes": g["input_bytes"], "output_files": 0} for g in groups]
+        self.totals = {"rewritten_data_files_count": 0, "added_data_files_count": 0, "rewritten_bytes_count": 0,
+                       "removed_delete_files_count": 0, "failed_data_files_count": 0}
+        self.snapshot_ids = []
+        self.found = False
+
+    def token_found(self, snapshot_id):
+        self.snapshot_ids, self.found = [snapshot_id], True
+        return self.result()
+
+    def failed(self, indexes, error):
+        for i in indexes:
+            self.groups[i]["error"] = str(error)
+            self.totals["failed_data_files_count"] += self.groups[i]["input_files"]
+
+    def commit(self, t, done, token, branch, partial):
+        """Commits the (index, result) pairs in one snapshot; a failed
+        partial commit is noted on its groups, any other raises."""
+        try:
+            c = _rewrite.commit_rewrite(t, [r for _, r in done], token=token, branch=branch, discard_refused=True,
+                                        partial_progress=partial)
+        except FloeError as e:
+            if not partial:
+                raise
+            self.failed([i for i, _ in done], e)
+            return
+        sid = c["snapshot_id"]
+        self.snapshot_ids.append(sid)
+        self.found = self.found or c["token_found"]
+        self.totals["removed_delete_files_count"] += len(c["removed_delete_files"])
+        for i, r in done:
+            g = self.groups[i]
+            g["snapshot_id"] = sid
+            g["output_files"] = len((json.loads(r).get("added") or {}).get("files") or [])
+            if not c["token_found"]:
+                self.totals["rewritten_data_files_count"] += g["input_files"]
+                self.totals["rewritten_bytes_count"] += g["input_bytes"]
+                self.totals["added_data_files_count"] += g["output_files"]
+
+    def result(self):
+        return dict({"starting_snapshot_id": self.plan["starting_snapshot_id"] if self.plan else None,
+                     "groups": self.groups, "snapshot_ids": self.snapshot_ids, "token_found": self.found},
+                    **self.totals)
 
 
 def _discard_rewrite(t, results, cause):

@@ -168,9 +168,37 @@ class DaskRewriteTest(unittest.TestCase):
             with cat.load_table("db.a") as t:
                 self.assertEqual(len(rows(t)), len(want) + 1)
 
-    def test_partial_progress_is_refused(self):
+    def test_partial_progress_commits_groups_as_they_finish(self):
+        # Three partitions' groups in at most three commits, each with its
+        # own token derived from the run's; the rows stay.
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            small_files_table(loc)
+            with floe.Table.open(loc) as t:
+                before = rows(t)
+                snapshots_before = len(t.snapshots())
+            res = fdask.rewrite_data_files(loc, client=self.client, min_input_files=2, token="nightly",
+                                           partial_progress_enabled=True, partial_progress_max_commits=3)
+            self.assertEqual(len(res["snapshot_ids"]), 3)
+            self.assertEqual(sorted(g["snapshot_id"] for g in res["groups"]), sorted(res["snapshot_ids"]))
+            self.assertTrue(all("error" not in g for g in res["groups"]))
+            self.assertEqual(res["added_data_files_count"], 3)
+            with floe.Table.open(loc) as t:
+                self.assertEqual(rows(t), before)
+                self.assertEqual(data_and_delete_files(t), (3, set()))
+                snaps = t.snapshots()
+                self.assertEqual(len(snaps), snapshots_before + 3)
+                tokens = {s.summary.get("floe.commit-token") for s in snaps[-3:]}
+            self.assertEqual(len(tokens), 3)
+            self.assertTrue(all(tok.startswith("nightly/") for tok in tokens), tokens)
+            # Without a client: the current scheduler, one commit at most
+            # per group again; nothing is left to compact.
+            again = fdask.rewrite_data_files(loc, min_input_files=2, partial_progress_enabled=True)
+            self.assertEqual((again["groups"], again["snapshot_ids"]), ([], []))
+
+    def test_progress_callback_is_refused(self):
         with self.assertRaises(ValueError):
-            fdask.rewrite_data_files("/nonexistent", client=self.client, partial_progress_enabled=True)
+            fdask.rewrite_data_files("/nonexistent", client=self.client, progress=print)
 
 
 if __name__ == "__main__":
