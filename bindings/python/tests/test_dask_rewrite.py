@@ -201,5 +201,35 @@ class DaskRewriteTest(unittest.TestCase):
             fdask.rewrite_data_files("/nonexistent", client=self.client, progress=print)
 
 
+class RewriteEntryPointsTest(unittest.TestCase):
+    """The C entry points' argument checks (no Dask needed)."""
+
+    def test_null_arguments_are_refused(self):
+        import ctypes
+
+        from floe._lib import library
+
+        lib = library()
+        out, size = ctypes.c_void_p(), ctypes.c_size_t()
+        with tempfile.TemporaryDirectory() as d:
+            loc = os.path.join(d, "t")
+            floe.Table.create(loc, SCHEMA).close()
+            with floe.Table.open(loc) as t:
+                for call, what in [
+                    (lambda: lib.floe_rewrite_plan(None, None, ctypes.byref(out)), "table is NULL"),
+                    (lambda: lib.floe_rewrite_plan(t._handle, None, None), "plan_json is NULL"),
+                    (lambda: lib.floe_rewrite_group(t._handle, None, 0, None, ctypes.byref(out), ctypes.byref(size)),
+                     "group is NULL"),
+                    (lambda: lib.floe_rewrite_group(t._handle, b"{}", 2, None, ctypes.byref(out), None),
+                     "result_len is NULL"),
+                    (lambda: lib.floe_rewrite_commit(t._handle, None, 0, None, ctypes.byref(out)), "results is NULL"),
+                    (lambda: lib.floe_rewrite_discard(None, b"[]", 2), "table is NULL"),
+                ]:
+                    self.assertEqual(call(), floe.Status.INVALID_ARGUMENT, what)
+                    self.assertIn(what, lib.floe_last_error().decode())
+                # An empty table plans no group.
+                self.assertEqual(_rewrite_distributed.plan_rewrite(t, {})["groups"], [])
+
+
 if __name__ == "__main__":
     unittest.main()
