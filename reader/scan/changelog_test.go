@@ -218,3 +218,23 @@ func TestChangeMatchHonoursTheMemoryLimit(t *testing.T) {
 		t.Fatalf("16000 bytes over a 10000-byte limit: %v", err)
 	}
 }
+
+// A changelog read by several threads under a memory limit gives each
+// group read at once its part of the limit, never the whole: the groups
+// together stay within it.
+func TestChangelogThreadsShareTheMemoryLimit(t *testing.T) {
+	tbl := openFixture(t, changelogFixture)
+	for _, c := range []struct {
+		limit           int64
+		threads, expect int
+	}{{64 << 20, 4, 4}, {40 << 20, 4, 2}, {16 << 20, 4, 1}} {
+		s, err := NewChangelog(context.Background(), tbl, Options{Threads: c.threads, MemoryLimit: c.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads, read := s.readSettings()
+		if threads != min(c.expect, len(s.Groups())) || read.MemoryLimit*int64(threads) > c.limit || read.MemoryLimit < MinMemoryLimit {
+			t.Errorf("limit %d, %d threads: %d threads of %d bytes each", c.limit, c.threads, threads, read.MemoryLimit)
+		}
+	}
+}

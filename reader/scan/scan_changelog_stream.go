@@ -13,9 +13,8 @@ import (
 // them read at once (each group's batches wait in a small queue until
 // the groups before it are returned), stopping at Options.Limit changes.
 func (s *ChangelogScan) Reader(ctx context.Context, alloc memory.Allocator) (array.RecordReader, error) {
-	read := s.Options.readOptions(nil) // the limit counts changes: the reader below applies it
+	threads, read := s.readSettings()
 	files := s.table.IO
-	threads := min(s.Options.threads(), max(len(s.groups), 1))
 	ctx, cancel := context.WithCancel(ctx)
 	order := make(chan chan groupResult, threads)
 	slots := make(chan struct{}, threads)
@@ -109,4 +108,19 @@ func (s *ChangelogScan) Reader(ctx context.Context, alloc memory.Allocator) (arr
 type groupResult struct {
 	rec arrow.RecordBatch
 	err error
+}
+
+// readSettings are how many groups the reader reads at once and the read
+// options each gets. The limit counts changes: the reader applies it, not
+// the groups. Under a memory limit the groups read at once share it, each
+// its part (a matched snapshot holds up to its part); fewer run when the
+// parts would fall below the smallest limit a read takes.
+func (s *ChangelogScan) readSettings() (int, ReadOptions) {
+	read := s.Options.readOptions(nil)
+	threads := min(s.Options.threads(), max(len(s.groups), 1))
+	if limit := s.Options.MemoryLimit; limit > 0 {
+		threads = max(1, min(threads, int(limit/MinMemoryLimit)))
+		read.MemoryLimit = limit / int64(threads)
+	}
+	return threads, read
 }
