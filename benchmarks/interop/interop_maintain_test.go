@@ -2,8 +2,10 @@ package interop
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -126,8 +128,56 @@ func TestFloeCompactedReadByIcebergGo(t *testing.T) {
 					before, after, deletes, res.RewrittenDataFiles, res.RemovedDeleteFiles)
 			}
 			assertBothRead(t, tbl, rows)
+			assertDuckDBReadsFiles(t, tbl, rows)
 		})
 	}
+}
+
+// assertDuckDBReadsFiles checks that DuckDB's read_parquet of tbl's live
+// data files gives want's (id, i, s): after compaction no delete file is
+// left, so the files alone are the table's rows.
+func assertDuckDBReadsFiles(t *testing.T, tbl *table.Table, want []row) {
+	t.Helper()
+	plan, err := tbl.PlanFilesFiltered(context.Background(), table.SnapshotSelector{}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, task := range plan.Tasks {
+		if len(task.Deletes) > 0 {
+			t.Fatalf("%s still has delete files", task.Path)
+		}
+		files = append(files, "'"+strings.ReplaceAll(task.Path, "'", "''")+"'")
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.Query("SELECT id, coalesce(i::VARCHAR, 'NULL'), coalesce(s, 'NULL') FROM read_parquet([" + strings.Join(files, ", ") + "])")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	var got []string
+	for res.Next() {
+		var id int64
+		var i, s string
+		if err := res.Scan(&id, &i, &s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d|%s|%s", id, i, s))
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantKeys := make([]string, len(want))
+	for k, x := range want {
+		wantKeys[k] = fmt.Sprintf("%d|%s|%s", x.id, optStr(x.i, func(v int32) string { return fmt.Sprint(v) }), optStr(x.s, func(v string) string { return v }))
+	}
+	slices.Sort(got)
+	slices.Sort(wantKeys)
+	assertSameRows(t, wantKeys, got)
 }
 
 // A table with a sort order: appends through writer/ops write sorted

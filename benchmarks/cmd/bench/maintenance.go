@@ -43,8 +43,8 @@ import (
 // RSS are its own.
 var (
 	maintenanceOnly = flag.Bool("maintenance", false, "run only the maintenance section: compaction of -maintenance-files small files (floe, iceberg-go, DuckDB) and upsert of -upsert-keys keys into a -upsert-rows table")
-	maintFiles      = flag.Int("maintenance-files", 500, "small files of the compaction table")
-	maintFileRows   = flag.Int64("maintenance-file-rows", 10_000, "rows of each small file")
+	maintFiles      = flag.Int("maintenance-files", 1000, "small files of the compaction table")
+	maintFileRows   = flag.Int64("maintenance-file-rows", 20_000, "rows of each small file")
 	maintUpsertRows = flag.Int64("upsert-rows", 10_000_000, "rows of the upsert base table (0: no upsert part)")
 	maintUpsertKeys = flag.Int64("upsert-keys", 1_000_000, "keys upserted, half of them new")
 	maintThreads    = flag.Int("maintenance-threads", 2, "GOMAXPROCS and DuckDB threads of each measurement")
@@ -55,9 +55,10 @@ var (
 const maintChildArg = "-maintenance-child"
 
 func init() {
-	if len(os.Args) == 3 && os.Args[1] == maintChildArg {
+	if len(os.Args) == 2 && os.Args[1] == maintChildArg {
+		// The job comes on stdin: its file lists outgrow an argument list.
 		var job maintJob
-		if err := json.Unmarshal([]byte(os.Args[2]), &job); err != nil {
+		if err := json.NewDecoder(os.Stdin).Decode(&job); err != nil {
 			fmt.Fprintf(os.Stderr, "maintenance child: %v\n", err)
 			os.Exit(2)
 		}
@@ -238,9 +239,14 @@ func icebergCompactJob(ctx context.Context, job maintJob, reply *maintReply) (fu
 		if err != nil {
 			return err
 		}
-		reply.OutFiles = len(tasks)
+		// A file larger than the split size is planned as several tasks.
+		seen := map[string]bool{}
 		for _, task := range tasks {
-			reply.Rows += task.File.Count()
+			if p := task.File.FilePath(); !seen[p] {
+				seen[p] = true
+				reply.OutFiles++
+				reply.Rows += task.File.Count()
+			}
 		}
 		return nil
 	}, nil
@@ -333,7 +339,8 @@ func runMaintChild(ctx context.Context, job maintJob) (maintReply, int64, error)
 	if err != nil {
 		return maintReply{}, 0, err
 	}
-	cmd := exec.CommandContext(ctx, self, maintChildArg, string(arg))
+	cmd := exec.CommandContext(ctx, self, maintChildArg)
+	cmd.Stdin = bytes.NewReader(arg)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
