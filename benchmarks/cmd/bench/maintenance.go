@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -49,6 +50,7 @@ var (
 	maintUpsertKeys = flag.Int64("upsert-keys", 1_000_000, "keys upserted, half of them new")
 	maintThreads    = flag.Int("maintenance-threads", 2, "GOMAXPROCS and DuckDB threads of each measurement")
 	maintDir        = flag.String("maintenance-data", "data/maintenance", "where the maintenance data and tables are written (the data is reused when there)")
+	maintProfile    = flag.String("maintenance-cpuprofile", "", "write a CPU profile of each floe compaction child to <this>-<files>.prof")
 	maintJSON       = flag.String("maintenance-json", "results/latest-maintenance.json", "where to write the maintenance section's results; the printed report goes next to it as .txt (empty: nowhere)")
 )
 
@@ -102,6 +104,7 @@ type maintJob struct {
 	Files        []string `json:"files,omitempty"`         // DuckDB's input files
 	Out          string   `json:"out,omitempty"`           // DuckDB's output file
 	Input        string   `json:"input,omitempty"`         // the upsert/append rows
+	CPUProfile   string   `json:"cpu_profile,omitempty"`   // where to write a CPU profile of the timed part
 }
 
 // maintReply is what the child measured. Rows and OutFiles are checked
@@ -138,9 +141,22 @@ func runMaintJob(ctx context.Context, job maintJob) (maintReply, error) {
 	if err != nil {
 		return reply, err
 	}
+	if job.CPUProfile != "" {
+		f, err := os.Create(job.CPUProfile)
+		if err != nil {
+			return reply, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return reply, err
+		}
+	}
 	u0, s0 := processCPU()
 	start := time.Now()
 	err = prepared()
+	if job.CPUProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	reply.WallMs = float64(time.Since(start).Microseconds()) / 1000
 	u1, s1 := processCPU()
 	reply.CPUMs = float64((u1 - u0 + s1 - s0).Microseconds()) / 1000
@@ -361,7 +377,7 @@ func runMaintChild(ctx context.Context, job maintJob) (maintReply, int64, error)
 // section; false when a floe measurement failed or returned wrong rows.
 func runMaintenanceSection(logf func(string, ...any)) bool {
 	p := maintParams{Files: *maintFiles, RowsPerFile: *maintFileRows, UpsertBase: *maintUpsertRows, UpsertKeys: *maintUpsertKeys}
-	res, err := measureMaintenance(context.Background(), *maintDir, p, *maintThreads, logf)
+	res, err := measureMaintenance(context.Background(), *maintDir, p, *maintThreads, *maintProfile, logf)
 	if err != nil {
 		logf("bench: %v", err)
 		return false

@@ -100,7 +100,7 @@ func collectBatches(rr array.RecordReader) (array.RecordReader, error) {
 // measureMaintenance generates (or reuses) the data and runs each
 // measurement once, each on a table of its own under dir/runs (removed
 // at the end).
-func measureMaintenance(ctx context.Context, dir string, p maintParams, threads int, logf func(string, ...any)) (*maintResults, error) {
+func measureMaintenance(ctx context.Context, dir string, p maintParams, threads int, profilePrefix string, logf func(string, ...any)) (*maintResults, error) {
 	d, err := generateMaint(ctx, dir, p, logf)
 	if err != nil {
 		return nil, err
@@ -160,7 +160,11 @@ func measureMaintenance(ctx context.Context, dir string, p maintParams, threads 
 			if err != nil {
 				return nil, err
 			}
-			run(maintRun{Op: op, Files: src.name, InBytes: src.bytes}, maintJob{Op: op, MetadataPath: md}, totalRows, wantFiles(src.bytes))
+			job := maintJob{Op: op, MetadataPath: md}
+			if op == opMaintFloeCompact && profilePrefix != "" {
+				job.CPUProfile = profilePrefix + "-" + src.name + ".prof"
+			}
+			run(maintRun{Op: op, Files: src.name, InBytes: src.bytes}, job, totalRows, wantFiles(src.bytes))
 		}
 		out := filepath.Join(runs, "duckdb-"+src.name+".parquet")
 		run(maintRun{Op: opMaintDuckCopy, Files: src.name, InBytes: src.bytes}, maintJob{Op: opMaintDuckCopy, Files: src.files, Out: out}, totalRows, 1)

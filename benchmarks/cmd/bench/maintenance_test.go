@@ -13,7 +13,7 @@ import (
 // table holds, and every ratio and goal must be worked out.
 func TestMaintenanceSection(t *testing.T) {
 	p := maintParams{Files: 12, RowsPerFile: 2000, UpsertBase: 30_000, UpsertKeys: 4000}
-	res, err := measureMaintenance(context.Background(), t.TempDir(), p, 2, t.Logf)
+	res, err := measureMaintenance(context.Background(), t.TempDir(), p, 2, "", t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
