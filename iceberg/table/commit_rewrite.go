@@ -23,6 +23,13 @@ type RewriteOptions struct {
 	// after the starting snapshot would then not apply to the new files,
 	// so such a delete touching a removed file's partition is a conflict.
 	FreshSequenceNumber bool
+	// AddedDeleteSequenceNumbers are the data sequence numbers of the
+	// added delete files, by path as written (a deletion vector's as
+	// path#content_offset): each added delete file must have one. A
+	// rewrite of delete files gives the new file the largest of those it
+	// merges (Java's RewritePositionDeleteFiles), so it applies to the
+	// same data files as they did and to none committed since.
+	AddedDeleteSequenceNumbers map[string]int64
 }
 
 // RewriteFiles replaces files by others holding the same rows (compaction,
@@ -81,7 +88,9 @@ func (t *Table) rewriteFilesUpdate(removedData, removedDeletes []string, added [
 	for i := range added {
 		df := &added[i]
 		if df.Content != manifest.ContentData {
-			return nil, errkind.Errorf(errkind.InvalidArgument, "rewrite files: %s is a %s file; a rewrite adds data files only", df.FilePath, df.Content)
+			if seq, ok := opts.AddedDeleteSequenceNumbers[fileKey(df)]; !ok || seq <= 0 {
+				return nil, errkind.Errorf(errkind.InvalidArgument, "rewrite files: added %s file %s has no positive data sequence number in AddedDeleteSequenceNumbers", df.Content, fileKey(df))
+			}
 		}
 		if wantData[key(df.FilePath)] {
 			return nil, errkind.Errorf(errkind.InvalidArgument, "rewrite files: %s is both added and removed", df.FilePath)
@@ -114,6 +123,7 @@ func (t *Table) rewriteFilesUpdate(removedData, removedDeletes []string, added [
 	if keepSeq {
 		u.addedDataSequenceNumber = startSeq
 	}
+	u.addedDeleteSequenceNumbers = opts.AddedDeleteSequenceNumbers
 	u.operation = func(*removal) string { return OpReplace }
 	u.plan = func(ctx context.Context, b *commitBase) (*removal, error) {
 		if b.head == nil {
@@ -122,6 +132,7 @@ func (t *Table) rewriteFilesUpdate(removedData, removedDeletes []string, added [
 		rm := newRemoval()
 		found := map[string]bool{}
 		var replaced []manifest.DataFile
+		var maxEqSeq int64 // the newest removed equality delete's data sequence number
 		err := b.liveFiles(ctx, nil, func(lf liveFile) error {
 			df := &lf.entry.DataFile
 			name := key(df.FilePath)
@@ -138,6 +149,8 @@ func (t *Table) rewriteFilesUpdate(removedData, removedDeletes []string, added [
 				replaced = append(replaced, *df)
 			case !wantDeletes[name]:
 				return nil
+			case df.Content == manifest.ContentEqualityDeletes && lf.entry.SequenceNumber > maxEqSeq:
+				maxEqSeq = lf.entry.SequenceNumber
 			}
 			found[name] = true
 			rm.add(df)
@@ -151,6 +164,11 @@ func (t *Table) rewriteFilesUpdate(removedData, removedDeletes []string, added [
 				if !found[key(p)] {
 					return nil, fmt.Errorf("%s is not live in snapshot %d of branch %q: %w", p, b.head.SnapshotID, b.branch, ErrConflict)
 				}
+			}
+		}
+		if maxEqSeq > 0 {
+			if err := checkNoOlderData(ctx, b, start, maxEqSeq); err != nil {
+				return nil, err
 			}
 		}
 		if len(replaced) > 0 {
@@ -202,6 +220,28 @@ func checkNoNewDeletes(ctx context.Context, b *commitBase, start *int64, startSe
 			}
 			return fmt.Errorf("delete file %s, committed after starting snapshot %s, applies to replaced data file %s: %w",
 				fileKey(&d.File), idString(start), replaced[i].FilePath, ErrConflict)
+		}
+	}
+	return nil
+}
+
+// checkNoOlderData fails with ErrConflict when a data file committed after
+// the starting snapshot carries a data sequence number below a removed
+// equality delete's (another rewrite's files keep their starting
+// sequence number): the delete still applies to its rows, which the
+// rewrite, planned without that file, has not turned into positions.
+func checkNoOlderData(ctx context.Context, b *commitBase, start *int64, maxEqSeq int64) error {
+	changes, err := b.changesSince(ctx, start)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		for i := range c.added {
+			e := &c.added[i]
+			if e.DataFile.Content == manifest.ContentData && e.SequenceNumber < maxEqSeq {
+				return fmt.Errorf("data file %s, committed after starting snapshot %s at data sequence number %d, may hold rows of a removed equality delete (sequence number %d): %w",
+					e.DataFile.FilePath, idString(start), e.SequenceNumber, maxEqSeq, ErrConflict)
+			}
 		}
 	}
 	return nil

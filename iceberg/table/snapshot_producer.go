@@ -32,6 +32,9 @@ type snapshotUpdate struct {
 	// the added data files carry instead of the commit's (a rewrite keeps
 	// its starting snapshot's, so later equality deletes still apply).
 	addedDataSequenceNumber int64
+	// addedDeleteSequenceNumbers, by fileKey, are the data sequence numbers
+	// of added delete files that keep those of the files they replace.
+	addedDeleteSequenceNumbers map[string]int64
 	// manifests, when set, gives the new snapshot's manifests in place of
 	// carrying the head's forward and merging them (a manifest rewrite),
 	// with summary entries beyond the counts.
@@ -290,6 +293,9 @@ func (p *snapshotProducer) writeAddedManifests(ctx context.Context, base *Table)
 		e := manifest.Entry{Status: manifest.StatusAdded, SnapshotID: p.snapshotID, DataFile: df}
 		if df.Content == manifest.ContentData && p.u.addedDataSequenceNumber > 0 {
 			e.SequenceNumber = p.u.addedDataSequenceNumber
+		}
+		if seq, ok := p.u.addedDeleteSequenceNumbers[fileKey(&df)]; ok && df.Content != manifest.ContentData {
+			e.SequenceNumber = seq
 		}
 		byGroup[g] = append(byGroup[g], e)
 	}

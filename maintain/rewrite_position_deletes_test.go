@@ -1,0 +1,166 @@
+package maintain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/rowstest"
+)
+
+// deleteCounts counts a plan's live delete files: Parquet position delete
+// files, deletion vectors and equality delete files.
+func deleteCounts(plan *table.Plan) (positions, vectors, equality int) {
+	for _, d := range plan.DeleteFiles {
+		switch {
+		case d.IsDeletionVector():
+			vectors++
+		case d.File.Content == manifest.ContentEqualityDeletes:
+			equality++
+		default:
+			positions++
+		}
+	}
+	return
+}
+
+// checkSameRows: the rewrite kept the table's rows and committed a replace
+// snapshot over which the changelog reports nothing.
+func checkSameRows(t *testing.T, tbl *table.Table, before [][]any, start int64, res DeleteRewriteResult) {
+	t.Helper()
+	rowstest.CompareRows(t, "after the delete rewrite", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
+	snap := reopen(t, tbl).Metadata.CurrentSnapshot()
+	if snap.SnapshotID != res.SnapshotID || snap.Operation() != table.OpReplace {
+		t.Fatalf("head %d (%q), result %+v", snap.SnapshotID, snap.Operation(), res)
+	}
+	if n := changelogRows(t, reopen(t, tbl), start, snap.SnapshotID); n != 0 {
+		t.Fatalf("changelog over the delete rewrite: %d rows", n)
+	}
+}
+
+// v2: many position delete files per partition merge into one each, the
+// equality delete stays, and each merged file's data sequence number is
+// the largest of those it replaced.
+func TestRewritePositionDeletesV2(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 300, 20)
+	for _, ids := range [][]int64{{1, 2, 3}, {40, 41, 90}, {150, 151, 299}, {2, 4, 200}} {
+		deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", ids[0], ids[1], ids[2]))
+	}
+	deleteByEquality(t, tbl, true, 5, 7, 9, 11)
+	before := tableRows(t, tbl)
+	plan := liveFiles(t, tbl)
+	pos, _, eq := deleteCounts(plan)
+	if pos < 6 || eq != 1 {
+		t.Fatalf("setup: %d position delete files, %d equality", pos, eq)
+	}
+	maxSeq := map[string]int64{}
+	perPartition := map[string]int{}
+	for _, d := range plan.DeleteFiles {
+		if d.File.Content == manifest.ContentPositionDeletes {
+			k := fmt.Sprint(d.File.Partition)
+			maxSeq[k] = max(maxSeq[k], d.DataSequenceNumber)
+			perPartition[k]++
+		}
+	}
+	merged := 0
+	for _, n := range perPartition {
+		if n > 1 {
+			merged += n
+		}
+	}
+	start := tbl.Metadata.CurrentSnapshot().SnapshotID
+
+	res, err := RewritePositionDeletes(ctx, tbl, DeleteRewriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameRows(t, tbl, before, start, res)
+	after := liveFiles(t, tbl)
+	posAfter, _, eqAfter := deleteCounts(after)
+	if posAfter > len(maxSeq) || posAfter == 0 || eqAfter != 1 || len(res.RemovedDeleteFiles) != merged || merged < 4 {
+		t.Fatalf("after: %d position delete files (partitions %d), %d equality; result %+v", posAfter, len(maxSeq), eqAfter, res)
+	}
+	for _, d := range after.DeleteFiles {
+		if d.File.Content == manifest.ContentPositionDeletes && d.DataSequenceNumber != maxSeq[fmt.Sprint(d.File.Partition)] {
+			t.Fatalf("%s: data sequence number %d, want %d", d.File.FilePath, d.DataSequenceNumber, maxSeq[fmt.Sprint(d.File.Partition)])
+		}
+	}
+	// One file per partition left: nothing more to merge.
+	again, err := RewritePositionDeletes(ctx, tbl, DeleteRewriteOptions{})
+	if err != nil || again.SnapshotID != 0 {
+		t.Fatalf("second run: %+v, %v", again, err)
+	}
+}
+
+// v3: Parquet position delete files (a table upgraded from v2 has them)
+// become deletion vectors, one per data file.
+func TestRewritePositionDeletesV3ToVectors(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 200, 50)
+	for _, ids := range [][]int64{{1, 2, 3}, {40, 41, 90}, {150, 151, 199}} {
+		deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", ids[0], ids[1], ids[2]))
+	}
+	if _, err := tbl.Transaction().UpgradeFormatVersion(3).Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tbl = reopen(t, tbl)
+	deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", int64(77), int64(120))) // vectors
+	before := tableRows(t, tbl)
+	plan := liveFiles(t, tbl)
+	pos, vectors, _ := deleteCounts(plan)
+	touched := 0
+	for _, task := range plan.Tasks {
+		for _, d := range task.Deletes {
+			if !d.IsDeletionVector() {
+				touched++
+				break
+			}
+		}
+	}
+	if pos < 3 || vectors == 0 || touched == 0 {
+		t.Fatalf("setup: %d position files, %d vectors, %d data files with position files", pos, vectors, touched)
+	}
+	start := tbl.Metadata.CurrentSnapshot().SnapshotID
+	res, err := RewritePositionDeletes(ctx, tbl, DeleteRewriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameRows(t, tbl, before, start, res)
+	after := liveFiles(t, tbl)
+	posAfter, vectorsAfter, _ := deleteCounts(after)
+	if len(res.AddedDeleteFiles) != touched || vectorsAfter != vectors+touched {
+		t.Fatalf("after: %d position files, %d vectors (before %d, %d files touched); %+v", posAfter, vectorsAfter, vectors, touched, res)
+	}
+	for _, task := range after.Tasks {
+		if len(task.Deletes) > 1 || (len(task.Deletes) == 1 && !task.Deletes[0].IsDeletionVector()) {
+			t.Fatalf("%s: %d deletes after", task.File.FilePath, len(task.Deletes))
+		}
+	}
+}
+
+// A delete file removed by another commit after the rewrite planned
+// fails the rewrite with ErrConflict and changes nothing.
+func TestRewritePositionDeletesConflict(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 200, 20)
+	for _, ids := range [][]int64{{1, 2}, {40, 41}, {150, 151}} {
+		deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", ids[0], ids[1]))
+	}
+	stale := reopen(t, tbl)
+	if _, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{RewriteAll: true}); err != nil {
+		t.Fatal(err)
+	}
+	head := reopen(t, tbl).Metadata.CurrentSnapshot().SnapshotID
+	_, err := RewritePositionDeletes(ctx, stale, DeleteRewriteOptions{})
+	if !errors.Is(err, table.ErrConflict) {
+		t.Fatalf("want ErrConflict, got %v", err)
+	}
+	if got := reopen(t, tbl).Metadata.CurrentSnapshot().SnapshotID; got != head {
+		t.Fatalf("head moved to %d", got)
+	}
+}
