@@ -89,6 +89,13 @@ func RewriteGroup(ctx context.Context, t *table.Table, g FileGroup) (GroupResult
 			return GroupResult{}, errkind.Errorf(errkind.NotFound, "rewrite group %d: sort order %d is not in the table", g.ID, *g.SortOrderID)
 		}
 	}
+	if len(g.ZOrderColumns) > 0 {
+		if err := checkZOrderColumns(schema, g.ZOrderColumns); err != nil {
+			return GroupResult{}, fmt.Errorf("rewrite group %d: %w", g.ID, err)
+		}
+		wopts.SortOrder, wopts.SortOrderID = nil, nil // a z-order is none of the table's orders
+		wopts.RowOrder = zorderRowOrder(g.ZOrderColumns)
+	}
 	writeSchema := schema
 	if g.Lineage {
 		writeSchema = withLineage(schema)

@@ -13,12 +13,16 @@ import (
 // defaults; the JSON names are Java's option names.
 type RewriteDataFilesOptions struct {
 	// Strategy is how a group's rows are written: "binpack" (the default,
-	// in the order read) or "sort" (sorted by SortOrderID, default the
-	// table's sort order; each file's entry records it). Files are chosen
+	// in the order read), "sort" (sorted by SortOrderID, default the
+	// table's sort order; each file's entry records it) or "zorder"
+	// (sorted by the z-order of ZOrderColumns; no order recorded). Files are chosen
 	// and grouped alike either way, as in Java.
 	Strategy string `json:"strategy,omitempty"`
 	// SortOrderID names one of the table's sort orders for "sort".
 	SortOrderID *int `json:"sort-order-id,omitempty"`
+	// ZOrderColumns are the top-level primitive columns the "zorder"
+	// strategy interleaves, in order (rewrite_zorder.go); only for it.
+	ZOrderColumns []string `json:"zorder-columns,omitempty"`
 	// TargetFileSizeBytes is the size written files aim at; 0 means the
 	// table's write.target-file-size-bytes, else 512 MiB.
 	TargetFileSizeBytes int64 `json:"target-file-size-bytes,omitempty"`
@@ -71,6 +75,7 @@ type RewriteDataFilesOptions struct {
 const (
 	StrategyBinPack = "binpack"
 	StrategySort    = "sort"
+	StrategyZOrder  = "zorder"
 )
 
 // Java's defaults.
@@ -115,7 +120,17 @@ func (o RewriteDataFilesOptions) resolved(md *metadata.Metadata) (RewriteDataFil
 	if o.MaxConcurrentGroups == 0 {
 		o.MaxConcurrentGroups = 1
 	}
+	if o.Strategy != StrategyZOrder && len(o.ZOrderColumns) > 0 {
+		return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: zorder columns are for the zorder strategy, not %q", o.Strategy)
+	}
 	switch o.Strategy {
+	case StrategyZOrder:
+		if o.SortOrderID != nil {
+			return o, errkind.New(errkind.InvalidArgument, "rewrite data files: a sort order is for the sort strategy, not zorder")
+		}
+		if err := checkZOrderColumns(md.CurrentSchema(), o.ZOrderColumns); err != nil {
+			return o, err
+		}
 	case "", StrategyBinPack:
 		o.Strategy = StrategyBinPack
 		if o.SortOrderID != nil {
@@ -135,7 +150,7 @@ func (o RewriteDataFilesOptions) resolved(md *metadata.Metadata) (RewriteDataFil
 		}
 		o.SortOrderID = &id
 	default:
-		return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: unknown strategy %q (binpack or sort)", o.Strategy)
+		return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: unknown strategy %q (binpack, sort or zorder)", o.Strategy)
 	}
 	switch {
 	case o.TargetFileSizeBytes < 0 || o.MinFileSizeBytes < 0 || o.MaxFileSizeBytes < 0 || o.MaxFileGroupSizeBytes < 0:

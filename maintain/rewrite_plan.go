@@ -45,6 +45,9 @@ type FileGroup struct {
 	// SortOrderID, when set, is the table's sort order the rows are
 	// written in (the sort strategy).
 	SortOrderID *int `json:"sort_order_id,omitempty"`
+	// ZOrderColumns, when set, are the columns whose z-order the rows are
+	// written in (the zorder strategy).
+	ZOrderColumns []string `json:"zorder_columns,omitempty"`
 	// Lineage says the rows' _row_id and _last_updated_sequence_number
 	// are read and written with them (format version 3).
 	Lineage bool `json:"lineage,omitempty"`
@@ -118,7 +121,7 @@ func PlanRewrite(ctx context.Context, t *table.Table, opts RewriteDataFilesOptio
 		g := FileGroup{
 			ID: len(plan.Groups), StartingSnapshotID: id, SpecID: files[0].File.SpecID,
 			Partition: describePartition(t, &files[0].File), TargetFileSizeBytes: opts.TargetFileSizeBytes, Lineage: lineage,
-			SortOrderID: opts.SortOrderID,
+			SortOrderID: opts.SortOrderID, ZOrderColumns: opts.ZOrderColumns,
 		}
 		for _, dt := range files {
 			g.DataFiles = append(g.DataFiles, dt.File.FilePath)

@@ -89,6 +89,12 @@ type Options struct {
 	// sort order.
 	SortOrder      *iceberg.SortOrder
 	SortBufferSize int64
+	// RowOrder, when set (and SortOrder not), orders rows the caller's way
+	// on the sorted writes' path: batches are held as for a sort order, and
+	// RowOrder reorders rows (indexes into rec, one partition's) in place
+	// before they are written (maintain's z-order). No sort order id is
+	// recorded: the order is none of the table's.
+	RowOrder RowOrderFunc
 	// Parallelism is how many columns of a batch are converted at once;
 	// 0 means GOMAXPROCS.
 	Parallelism int

@@ -30,6 +30,9 @@ import (
 // writers, which already gather rows by index from the Arrow buffers, so
 // no sorted copy of the batch is materialised (as kernels.Take would).
 
+// RowOrderFunc reorders rows, indexes into rec, in place (Options.RowOrder).
+type RowOrderFunc func(rec arrow.RecordBatch, rows []int32) error
+
 // DefaultSortBufferSize is the Arrow bytes a sorted writer holds before
 // it sorts and writes them.
 const DefaultSortBufferSize = 256 << 20

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/manifest"
@@ -159,6 +160,11 @@ func New(ctx context.Context, files fileio.FileIO, dataLocation string, schema *
 		}
 		id := o.OrderID
 		w.opts.SortOrderID = &id
+		if opts.RowOrder != nil {
+			return nil, errkind.New(errkind.InvalidArgument, "writer: a sort order and a row order both given")
+		}
+	} else if opts.RowOrder != nil {
+		w.sort = &sorter{limit: opts.SortBufferSize} // holds batches; no keys
 	}
 	return w, nil
 }
@@ -265,6 +271,11 @@ func (w *Writer) writeBatch(rec arrow.RecordBatch) error {
 		for _, st := range groups {
 			rows := w.sort.rowsOf(st, n)
 			w.sort.order(rows)
+			if w.opts.RowOrder != nil {
+				if err := w.opts.RowOrder(rec, rows); err != nil {
+					return fmt.Errorf("writer: ordering rows: %w", err)
+				}
+			}
 			if err := w.writeRows(st, rows, len(rows)); err != nil {
 				return err
 			}
