@@ -308,6 +308,9 @@ func parseStatisticsRequest(data []byte) (Request, error) {
 // option names in snake case (maintain.RewriteDataFilesOptions says what
 // each does and its default).
 type rewriteDataFilesOptionsJSON struct {
+	Strategy                  string          `json:"strategy"`
+	SortOrderID               *int            `json:"sort_order_id"`
+	ZOrderColumns             []string        `json:"zorder_columns"`
 	TargetFileSizeBytes       int64           `json:"target_file_size_bytes"`
 	MinFileSizeBytes          int64           `json:"min_file_size_bytes"`
 	MaxFileSizeBytes          int64           `json:"max_file_size_bytes"`
@@ -377,6 +380,7 @@ func ParseRewriteDataFilesOptions(data []byte) (maintain.RewriteDataFilesOptions
 		MinInputFiles: o.MinInputFiles, DeleteFileThreshold: o.DeleteFileThreshold, DeleteRatioThreshold: o.DeleteRatioThreshold,
 		RewriteAll: o.RewriteAll, MaxFileGroupSizeBytes: o.MaxFileGroupSizeBytes, PartialProgress: o.PartialProgress,
 		PartialProgressMaxCommits: o.PartialProgressMaxCommits, MaxConcurrentGroups: o.MaxConcurrentGroups, Token: o.Token, Branch: o.Branch,
+		Strategy: o.Strategy, SortOrderID: o.SortOrderID, ZOrderColumns: o.ZOrderColumns,
 	}
 	if len(o.Filter) > 0 {
 		text := string(o.Filter)
