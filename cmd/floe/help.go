@@ -116,9 +116,13 @@ var commandHelp = []struct{ name, text string }{
              target size (default commit.manifest.target-size-bytes), in
              one "replace" snapshot; nothing when each is one already.
              Prints one JSON object`},
-	{"rewrite-deletes", `floe rewrite-deletes TABLE [--token T] [--branch NAME] [--property K=V]…
+	{"rewrite-deletes", `floe rewrite-deletes TABLE [--position | --convert-equality] [--token T] [--branch NAME] [--property K=V]…
              removes delete files (and deletion vectors) that apply to no
-             live data file, in one "replace" snapshot. Prints one JSON
+             live data file, in one "replace" snapshot; --position instead
+             merges each partition's position delete files into one (v2)
+             or into one deletion vector per data file (v3);
+             --convert-equality turns equality deletes into position
+             deletes (v2) or deletion vectors (v3). Prints one JSON
              object`},
 	{"stats", `floe stats TABLE [--columns a,b.c] [--snapshot ID]
              computes each column's number of distinct values (theta

@@ -22,7 +22,7 @@ import (
 const (
 	removeOrphansUsage    = "usage: floe remove-orphans TABLE [--dry-run] [--older-than 3d|36h|MS] [--force] [--location DIR]"
 	rewriteManifestsUsage = "usage: floe rewrite-manifests TABLE [--target-size 8MiB] [--token T] [--branch NAME] [--property K=V]..."
-	rewriteDeletesUsage   = "usage: floe rewrite-deletes TABLE [--token T] [--branch NAME] [--property K=V]..."
+	rewriteDeletesUsage   = "usage: floe rewrite-deletes TABLE [--position | --convert-equality] [--token T] [--branch NAME] [--property K=V]..."
 	statsUsage            = "usage: floe stats TABLE [--columns a,b.c] [--snapshot ID]"
 	maintainUsage         = "usage: floe maintain TABLE [--dry-run] [--skip-orphans]"
 	healthUsage           = "usage: floe inspect TABLE health [--skip-orphans]"
@@ -78,9 +78,11 @@ func runRewriteManifests(ctx context.Context, raw []string, out, errOut io.Write
 }
 
 // runRewriteDeletes removes the delete files that apply to no live data
-// file (remove_dangling_deletes); rewriting position deletes is not built.
+// file (remove_dangling_deletes); with --position it merges position
+// deletes (rewrite_position_deletes), with --convert-equality it turns
+// equality deletes into positions (convert_equality_deletes).
 func runRewriteDeletes(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "map", "token", "branch", "property"}, []string{"no-relocate"})
+	a, err := parseArgs(raw, []string{"warehouse", "map", "token", "branch", "property"}, []string{"no-relocate", "position", "convert-equality"})
 	if err != nil {
 		return err
 	}
@@ -88,7 +90,16 @@ func runRewriteDeletes(ctx context.Context, raw []string, out, errOut io.Writer)
 	if err != nil {
 		return err
 	}
-	return runMaintenance(ctx, a, "rewrite-deletes", rewriteDeletesUsage, "remove_dangling_deletes", opts, out, errOut)
+	action := "remove_dangling_deletes"
+	switch {
+	case a.bools["position"] && a.bools["convert-equality"]:
+		return errors.New("--position and --convert-equality are separate runs; give one")
+	case a.bools["position"]:
+		action = "rewrite_position_deletes"
+	case a.bools["convert-equality"]:
+		action = "convert_equality_deletes"
+	}
+	return runMaintenance(ctx, a, "rewrite-deletes", rewriteDeletesUsage, action, opts, out, errOut)
 }
 
 func runStats(ctx context.Context, raw []string, out, errOut io.Writer) error {
