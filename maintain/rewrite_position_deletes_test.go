@@ -164,3 +164,34 @@ func TestRewritePositionDeletesConflict(t *testing.T) {
 		t.Fatalf("head moved to %d", got)
 	}
 }
+
+// Impala's position delete tables: afterwards each partition has at most
+// one position delete file and the rows are Impala's (the first table has
+// one per partition already, the second two in one partition).
+func TestRewritePositionDeletesImpala(t *testing.T) {
+	for _, name := range []string{"impala_iceberg_v2_partitioned_position_deletes", "impala_iceberg_v2_positional_not_all_data_files_have_delete_files"} {
+		t.Run(name, func(t *testing.T) {
+			tbl := copyFixtureTable(t, name)
+			before := tableRows(t, tbl)
+			pos, _, _ := deleteCounts(liveFiles(t, tbl))
+			start := tbl.Metadata.CurrentSnapshot().SnapshotID
+			res, err := RewritePositionDeletes(context.Background(), tbl, DeleteRewriteOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d position delete files before; %+v", pos, res)
+			if res.SnapshotID != 0 {
+				checkSameRows(t, tbl, before, start, res)
+			} else {
+				rowstest.CompareRows(t, "after nothing to rewrite", tbl.Metadata.CurrentSchema(), before, tableRows(t, tbl))
+			}
+			perPartition := map[string]int{}
+			for _, d := range liveFiles(t, tbl).DeleteFiles {
+				k := fmt.Sprint(d.File.SpecID, d.File.Partition)
+				if perPartition[k]++; perPartition[k] > 1 {
+					t.Fatalf("partition %s has two position delete files", k)
+				}
+			}
+		})
+	}
+}
