@@ -103,13 +103,27 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 	dvs := t.Metadata.FormatVersion >= 3
 	partitionKey := func(df *manifest.DataFile) string { return fmt.Sprint(df.SpecID, df.Partition) }
 
-	// The data files touched and the source files, per partition.
+	// The data files touched and the source files, per partition; then
+	// partitions sharing a source file (a delete file of an older spec may
+	// apply across the newer spec's partitions) joined into one group, so
+	// a source file is removed only with every data file it applies to
+	// rewritten.
 	type partition struct {
 		files   []*rewrittenFile
 		sources map[string]*table.DeleteFile
 	}
 	parts := map[string]*partition{}
 	var order []string
+	parent := map[string]string{}
+	var find func(string) string
+	find = func(k string) string {
+		if parent[k] == k {
+			return k
+		}
+		parent[k] = find(parent[k])
+		return parent[k]
+	}
+	owner := map[string]string{} // source file -> a partition it applies in
 	for i := range ds.plan.Tasks {
 		dt := &ds.plan.Tasks[i]
 		var mine []*table.DeleteFile
@@ -126,12 +140,28 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 		if p == nil {
 			p = &partition{sources: map[string]*table.DeleteFile{}}
 			parts[k] = p
+			parent[k] = k
 			order = append(order, k)
 		}
 		p.files = append(p.files, &rewrittenFile{task: dt})
 		for _, d := range mine {
-			p.sources[writtenKey(&d.File)] = d
+			key := writtenKey(&d.File)
+			p.sources[key] = d
+			if o, ok := owner[key]; ok {
+				parent[find(o)] = find(k)
+			} else {
+				owner[key] = k
+			}
 		}
+	}
+	groups := map[string][]string{}
+	var groupOrder []string
+	for _, k := range order {
+		root := find(k)
+		if _, ok := groups[root]; !ok {
+			groupOrder = append(groupOrder, root)
+		}
+		groups[root] = append(groups[root], k)
 	}
 
 	var removed []string
@@ -146,74 +176,83 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 			_ = t.IO.Delete(ctx, p)
 		}
 	}
-	for _, k := range order {
-		p := parts[k]
-		if minPerPartition && len(p.sources) < 2 {
+	for _, root := range groupOrder {
+		sources := map[string]bool{}
+		for _, k := range groups[root] {
+			for key := range parts[k].sources {
+				sources[key] = true
+			}
+		}
+		if minPerPartition && len(sources) < 2 {
 			continue
 		}
-		var fps []writer.FilePositions
-		var partSeq int64
-		for _, f := range p.files {
-			task := ds.tasks[f.task.File.FilePath]
-			if task == nil {
-				cleanup()
-				return res, fmt.Errorf("%s: the reader planned no task for data file %s", what, f.task.File.FilePath)
-			}
-			byRef := map[deleteFileRef]*table.DeleteFile{}
-			for _, d := range f.task.Deletes {
-				byRef[refOfPlan(d)] = d
-			}
-			pos, err := deletedPositions(ctx, t, task, func(d *scan.TaskDelete) bool {
-				if !read(d) {
-					return false
+		for _, k := range groups[root] {
+			p := parts[k]
+			var fps []writer.FilePositions
+			var partSeq int64
+			for _, f := range p.files {
+				task := ds.tasks[f.task.File.FilePath]
+				if task == nil {
+					cleanup()
+					return res, fmt.Errorf("%s: the reader planned no task for data file %s", what, f.task.File.FilePath)
 				}
-				pd := byRef[refOfTask(d)]
-				if pd != nil {
-					f.seq = max(f.seq, pd.DataSequenceNumber)
-					if pd.IsDeletionVector() {
-						f.replaced = &pd.File
+				byRef := map[deleteFileRef]*table.DeleteFile{}
+				for _, d := range f.task.Deletes {
+					byRef[refOfPlan(d)] = d
+				}
+				pos, err := deletedPositions(ctx, t, task, func(d *scan.TaskDelete) bool {
+					if !read(d) {
+						return false
 					}
+					if pd := byRef[refOfTask(d)]; pd != nil {
+						f.seq = max(f.seq, pd.DataSequenceNumber)
+						if pd.IsDeletionVector() {
+							f.replaced = &pd.File
+						}
+					}
+					return true
+				})
+				if err != nil {
+					cleanup()
+					return res, fmt.Errorf("%s: %w", what, err)
 				}
-				return true
-			})
+				res.DataFiles++
+				if f.replaced != nil {
+					removed = append(removed, writtenKey(f.replaced))
+				}
+				if pos == nil || pos.IsEmpty() {
+					continue
+				}
+				if dvs {
+					vectors = append(vectors, writer.DeletionVector{DataFile: f.task.File, Positions: pos})
+					vectorSeqs = append(vectorSeqs, f.seq)
+					continue
+				}
+				fps = append(fps, writer.FilePositions{FilePath: f.task.File.FilePath, Positions: pos})
+				partSeq = max(partSeq, f.seq)
+			}
+			if len(fps) == 0 {
+				continue
+			}
+			// A position delete file is in the spec and partition of the
+			// data files it names.
+			first := p.files[0].task.File
+			path := fileio.JoinPath(dataLoc, "00000-0-"+uuid.NewString()+"-deletes.parquet")
+			written = append(written, path)
+			df, err := writer.WritePositionDeletes(ctx, t.IO, path, first.SpecID, first.Partition, fps, writer.Options{})
 			if err != nil {
 				cleanup()
 				return res, fmt.Errorf("%s: %w", what, err)
 			}
-			res.DataFiles++
-			if f.replaced != nil {
-				removed = append(removed, writtenKey(f.replaced))
-			}
-			if pos == nil || pos.IsEmpty() {
-				continue
-			}
-			if dvs {
-				vectors = append(vectors, writer.DeletionVector{DataFile: f.task.File, Positions: pos})
-				vectorSeqs = append(vectorSeqs, f.seq)
-				continue
-			}
-			fps = append(fps, writer.FilePositions{FilePath: f.task.File.FilePath, Positions: pos})
-			partSeq = max(partSeq, f.seq)
+			added = append(added, df)
+			seqs[writtenKey(&df)] = partSeq
 		}
-		keys := make([]string, 0, len(p.sources))
-		for key := range p.sources {
+		keys := make([]string, 0, len(sources))
+		for key := range sources {
 			keys = append(keys, key)
 		}
 		sort.Strings(keys)
 		removed = append(removed, keys...)
-		if len(fps) == 0 {
-			continue
-		}
-		first := p.files[0].task.File
-		path := fileio.JoinPath(dataLoc, "00000-0-"+uuid.NewString()+"-deletes.parquet")
-		written = append(written, path)
-		df, err := writer.WritePositionDeletes(ctx, t.IO, path, first.SpecID, first.Partition, fps, writer.Options{})
-		if err != nil {
-			cleanup()
-			return res, fmt.Errorf("%s: %w", what, err)
-		}
-		added = append(added, df)
-		seqs[writtenKey(&df)] = partSeq
 	}
 	if len(vectors) > 0 {
 		path := fileio.JoinPath(dataLoc, "00000-0-"+uuid.NewString()+"-deletes.puffin")
