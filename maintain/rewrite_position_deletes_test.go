@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/floedb/floe/iceberg/expr"
@@ -193,5 +194,30 @@ func TestRewritePositionDeletesImpala(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A run retried with a committed token commits nothing and leaves no
+// file behind.
+func TestRewritePositionDeletesToken(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 100, 20)
+	for _, ids := range [][]int64{{1, 2}, {40, 41}, {60, 99}} {
+		deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", ids[0], ids[1]))
+	}
+	stale := reopen(t, tbl)
+	opts := DeleteRewriteOptions{Token: "merge-1"}
+	first, err := RewritePositionDeletes(ctx, tbl, opts)
+	if err != nil || first.SnapshotID == 0 {
+		t.Fatalf("first: %+v %v", first, err)
+	}
+	again, err := RewritePositionDeletes(ctx, stale, opts)
+	if err != nil || !again.TokenFound || again.SnapshotID != first.SnapshotID {
+		t.Fatalf("retried: %+v %v", again, err)
+	}
+	for _, f := range again.AddedDeleteFiles {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("retried run left %s: %v", f, err)
+		}
 	}
 }
