@@ -49,6 +49,12 @@ type RewriteOptions struct {
 // data file: a position delete file or deletion vector that may name it,
 // or (with FreshSequenceNumber) an equality delete of its partition.
 // Removing a data file removes its deletion vector too (v3).
+//
+// Added delete files (a rewrite of delete files) carry the data sequence
+// numbers opts.AddedDeleteSequenceNumbers gives them. Removing an equality
+// delete also fails with ErrConflict when a data file committed after the
+// starting snapshot has a lower data sequence number than it (another
+// rewrite's): the delete still applies to rows the caller never saw.
 func (t *Table) RewriteFiles(ctx context.Context, removedData, removedDeletes []string, added []manifest.DataFile, opts RewriteOptions) (CommitResult, error) {
 	u, err := t.rewriteFilesUpdate(removedData, removedDeletes, added, opts)
 	if err != nil {
