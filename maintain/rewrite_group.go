@@ -93,8 +93,8 @@ func RewriteGroup(ctx context.Context, t *table.Table, g FileGroup) (GroupResult
 		if err := checkZOrderColumns(schema, g.ZOrderColumns); err != nil {
 			return GroupResult{}, fmt.Errorf("rewrite group %d: %w", g.ID, err)
 		}
-		wopts.SortOrder, wopts.SortOrderID = nil, nil // a z-order is none of the table's orders
-		wopts.RowOrder = zorderRowOrder(g.ZOrderColumns)
+		wopts.SortOrder, wopts.SortOrderID = nil, nil // a z-order or Hilbert order is none of the table's orders
+		wopts.RowOrder = zorderRowOrder(g.ZOrderColumns, g.Hilbert)
 	}
 	writeSchema := schema
 	if g.Lineage {

@@ -15,13 +15,15 @@ type RewriteDataFilesOptions struct {
 	// Strategy is how a group's rows are written: "binpack" (the default,
 	// in the order read), "sort" (sorted by SortOrderID, default the
 	// table's sort order; each file's entry records it) or "zorder"
-	// (sorted by the z-order of ZOrderColumns; no order recorded). Files are chosen
+	// (sorted by the z-order of ZOrderColumns; no order recorded) or
+	// "hilbert" (by their Hilbert order, likewise). Files are chosen
 	// and grouped alike either way, as in Java.
 	Strategy string `json:"strategy,omitempty"`
 	// SortOrderID names one of the table's sort orders for "sort".
 	SortOrderID *int `json:"sort-order-id,omitempty"`
-	// ZOrderColumns are the top-level primitive columns the "zorder"
-	// strategy interleaves, in order (rewrite_zorder.go); only for it.
+	// ZOrderColumns are the top-level primitive columns the "zorder" and
+	// "hilbert" strategies order by, in order (rewrite_zorder.go); only
+	// for them.
 	ZOrderColumns []string `json:"zorder-columns,omitempty"`
 	// TargetFileSizeBytes is the size written files aim at; 0 means the
 	// table's write.target-file-size-bytes, else 512 MiB.
@@ -76,6 +78,7 @@ const (
 	StrategyBinPack = "binpack"
 	StrategySort    = "sort"
 	StrategyZOrder  = "zorder"
+	StrategyHilbert = "hilbert"
 )
 
 // Java's defaults.
@@ -120,13 +123,14 @@ func (o RewriteDataFilesOptions) resolved(md *metadata.Metadata) (RewriteDataFil
 	if o.MaxConcurrentGroups == 0 {
 		o.MaxConcurrentGroups = 1
 	}
-	if o.Strategy != StrategyZOrder && len(o.ZOrderColumns) > 0 {
-		return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: zorder columns are for the zorder strategy, not %q", o.Strategy)
+	curve := o.Strategy == StrategyZOrder || o.Strategy == StrategyHilbert
+	if !curve && len(o.ZOrderColumns) > 0 {
+		return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: zorder columns are for the zorder and hilbert strategies, not %q", o.Strategy)
 	}
 	switch o.Strategy {
-	case StrategyZOrder:
+	case StrategyZOrder, StrategyHilbert:
 		if o.SortOrderID != nil {
-			return o, errkind.New(errkind.InvalidArgument, "rewrite data files: a sort order is for the sort strategy, not zorder")
+			return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: a sort order is for the sort strategy, not %s", o.Strategy)
 		}
 		if err := checkZOrderColumns(md.CurrentSchema(), o.ZOrderColumns); err != nil {
 			return o, err
@@ -150,7 +154,7 @@ func (o RewriteDataFilesOptions) resolved(md *metadata.Metadata) (RewriteDataFil
 		}
 		o.SortOrderID = &id
 	default:
-		return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: unknown strategy %q (binpack, sort or zorder)", o.Strategy)
+		return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: unknown strategy %q (binpack, sort, zorder or hilbert)", o.Strategy)
 	}
 	switch {
 	case o.TargetFileSizeBytes < 0 || o.MinFileSizeBytes < 0 || o.MaxFileSizeBytes < 0 || o.MaxFileGroupSizeBytes < 0:

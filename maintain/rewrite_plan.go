@@ -48,6 +48,9 @@ type FileGroup struct {
 	// ZOrderColumns, when set, are the columns whose z-order the rows are
 	// written in (the zorder strategy).
 	ZOrderColumns []string `json:"zorder_columns,omitempty"`
+	// Hilbert orders by the columns' Hilbert index instead (the hilbert
+	// strategy).
+	Hilbert bool `json:"hilbert,omitempty"`
 	// Lineage says the rows' _row_id and _last_updated_sequence_number
 	// are read and written with them (format version 3).
 	Lineage bool `json:"lineage,omitempty"`
@@ -121,7 +124,7 @@ func PlanRewrite(ctx context.Context, t *table.Table, opts RewriteDataFilesOptio
 		g := FileGroup{
 			ID: len(plan.Groups), StartingSnapshotID: id, SpecID: files[0].File.SpecID,
 			Partition: describePartition(t, &files[0].File), TargetFileSizeBytes: opts.TargetFileSizeBytes, Lineage: lineage,
-			SortOrderID: opts.SortOrderID, ZOrderColumns: opts.ZOrderColumns,
+			SortOrderID: opts.SortOrderID, ZOrderColumns: opts.ZOrderColumns, Hilbert: opts.Strategy == StrategyHilbert,
 		}
 		for _, dt := range files {
 			g.DataFiles = append(g.DataFiles, dt.File.FilePath)

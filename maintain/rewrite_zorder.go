@@ -11,7 +11,7 @@ import (
 	"github.com/floedb/floe/writer"
 )
 
-// Z-order compaction (Strategy "zorder", Java's sort_order =>
+// Z-order and Hilbert compaction (Strategy "zorder", Java's sort_order =>
 // 'zorder(c1, c2)'): each chosen column's value is mapped to 64 bits
 // whose unsigned order is the value's order (ints and longs with the sign
 // bit flipped, floats by their total order, strings and binary by their
@@ -27,6 +27,13 @@ import (
 // order. Files record no sort order id: the z-order is none of the
 // table's sort orders (Java writes its z-order rewrite's files unsorted,
 // order id 0).
+//
+// Strategy "hilbert" (iceberg-go's) orders by the Hilbert index of the
+// same per-column keys instead: Skilling's transform turns the keys of a
+// row into the "transposed" index, whose interleaved bits are the
+// Hilbert index, so the same interleave and radix sort follow. Rows next
+// in Hilbert order are next in space (the Z curve jumps at each level),
+// so a file's rows span tighter ranges at the same cost.
 
 // checkZOrderColumns refuses z-order columns that are not top-level
 // primitive columns of the schema that have an order (InvalidArgument
@@ -62,8 +69,9 @@ func checkZOrderColumns(schema *iceberg.Schema, cols []string) error {
 	return nil
 }
 
-// zorderRowOrder is the writer's row order for the z-order of cols.
-func zorderRowOrder(cols []string) writer.RowOrderFunc {
+// zorderRowOrder is the writer's row order for the z-order of cols, or
+// with hilbert their Hilbert order.
+func zorderRowOrder(cols []string, hilbert bool) writer.RowOrderFunc {
 	return func(rec arrow.RecordBatch, rows []int32) error {
 		keys := make([][]uint64, len(cols))
 		for i, name := range cols {
@@ -76,6 +84,9 @@ func zorderRowOrder(cols []string) writer.RowOrderFunc {
 				return errkind.Errorf(errkind.Unsupported, "zorder column %q: %v", name, err)
 			}
 			keys[i] = k
+		}
+		if hilbert {
+			hilbertTranspose(keys)
 		}
 		sortByWords(rows, interleave(keys, rows))
 		return nil
@@ -288,5 +299,46 @@ func sortByWords(rows []int32, words [][]uint64) {
 	orig := append([]int32(nil), rows...)
 	for i, p := range pos {
 		rows[i] = orig[p]
+	}
+}
+
+// hilbertTranspose replaces each row's keys (keys[c][row]) with the
+// transposed Hilbert index of the point (Skilling, "Programming the
+// Hilbert curve", 2004, AxesToTranspose over 64-bit axes): interleaving
+// it gives the Hilbert index. With one column the index is the key.
+func hilbertTranspose(keys [][]uint64) {
+	n := len(keys)
+	if n < 2 {
+		return
+	}
+	x := make([]uint64, n)
+	for r := range keys[0] {
+		for c := range x {
+			x[c] = keys[c][r]
+		}
+		for q := uint64(1) << 63; q > 1; q >>= 1 {
+			p := q - 1
+			for i := range x {
+				if x[i]&q != 0 {
+					x[0] ^= p // invert the low bits
+				} else {
+					t := (x[0] ^ x[i]) & p // exchange the low bits
+					x[0] ^= t
+					x[i] ^= t
+				}
+			}
+		}
+		for i := 1; i < n; i++ { // Gray encode
+			x[i] ^= x[i-1]
+		}
+		var t uint64
+		for q := uint64(1) << 63; q > 1; q >>= 1 {
+			if x[n-1]&q != 0 {
+				t ^= q - 1
+			}
+		}
+		for c := range x {
+			keys[c][r] = x[c] ^ t
+		}
 	}
 }

@@ -112,18 +112,64 @@ func TestRewriteZOrderClustersBounds(t *testing.T) {
 		return filesAdmitting(t, tbl)
 	}
 	bin, binFiles := measure(RewriteDataFilesOptions{Strategy: StrategyBinPack})
-	z, zFiles := measure(RewriteDataFilesOptions{Strategy: StrategyZOrder, ZOrderColumns: []string{"x", "y"}})
-	t.Logf("share of files admitting an equality value on x, y: binpack %.2f of %d files, zorder %.2f of %d", bin, binFiles, z, zFiles)
-	if binFiles < 8 || zFiles < 8 {
-		t.Fatalf("too few files to measure: %d, %d", binFiles, zFiles)
-	}
-	// Bin-pack's files each hold rows from all over the range and admit
-	// nearly every value; z-order's admit a fraction on both columns
-	// (a sort by x alone would cut x's share, not y's).
-	for c, name := range []string{"x", "y"} {
-		if z[c] > bin[c]/2 {
-			t.Fatalf("column %s: z-order files admit %.2f of values each, bin-pack's %.2f: not clustered", name, z[c], bin[c])
+	for _, strategy := range []string{StrategyZOrder, StrategyHilbert} {
+		z, zFiles := measure(RewriteDataFilesOptions{Strategy: strategy, ZOrderColumns: []string{"x", "y"}})
+		t.Logf("share of files admitting an equality value on x, y: binpack %.2f of %d files, %s %.2f of %d", bin, binFiles, strategy, z, zFiles)
+		if binFiles < 8 || zFiles < 8 {
+			t.Fatalf("too few files to measure: %d, %d", binFiles, zFiles)
 		}
+		// Bin-pack's files each hold rows from all over the range and
+		// admit nearly every value; z-order's and Hilbert's a fraction
+		// on both columns (a sort by x alone would cut x's share, not
+		// y's).
+		for c, name := range []string{"x", "y"} {
+			if z[c] > bin[c]/2 {
+				t.Fatalf("%s, column %s: files admit %.2f of values each, bin-pack's %.2f: not clustered", strategy, name, z[c], bin[c])
+			}
+		}
+	}
+}
+
+// The Hilbert order of an 8×8 grid visits every point once, each a step
+// from the last (the Z curve jumps); over one column it is that column's
+// order.
+func TestHilbertOrderIsAPath(t *testing.T) {
+	const side = 8
+	var xs, ys []uint64
+	for x := range side {
+		for y := range side {
+			// keys as orderedKeys makes them: sign bit flipped
+			xs, ys = append(xs, uint64(x)^1<<63), append(ys, uint64(y)^1<<63)
+		}
+	}
+	rows := make([]int32, len(xs))
+	for i := range rows {
+		rows[i] = int32(len(rows) - 1 - i)
+	}
+	keys := [][]uint64{slices.Clone(xs), slices.Clone(ys)}
+	hilbertTranspose(keys)
+	sortByWords(rows, interleave(keys, rows))
+	seen := map[int32]bool{}
+	for i, r := range rows {
+		seen[r] = true
+		if i == 0 {
+			continue
+		}
+		p := rows[i-1]
+		dx, dy := int64(xs[r]-xs[p]), int64(ys[r]-ys[p])
+		if dx*dx+dy*dy != 1 {
+			t.Fatalf("step %d: (%d,%d) → (%d,%d)", i, xs[p]^1<<63, ys[p]^1<<63, xs[r]^1<<63, ys[r]^1<<63)
+		}
+	}
+	if len(seen) != side*side {
+		t.Fatalf("%d points visited", len(seen))
+	}
+	one := [][]uint64{{3 ^ 1<<63, 1 ^ 1<<63, 2 ^ 1<<63}}
+	hilbertTranspose(one)
+	order := []int32{0, 1, 2}
+	sortByWords(order, interleave(one, order))
+	if !slices.Equal(order, []int32{1, 2, 0}) {
+		t.Fatalf("one column: %v", order)
 	}
 }
 
@@ -151,7 +197,7 @@ func TestZOrderInterleaving(t *testing.T) {
 	for i := range rows {
 		rows[i] = int32(i)
 	}
-	if err := zorderRowOrder([]string{"x", "y"})(rec, rows); err != nil {
+	if err := zorderRowOrder([]string{"x", "y"}, false)(rec, rows); err != nil {
 		t.Fatal(err)
 	}
 	var got [][2]int
@@ -222,6 +268,8 @@ func TestRewriteZOrderRefusals(t *testing.T) {
 	tbl, _ := xyTable(t)
 	for _, opts := range []RewriteDataFilesOptions{
 		{Strategy: StrategyZOrder},
+		{Strategy: StrategyHilbert},
+		{Strategy: StrategyHilbert, ZOrderColumns: []string{"pt"}},
 		{Strategy: StrategyZOrder, ZOrderColumns: []string{"x", "nope"}},
 		{Strategy: StrategyZOrder, ZOrderColumns: []string{"pt"}},
 		{Strategy: StrategyZOrder, ZOrderColumns: []string{"pt.a"}},

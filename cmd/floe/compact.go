@@ -15,7 +15,7 @@ import (
 	"github.com/floedb/floe/maintain"
 )
 
-const compactUsage = "usage: floe compact TABLE [--strategy binpack|sort|zorder] [--sort-order-id N] [--zorder-columns a,b] [--target-file-size 512MiB] [--min-file-size SIZE] [--max-file-size SIZE] [--min-input-files N] [--delete-file-threshold N] [--max-group-size SIZE] [--rewrite-all] [--filter EXPR] [--partial-progress] [--max-commits N] [--concurrency N] [--token T] [--branch NAME] [--dry-run]"
+const compactUsage = "usage: floe compact TABLE [--strategy binpack|sort|zorder|hilbert] [--sort-order-id N] [--zorder-columns a,b] [--target-file-size 512MiB] [--min-file-size SIZE] [--max-file-size SIZE] [--min-input-files N] [--delete-file-threshold N] [--max-group-size SIZE] [--rewrite-all] [--filter EXPR] [--partial-progress] [--max-commits N] [--concurrency N] [--token T] [--branch NAME] [--dry-run]"
 
 // compactOutput is the JSON object floe compact prints: the result, or
 // with --dry-run the plan's groups without their tasks.
