@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/floedb/floe/errkind"
@@ -23,6 +24,23 @@ type DeleteRewriteOptions struct {
 	// Token, Properties: as for every commit (table.CommitOptions).
 	Token      string
 	Properties map[string]string
+	// TargetFileSizeBytes is the size a merged position delete file (v2)
+	// aims at; 0 means the table's write.delete.target-file-size-bytes,
+	// else 64 MiB (Java's default). A partition's positions are cut into
+	// as many files as its merged files' bytes need, in data file order.
+	TargetFileSizeBytes int64
+}
+
+// deleteTargetSize is opts' target, else the table's property, else Java's
+// default.
+func deleteTargetSize(t *table.Table, opts DeleteRewriteOptions) int64 {
+	if opts.TargetFileSizeBytes > 0 {
+		return opts.TargetFileSizeBytes
+	}
+	if v, err := strconv.ParseInt(t.Metadata.Properties["write.delete.target-file-size-bytes"], 10, 64); err == nil && v > 0 {
+		return v
+	}
+	return 64 << 20
 }
 
 // DeleteRewriteResult says what a delete rewrite did.
@@ -101,6 +119,7 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 		return res, nil
 	}
 	dvs := t.Metadata.FormatVersion >= 3
+	target := deleteTargetSize(t, opts)
 	partitionKey := func(df *manifest.DataFile) string { return fmt.Sprint(df.SpecID, df.Partition) }
 
 	// The data files touched and the source files, per partition; then
@@ -235,17 +254,24 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 				continue
 			}
 			// A position delete file is in the spec and partition of the
-			// data files it names.
-			first := p.files[0].task.File
-			path := fileio.JoinPath(dataLoc, "00000-0-"+uuid.NewString()+"-deletes.parquet")
-			written = append(written, path)
-			df, err := writer.WritePositionDeletes(ctx, t.IO, path, first.SpecID, first.Partition, fps, writer.Options{})
-			if err != nil {
-				cleanup()
-				return res, fmt.Errorf("%s: %w", what, err)
+			// data files it names; the merged files' bytes say how many
+			// the positions need.
+			var inBytes int64
+			for _, d := range p.sources {
+				inBytes += d.File.FileSizeInBytes
 			}
-			added = append(added, df)
-			seqs[writtenKey(&df)] = partSeq
+			for _, chunk := range splitPositions(fps, int((inBytes+target-1)/target)) {
+				first := p.files[0].task.File
+				path := fileio.JoinPath(dataLoc, "00000-0-"+uuid.NewString()+"-deletes.parquet")
+				written = append(written, path)
+				df, err := writer.WritePositionDeletes(ctx, t.IO, path, first.SpecID, first.Partition, chunk, writer.Options{})
+				if err != nil {
+					cleanup()
+					return res, fmt.Errorf("%s: %w", what, err)
+				}
+				added = append(added, df)
+				seqs[writtenKey(&df)] = partSeq
+			}
 		}
 		keys := make([]string, 0, len(sources))
 		for key := range sources {
@@ -297,6 +323,29 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 		res.AddedDeleteFiles = append(res.AddedDeleteFiles, writtenKey(&added[i]))
 	}
 	return res, nil
+}
+
+// splitPositions cuts fps into at most n runs of about equal position
+// counts, a data file's positions never split.
+func splitPositions(fps []writer.FilePositions, n int) [][]writer.FilePositions {
+	if n <= 1 || len(fps) <= 1 {
+		return [][]writer.FilePositions{fps}
+	}
+	var total uint64
+	for _, fp := range fps {
+		total += fp.Positions.GetCardinality()
+	}
+	per := total/uint64(n) + 1
+	var out [][]writer.FilePositions
+	start, acc := 0, uint64(0)
+	for i, fp := range fps {
+		acc += fp.Positions.GetCardinality()
+		if acc >= per && i+1 < len(fps) {
+			out = append(out, fps[start:i+1])
+			start, acc = i+1, 0
+		}
+	}
+	return append(out, fps[start:])
 }
 
 // dedupe keeps the first of each name, in order.

@@ -221,3 +221,41 @@ func TestRewritePositionDeletesToken(t *testing.T) {
 		}
 	}
 }
+
+// A target below the merged files' bytes cuts a partition's positions
+// into several files, a data file's positions in one.
+func TestRewritePositionDeletesTargetSize(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := smallFilesTable(t, 2, 300, 20)
+	for _, ids := range [][]int64{{1, 2, 3}, {40, 41, 90}, {150, 151, 299}, {2, 4, 200}} {
+		deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", ids[0], ids[1], ids[2]))
+	}
+	before := tableRows(t, tbl)
+	start := tbl.Metadata.CurrentSnapshot().SnapshotID
+	res, err := RewritePositionDeletes(ctx, tbl, DeleteRewriteOptions{TargetFileSizeBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameRows(t, tbl, before, start, res)
+	plan := liveFiles(t, tbl)
+	merged := map[string]bool{}
+	for _, f := range res.AddedDeleteFiles {
+		merged[f] = true
+	}
+	withDeletes := 0
+	for _, task := range plan.Tasks {
+		n := 0
+		for _, d := range task.Deletes {
+			if merged[d.File.FilePath] {
+				n++
+			}
+		}
+		if n > 1 {
+			t.Fatalf("%s: positions in %d merged files", task.File.FilePath, n)
+		}
+		withDeletes += n
+	}
+	if len(res.AddedDeleteFiles) < 4 || withDeletes != len(res.AddedDeleteFiles) {
+		t.Fatalf("%d files added for %d data files; %+v", len(res.AddedDeleteFiles), withDeletes, res)
+	}
+}

@@ -19,16 +19,25 @@ type deleteRewriteResultJSON struct {
 	Committed bool `json:"committed"`
 }
 
-// deleteRewriteRequest: the delete rewrites take the commit options only;
+// deleteRewriteRequest: the delete rewrites take the commit options and
+// target_file_size_bytes (merged position delete files, v2);
 // with nothing to rewrite the result is the branch head, uncommitted.
 func deleteRewriteRequest(action string, run func(context.Context, *table.Table, maintain.DeleteRewriteOptions) (maintain.DeleteRewriteResult, error)) func([]byte) (Request, error) {
 	return func(data []byte) (Request, error) {
-		var o maintainCommitOptions
+		var o struct {
+			maintainCommitOptions
+			TargetFileSizeBytes int64 `json:"target_file_size_bytes"`
+		}
 		if err := decodeOptions(data, &o, action); err != nil {
 			return Request{}, err
 		}
+		if o.TargetFileSizeBytes < 0 {
+			return Request{}, invalid("%s options: target_file_size_bytes %d is negative", action, o.TargetFileSizeBytes)
+		}
 		return Request{TimeoutMs: o.TimeoutMs, run: func(ctx context.Context, t *table.Table, progress Progress) (any, error) {
-			res, err := run(ctx, t, maintain.DeleteRewriteOptions{Branch: o.Branch, Token: o.Token, Properties: o.Properties})
+			res, err := run(ctx, t, maintain.DeleteRewriteOptions{
+				Branch: o.Branch, Token: o.Token, Properties: o.Properties, TargetFileSizeBytes: o.TargetFileSizeBytes,
+			})
 			if err != nil {
 				return nil, err
 			}
