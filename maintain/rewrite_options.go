@@ -132,9 +132,11 @@ func (o RewriteDataFilesOptions) resolved(md *metadata.Metadata) (RewriteDataFil
 		if o.SortOrderID != nil {
 			return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: a sort order is for the sort strategy, not %s", o.Strategy)
 		}
-		if err := checkZOrderColumns(md.CurrentSchema(), o.ZOrderColumns); err != nil {
+		cols, err := curveColumns(md.CurrentSchema(), md.DefaultSpec(), o.ZOrderColumns)
+		if err != nil {
 			return o, err
 		}
+		o.ZOrderColumns = cols
 	case "", StrategyBinPack:
 		o.Strategy = StrategyBinPack
 		if o.SortOrderID != nil {

@@ -69,6 +69,33 @@ func checkZOrderColumns(schema *iceberg.Schema, cols []string) error {
 	return nil
 }
 
+// curveColumns checks the columns (checkZOrderColumns) and drops those
+// the table's current spec partitions by identity, constant within a
+// file group, as Java does; none left is InvalidArgument.
+func curveColumns(schema *iceberg.Schema, spec *iceberg.PartitionSpec, cols []string) ([]string, error) {
+	if err := checkZOrderColumns(schema, cols); err != nil {
+		return nil, err
+	}
+	identity := map[int]bool{}
+	if spec != nil {
+		for _, f := range spec.Fields {
+			if _, ok := f.Transform.(iceberg.IdentityTransform); ok {
+				identity[f.SourceID] = true
+			}
+		}
+	}
+	var kept []string
+	for _, name := range cols {
+		if f, _ := schema.FindFieldByName(name); !identity[f.ID] {
+			kept = append(kept, name)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: zorder columns %v are all identity partition columns, constant within a partition", cols)
+	}
+	return kept, nil
+}
+
 // zorderRowOrder is the writer's row order for the z-order of cols, or
 // with hilbert their Hilbert order.
 func zorderRowOrder(cols []string, hilbert bool) writer.RowOrderFunc {
