@@ -2,9 +2,12 @@ package maintain
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/floedb/floe/errkind"
@@ -195,6 +198,8 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 			_ = t.IO.Delete(ctx, p)
 		}
 	}
+	var chosen []string
+	groupSources := map[string]map[string]bool{}
 	for _, root := range groupOrder {
 		sources := map[string]bool{}
 		for _, k := range groups[root] {
@@ -205,37 +210,27 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 		if minPerPartition && len(sources) < 2 {
 			continue
 		}
+		chosen = append(chosen, root)
+		groupSources[root] = sources
+	}
+	var todo []*rewrittenFile
+	for _, root := range chosen {
+		for _, k := range groups[root] {
+			todo = append(todo, parts[k].files...)
+		}
+	}
+	if err := readPositions(ctx, t, ds, todo, read); err != nil {
+		return res, fmt.Errorf("%s: %w", what, err)
+	}
+	for _, root := range chosen {
+		sources := groupSources[root]
 		for _, k := range groups[root] {
 			p := parts[k]
 			var fps []writer.FilePositions
 			var partSeq int64
 			for _, f := range p.files {
-				task := ds.tasks[f.task.File.FilePath]
-				if task == nil {
-					cleanup()
-					return res, fmt.Errorf("%s: the reader planned no task for data file %s", what, f.task.File.FilePath)
-				}
-				byRef := map[deleteFileRef]*table.DeleteFile{}
-				for _, d := range f.task.Deletes {
-					byRef[refOfPlan(d)] = d
-				}
-				pos, err := deletedPositions(ctx, t, task, func(d *scan.TaskDelete) bool {
-					if !read(d) {
-						return false
-					}
-					if pd := byRef[refOfTask(d)]; pd != nil {
-						f.seq = max(f.seq, pd.DataSequenceNumber)
-						if pd.IsDeletionVector() {
-							f.replaced = &pd.File
-						}
-					}
-					return true
-				})
-				if err != nil {
-					cleanup()
-					return res, fmt.Errorf("%s: %w", what, err)
-				}
 				res.DataFiles++
+				pos := f.positions
 				if f.replaced != nil {
 					removed = append(removed, writtenKey(f.replaced))
 				}
@@ -323,6 +318,51 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 		res.AddedDeleteFiles = append(res.AddedDeleteFiles, writtenKey(&added[i]))
 	}
 	return res, nil
+}
+
+// readPositions finds each file's deleted positions (deletedPositions with
+// the read deletes), its deletes' largest data sequence number and its
+// deletion vector, a few files at a time.
+func readPositions(ctx context.Context, t *table.Table, ds *deleteScan, files []*rewrittenFile, read func(*scan.TaskDelete) bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(files))
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		task := ds.tasks[f.task.File.FilePath]
+		if task == nil {
+			errs[i] = fmt.Errorf("the reader planned no task for data file %s", f.task.File.FilePath)
+			break
+		}
+		byRef := map[deleteFileRef]*table.DeleteFile{}
+		for _, d := range f.task.Deletes {
+			byRef[refOfPlan(d)] = d
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			pos, err := deletedPositions(ctx, t, task, func(d *scan.TaskDelete) bool {
+				if !read(d) {
+					return false
+				}
+				if pd := byRef[refOfTask(d)]; pd != nil {
+					f.seq = max(f.seq, pd.DataSequenceNumber)
+					if pd.IsDeletionVector() {
+						f.replaced = &pd.File
+					}
+				}
+				return true
+			})
+			if err != nil {
+				cancel()
+			}
+			f.positions, errs[i] = pos, err
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // splitPositions cuts fps into at most n runs of about equal position
