@@ -183,3 +183,30 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// v3: a deletion vector committed, after the conversion planned, for a
+// data file the conversion writes a vector for is ErrConflict (one vector
+// per data file; the new one would lack its positions).
+func TestConvertEqualityDeletesConflictsWithAConcurrentVector(t *testing.T) {
+	ctx := context.Background()
+	tbl, rows := smallFilesTable(t, 3, 60, 20)
+	var ids []int64
+	for _, row := range rows[:20] {
+		if b, ok := row[10].(bool); ok && b {
+			ids = append(ids, row[0].(int64))
+		}
+	}
+	if len(ids) < 2 {
+		t.Fatal("setup: too few rows in partition true")
+	}
+	deleteByEquality(t, tbl, true, ids[0])
+	stale := reopen(t, tbl)
+	deleteByPosition(t, tbl, pred(t, expr.OpEq, "id", ids[1]))
+	head := reopen(t, tbl).Metadata.CurrentSnapshot().SnapshotID
+	if _, err := ConvertEqualityDeletes(ctx, stale, DeleteRewriteOptions{}); !errors.Is(err, table.ErrConflict) {
+		t.Fatalf("want ErrConflict, got %v", err)
+	}
+	if got := reopen(t, tbl).Metadata.CurrentSnapshot().SnapshotID; got != head {
+		t.Fatalf("head moved to %d", got)
+	}
+}

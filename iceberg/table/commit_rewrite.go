@@ -172,6 +172,9 @@ func (t *Table) rewriteFilesUpdate(removedData, removedDeletes []string, added [
 				}
 			}
 		}
+		if err := checkNoConcurrentVectors(ctx, b, start, added); err != nil {
+			return nil, err
+		}
 		if maxEqSeq > 0 {
 			if err := checkNoOlderData(ctx, b, start, maxEqSeq); err != nil {
 				return nil, err
@@ -247,6 +250,37 @@ func checkNoOlderData(ctx context.Context, b *commitBase, start *int64, maxEqSeq
 			if e.DataFile.Content == manifest.ContentData && e.SequenceNumber < maxEqSeq {
 				return fmt.Errorf("data file %s, committed after starting snapshot %s at data sequence number %d, may hold rows of a removed equality delete (sequence number %d): %w",
 					e.DataFile.FilePath, idString(start), e.SequenceNumber, maxEqSeq, ErrConflict)
+			}
+		}
+	}
+	return nil
+}
+
+// checkNoConcurrentVectors fails with ErrConflict when a deletion vector
+// committed after the starting snapshot names a data file an added vector
+// names: a data file has one vector, and the added one, merged from the
+// older ones, lacks the concurrent one's positions (Java's validation of
+// added DVs).
+func checkNoConcurrentVectors(ctx context.Context, b *commitBase, start *int64, added []manifest.DataFile) error {
+	targets := map[string]bool{}
+	for i := range added {
+		if added[i].Content == manifest.ContentPositionDeletes && added[i].ContentOffset != nil {
+			targets[b.t.Locations.Apply(added[i].ReferencedDataFile)] = true
+		}
+	}
+	if len(targets) == 0 {
+		return nil
+	}
+	changes, err := b.changesSince(ctx, start)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		for i := range c.added {
+			df := &c.added[i].DataFile
+			if df.ContentOffset != nil && targets[b.t.Locations.Apply(df.ReferencedDataFile)] {
+				return fmt.Errorf("deletion vector %s, committed after starting snapshot %s, names data file %s, which an added vector names too: %w",
+					fileKey(df), idString(start), df.ReferencedDataFile, ErrConflict)
 			}
 		}
 	}
