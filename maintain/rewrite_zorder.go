@@ -97,7 +97,9 @@ func curveColumns(schema *iceberg.Schema, spec *iceberg.PartitionSpec, cols []st
 }
 
 // zorderRowOrder is the writer's row order for the z-order of cols, or
-// with hilbert their Hilbert order.
+// with hilbert their Hilbert order. It keys the whole batch on each call
+// (the writer calls once per partition of a batch): a compaction group is
+// one partition, so once per batch there.
 func zorderRowOrder(cols []string, hilbert bool) writer.RowOrderFunc {
 	return func(rec arrow.RecordBatch, rows []int32) error {
 		keys := make([][]uint64, len(cols))
