@@ -358,7 +358,7 @@ func (o Options) codec() (compress.Codec, error) {
 		if o.CompressionLevel != 0 {
 			return newZstdCodec(zstd.EncoderLevelFromZstd(o.CompressionLevel)), nil
 		}
-		return newZstdCodec(zstd.SpeedDefault), nil
+		return newZstdCodec(defaultZstdLevel), nil
 	case "snappy":
 		return &snappyCodec{}, nil
 	case "gzip":
