@@ -125,6 +125,23 @@ class MaintenanceTable:
             "max_concurrent_file_group_rewrites": max_concurrent_file_group_rewrites, "token": token,
             "branch": branch, "timeout_ms": timeout_ms}, progress)
 
+    def rewrite_position_deletes(self, target_file_size_bytes=None, token=None, properties=None, branch=None,
+                                 timeout_ms=None, progress=None):
+        """Merges a partition's position delete files (dropping positions
+        of removed data files) into files near the target size; on v3,
+        turns them into one deletion vector per data file. One "replace"
+        snapshot; the rows stay."""
+        return self._run("rewrite_position_deletes", {
+            "target_file_size_bytes": target_file_size_bytes, "token": token, "properties": properties,
+            "branch": branch, "timeout_ms": timeout_ms}, progress)
+
+    def convert_equality_deletes(self, token=None, properties=None, branch=None, timeout_ms=None, progress=None):
+        """Turns every equality delete into position deletes (v2) or
+        deletion vectors (v3) of the rows it removes, so reads stop joining
+        on keys. One "replace" snapshot; the rows stay."""
+        return self._run("convert_equality_deletes", {
+            "token": token, "properties": properties, "branch": branch, "timeout_ms": timeout_ms}, progress)
+
     def health(self, skip_orphans=False, timeout_ms=None):
         """What the table needs, changing nothing (floe inspect TABLE
         health): a dict of small files (and the worst partitions), delete

@@ -108,6 +108,23 @@ class MaintenanceTest(unittest.TestCase):
             t.maintenance._run("maintain", {"dry_runn": True})
         self.assertIn("dry_run", str(e.exception))
 
+    def test_delete_rewrites(self):
+        t = floe.Table.create(os.path.join(self.dir, "d"), SCHEMA, format_version=2)
+        for i in range(3):
+            t.append([{"id": 10 * i + j, "kind": f"k{j}"} for j in range(10)])
+        for i in (1, 12, 25):
+            t.delete_rows(f"id = {i}", delete_mode="merge-on-read")
+        before = rows_of(t)
+        self.assertEqual(len(before), 27)
+        res = t.maintenance.rewrite_position_deletes()
+        self.assertTrue(res["committed"])
+        self.assertEqual(len(res["removed_delete_files"]), 3)
+        self.assertEqual(rows_of(t), before)
+        self.assertEqual(t.metadata["snapshots"][-1]["summary"]["operation"], "replace")
+        res = t.maintenance.convert_equality_deletes()
+        self.assertFalse(res["committed"])  # no equality delete to convert
+        self.assertEqual(rows_of(t), before)
+
     def test_refusals(self):
         t = self.table()
         with self.assertRaises(FloeError) as e:
