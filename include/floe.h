@@ -677,6 +677,14 @@ typedef void (*floe_progress_fn)(const char* progress_json, void* user_data);
  *    "rewritten_data_files_count", "added_data_files_count",
  *    "rewritten_bytes_count", "removed_delete_files_count",
  *    "failed_data_files_count", "snapshot_ids": [ids], "token_found"}.
+ *  "rewrite_position_deletes": merge a partition's position delete files
+ *    (positions of removed data files dropped) into files near
+ *    "target_file_size_bytes"; on v3, one deletion vector per data file.
+ *  "convert_equality_deletes": turn every equality delete into position
+ *    deletes (v2) or deletion vectors (v3) of the rows it removes. Both:
+ *    one "replace" snapshot, "token", "properties", "branch"; result
+ *    {"snapshot_id", "committed", "token_found", "removed_delete_files",
+ *    "added_delete_files", "data_files"}.
  *  "health": what the table needs, changing nothing ("skip_orphans":
  *    <bool> leaves out listing the location). Result: {"snapshot_id",
  *    "data_files", "small_data_files", "worst_partitions", delete files
