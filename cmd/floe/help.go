@@ -85,7 +85,8 @@ var commandHelp = []struct{ name, text string }{
              others are inserted, rows equal to the live one are skipped;
              one snapshot. Prints {"command", "snapshot_id", "committed",
              "token_found", "rows_updated", "rows_inserted", "rows_deleted"}`},
-	{"compact", `floe compact TABLE [--strategy binpack|sort] [--sort-order-id N]
+	{"compact", `floe compact TABLE [--strategy binpack|sort|zorder|hilbert] [--sort-order-id N]
+             [--zorder-columns a,b]
              [--target-file-size 512MiB] [--min-file-size SIZE]
              [--max-file-size SIZE] [--min-input-files N] [--rewrite-all]
              [--delete-file-threshold N] [--max-group-size SIZE]
@@ -100,8 +101,9 @@ var commandHelp = []struct{ name, text string }{
              --max-commits (10) as groups finish. --filter limits it to
              the files that may hold rows EXPR selects; --dry-run prints
              the groups only; --strategy sort writes each group sorted by
-             the table's sort order (or --sort-order-id). Prints the result
-             as one JSON object`},
+             the table's sort order (or --sort-order-id); zorder and
+             hilbert order each group's rows along that curve over
+             --zorder-columns. Prints the result as one JSON object`},
 	{"remove-orphans", `floe remove-orphans TABLE [--dry-run] [--older-than 3d|36h|MS] [--force]
              [--location DIR]
              deletes files under the table's location that no snapshot or
