@@ -57,3 +57,18 @@ func TestZstdCodec(t *testing.T) {
 		}
 	}
 }
+
+// TestZstdDefaultLevel: an unset level writes at defaultZstdLevel (the
+// fastest, measured faster and no larger on the writer's pages), and an
+// explicit zstd level keeps its meaning.
+func TestZstdDefaultLevel(t *testing.T) {
+	for level, want := range map[int]zstd.EncoderLevel{0: zstd.SpeedFastest, 1: zstd.SpeedFastest, 3: zstd.SpeedDefault, 7: zstd.SpeedBetterCompression} {
+		codec, err := Options{Codec: "zstd", CompressionLevel: level}.codec()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := codec.(*zstdCodec).level; got != want {
+			t.Errorf("compression level %d: encoder level %v, want %v", level, got, want)
+		}
+	}
+}
