@@ -191,6 +191,11 @@ demo: cli lib
 	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe inspect tpch.lineitem files \
 	  --columns file_path,record_count,partition --limit 3 --format table
 	@echo
+	@echo "== what changed, row by row (a changelog scan), and what the table needs (the maintenance planner's dry run)"
+	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe scan tpch.lineitem --changelog \
+	  --columns l_orderkey,l_returnflag,_change_type,_change_ordinal --limit 3 --format table
+	FLOE_WAREHOUSE=$(DEMO_WAREHOUSE) $(BIN)/floe maintain tpch.lineitem --dry-run --skip-orphans
+	@echo
 	@echo "== Python: Table.create, append rows (dicts, no pyarrow) and a floe scan stream, then scan back"
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) PYTHONPATH=bindings/python python3 -c "import floe; \
 	  schema = {'type': 'struct', 'fields': [{'id': 1, 'name': 'i', 'required': False, 'type': 'int'}, \
