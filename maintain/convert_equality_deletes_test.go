@@ -119,7 +119,7 @@ func TestConvertEqualityDeletesV3(t *testing.T) {
 func TestConvertEqualityDeletesFixtures(t *testing.T) {
 	for _, name := range []string{"impala_iceberg_v2_delete_equality_partitioned", "impala_iceberg_v2_delete_pos_and_multi_eq_ids", "impala_iceberg_v2_equality_delete_schema_evolution"} {
 		t.Run(name, func(t *testing.T) {
-			convertAndCheck(t, copyFixtureTable(t, name))
+			convertAndCheck(t, rowstest.CopyFixture(t, name))
 		})
 	}
 }

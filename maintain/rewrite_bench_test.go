@@ -3,6 +3,8 @@ package maintain
 import (
 	"context"
 	"testing"
+
+	"github.com/floedb/floe/internal/rowstest"
 )
 
 // BenchmarkRewriteGroupLineitem rewrites DuckDB's lineitem table (one
@@ -10,7 +12,7 @@ import (
 // by floe's writer, nothing committed. Bytes are the input files'.
 func BenchmarkRewriteGroupLineitem(b *testing.B) {
 	ctx := context.Background()
-	tbl := copyFixtureTable(b, "duckdb_lineitem_iceberg")
+	tbl := rowstest.CopyFixture(b, "duckdb_lineitem_iceberg")
 	plan, err := PlanRewrite(ctx, tbl, RewriteDataFilesOptions{RewriteAll: true})
 	if err != nil || len(plan.Groups) != 1 {
 		b.Fatalf("plan: %v groups, %v", len(plan.Groups), err)

@@ -307,7 +307,7 @@ func TestRewriteDataFilesRetriedWithToken(t *testing.T) {
 // with rewrite-all keeps its ten rows and drops its three delete files.
 func TestRewriteDataFilesImpalaPositionDeletes(t *testing.T) {
 	ctx := context.Background()
-	tbl := copyFixtureTable(t, "impala_iceberg_v2_partitioned_position_deletes")
+	tbl := rowstest.CopyFixture(t, "impala_iceberg_v2_partitioned_position_deletes")
 	before := tableRows(t, tbl)
 	if len(before) != 10 || len(liveFiles(t, tbl).DeleteFiles) != 3 {
 		t.Fatalf("fixture: %d rows, want 10 (INDEX.md)", len(before))
@@ -509,7 +509,7 @@ func TestRewriteThousandSmallFiles(t *testing.T) {
 func TestRewriteDataFilesV3Fixtures(t *testing.T) {
 	for _, name := range []string{"impala_iceberg_v3_row_lineage", "impala_iceberg_v3_deletion_vectors"} {
 		t.Run(name, func(t *testing.T) {
-			tbl := copyFixtureTable(t, name)
+			tbl := rowstest.CopyFixture(t, name)
 			before := rowsWithLineage(t, tbl)
 			if len(before) == 0 {
 				t.Fatal("fixture has no rows")
@@ -599,7 +599,7 @@ func TestRewriteDataFilesAfterSchemaChange(t *testing.T) {
 // branch: compaction keeps the rows, and of a branch leaves main alone.
 func TestRewriteDataFilesV1AndBranch(t *testing.T) {
 	ctx := context.Background()
-	v1 := copyFixtureTable(t, "impala_iceberg_partitioned")
+	v1 := rowstest.CopyFixture(t, "impala_iceberg_partitioned")
 	before := tableRows(t, v1)
 	res, err := RewriteDataFiles(ctx, v1, RewriteDataFilesOptions{MinInputFiles: 2})
 	if err != nil {

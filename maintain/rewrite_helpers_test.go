@@ -3,12 +3,9 @@ package maintain
 import (
 	"context"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,7 +15,6 @@ import (
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/committest"
-	"github.com/floedb/floe/internal/fixtures"
 	"github.com/floedb/floe/internal/rowstest"
 	"github.com/floedb/floe/internal/testtable"
 	"github.com/floedb/floe/reader/scan"
@@ -185,52 +181,6 @@ func changelogRows(t *testing.T, tbl *table.Table, from, to int64) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// copyFixtureTable copies a shared fixture table into a scratch directory
-// and opens it there, its location map pointed at the copy.
-func copyFixtureTable(t testing.TB, name string) *table.Table {
-	t.Helper()
-	fx, err := fixtures.Get(name)
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := filepath.Join(t.TempDir(), "copy")
-	err = filepath.WalkDir(fx.Dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(fx.Dir, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		in, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(filepath.Join(dir, rel))
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	locations := map[string]string{}
-	for prefix, target := range fx.LocationMap {
-		locations[prefix] = strings.Replace(target, fx.Dir, dir, 1)
-	}
-	tbl, err := table.Open(context.Background(), strings.Replace(fx.Metadata, fx.Dir, dir, 1), table.Options{LocationMap: locations})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tbl
 }
 
 // rowsWithLineage reads every row with its _row_id and

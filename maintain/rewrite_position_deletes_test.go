@@ -172,7 +172,7 @@ func TestRewritePositionDeletesConflict(t *testing.T) {
 func TestRewritePositionDeletesImpala(t *testing.T) {
 	for _, name := range []string{"impala_iceberg_v2_partitioned_position_deletes", "impala_iceberg_v2_positional_not_all_data_files_have_delete_files"} {
 		t.Run(name, func(t *testing.T) {
-			tbl := copyFixtureTable(t, name)
+			tbl := rowstest.CopyFixture(t, name)
 			before := tableRows(t, tbl)
 			pos, _, _ := deleteCounts(liveFiles(t, tbl))
 			start := tbl.Metadata.CurrentSnapshot().SnapshotID

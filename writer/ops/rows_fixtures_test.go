@@ -2,68 +2,12 @@ package ops
 
 import (
 	"context"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/floedb/floe/iceberg/expr"
-	"github.com/floedb/floe/iceberg/table"
-	"github.com/floedb/floe/internal/fixtures"
+	"github.com/floedb/floe/internal/rowstest"
 )
-
-// copyFixture copies a fixture table into a scratch directory and opens
-// its current metadata there, its location map pointed at the copy.
-func copyFixture(t *testing.T, name string) *table.Table {
-	t.Helper()
-	fx, err := fixtures.Get(name)
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := filepath.Join(t.TempDir(), "copy")
-	err = filepath.WalkDir(fx.Dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(fx.Dir, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		return copyOneFile(path, filepath.Join(dir, rel))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	locations := map[string]string{}
-	for prefix, target := range fx.LocationMap {
-		locations[prefix] = strings.Replace(target, fx.Dir, dir, 1)
-	}
-	tbl, err := table.Open(context.Background(), strings.Replace(fx.Metadata, fx.Dir, dir, 1), table.Options{LocationMap: locations})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tbl
-}
-
-func copyOneFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
 
 // Deleting rows from Hive's partitioned v2 table, whose files already
 // have position deletes (naming data files by another spelling of their
@@ -81,7 +25,7 @@ func TestDeleteRowsOnImpalaV2PositionDeletes(t *testing.T) {
 	for _, mode := range []DeleteMode{CopyOnWrite, MergeOnRead} {
 		t.Run(string(mode), func(t *testing.T) {
 			ctx := context.Background()
-			tbl := copyFixture(t, "impala_iceberg_v2_partitioned_position_deletes")
+			tbl := rowstest.CopyFixture(t, "impala_iceberg_v2_partitioned_position_deletes")
 			schema := tbl.Metadata.CurrentSchema()
 			want := keepRows(schema, expected, func([]any) bool { return false })
 			checkRows(t, "the fixture as it is", tbl, want)
@@ -117,7 +61,7 @@ func TestDeleteRowsOnSparkV3DeletionVectors(t *testing.T) {
 	for _, mode := range []DeleteMode{CopyOnWrite, MergeOnRead} {
 		t.Run(string(mode), func(t *testing.T) {
 			ctx := context.Background()
-			tbl := copyFixture(t, "impala_iceberg_v3_deletion_vectors")
+			tbl := rowstest.CopyFixture(t, "impala_iceberg_v3_deletion_vectors")
 			schema := tbl.Metadata.CurrentSchema()
 			want := [][]any{{int32(1)}, {int32(3)}, {int32(5)}}
 			checkRows(t, "the fixture as it is", tbl, want)

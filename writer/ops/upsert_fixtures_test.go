@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/floedb/floe/iceberg/manifest"
+	"github.com/floedb/floe/internal/rowstest"
 )
 
 // Upserting into Hive's partitioned v2 table, whose files have position
@@ -32,7 +33,7 @@ func TestUpsertOnImpalaV2PositionDeletes(t *testing.T) {
 	for _, mode := range []UpsertMode{"", UpsertCopyOnWrite} {
 		t.Run("mode "+string(mode), func(t *testing.T) {
 			ctx := context.Background()
-			tbl := copyFixture(t, "impala_iceberg_v2_partitioned_position_deletes")
+			tbl := rowstest.CopyFixture(t, "impala_iceberg_v2_partitioned_position_deletes")
 			schema := tbl.Metadata.CurrentSchema()
 			rr := rowsReader(t, tbl, input)
 			defer rr.Release()
@@ -66,7 +67,7 @@ func TestUpsertOnImpalaV2PositionDeletes(t *testing.T) {
 // unchanged and skipped, and the deleted row 2 comes back as inserted.
 func TestUpsertOnSparkV3DeletionVectors(t *testing.T) {
 	ctx := context.Background()
-	tbl := copyFixture(t, "impala_iceberg_v3_deletion_vectors")
+	tbl := rowstest.CopyFixture(t, "impala_iceberg_v3_deletion_vectors")
 	rr := rowsReader(t, tbl, [][]any{{int32(1)}, {int32(2)}, {int32(3)}})
 	defer rr.Release()
 	res, err := Upsert(ctx, tbl, rr, upsertOpts("", "i"))
