@@ -428,3 +428,39 @@ func RowsEqual(a []arrow.Array, i int, b []arrow.Array, j int) (bool, error) {
 	}
 	return ka.Equal(i, kb, j), nil
 }
+
+// Words returns column col's canonical 64-bit values (0 where null), in
+// dst's storage when large enough, when the column's class fits a word
+// (not decimals, strings, binary or fixed). Two such columns compare by
+// value (SameClass) and hold equal non-null keys exactly where their words
+// are equal: a one-column key can then be matched on its words alone,
+// without a hash and a row comparison.
+func (k *Keys) Words(col int, dst []uint64) ([]uint64, bool) {
+	c := &k.cols[col]
+	if c.hasBytes() || c.class == classNull {
+		return dst, false
+	}
+	if cap(dst) < k.rows {
+		dst = make([]uint64, k.rows)
+	}
+	dst = dst[:k.rows]
+	c.fillWords(dst)
+	return dst, true
+}
+
+// SameClass reports whether column col of k and column ocol of other
+// compare by value: Equal finds no non-null values of the two equal
+// otherwise.
+func (k *Keys) SameClass(col int, other *Keys, ocol int) bool {
+	a, b := &k.cols[col], &other.cols[ocol]
+	return a.class == b.class && a.param == b.param
+}
+
+// HasNulls reports whether column col may hold a null; Null which rows do.
+func (k *Keys) HasNulls(col int) bool {
+	c := &k.cols[col]
+	return c.allNull || c.valid != nil
+}
+
+// Null reports whether row of column col is null.
+func (k *Keys) Null(col, row int) bool { return k.cols[col].isNull(row) }

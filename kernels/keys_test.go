@@ -354,3 +354,66 @@ func TestKeysInt64(t *testing.T) {
 		}
 	}
 }
+
+// Words stand in for Equal on one-column keys: across columns of every
+// word class, including an int32 against an int64 column (promotion), -0.0
+// against 0.0 and NaNs, two non-null rows of same-class columns have equal
+// words exactly when Equal holds; other classes have no words.
+func TestKeysWordsMatchEqual(t *testing.T) {
+	mem := newTrackingAllocator(t)
+	pairs := [][2]arrow.Array{
+		{column(t, mem, arrow.PrimitiveTypes.Int32, -7, 3, nil, 0, 5), column(t, mem, arrow.PrimitiveTypes.Int64, 3, -7, 0, 9, nil)},
+		{column(t, mem, arrow.PrimitiveTypes.Float32, -0.0, math.NaN(), 1.5, nil), column(t, mem, arrow.PrimitiveTypes.Float64, 0.0, math.NaN(), 1.5, 2.5)},
+		{column(t, mem, &arrow.TimestampType{Unit: arrow.Microsecond}, -1, 5, 7), column(t, mem, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, 5, -1, 8)},
+		{column(t, mem, arrow.FixedWidthTypes.Date32, 19000, 3), column(t, mem, arrow.PrimitiveTypes.Int32, 19000, 3)},
+		{column(t, mem, arrow.FixedWidthTypes.Boolean, true, false, nil), column(t, mem, arrow.FixedWidthTypes.Boolean, false, true, true)},
+	}
+	for pi, p := range pairs {
+		defer p[0].Release()
+		defer p[1].Release()
+		a, err := NewKeys(p[:1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewKeys(p[1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		wa, okA := a.Words(0, nil)
+		wb, okB := b.Words(0, nil)
+		if !okA || !okB {
+			t.Fatalf("pair %d: no words", pi)
+		}
+		same := a.SameClass(0, b, 0)
+		matched := 0
+		for i := 0; i < a.Len(); i++ {
+			for j := 0; j < b.Len(); j++ {
+				if a.Null(0, i) || b.Null(0, j) {
+					continue
+				}
+				byWords := same && wa[i] == wb[j]
+				if eq := a.Equal(i, b, j); eq != byWords {
+					t.Fatalf("pair %d rows %d, %d: Equal %v, words say %v", pi, i, j, eq, byWords)
+				}
+				if byWords {
+					matched++
+				}
+			}
+		}
+		if wantSame := pi != 3; same != wantSame || (same && matched == 0) {
+			t.Fatalf("pair %d: same class %v (want %v), %d matches", pi, same, wantSame, matched)
+		}
+		if a.HasNulls(0) != (p[0].NullN() > 0) {
+			t.Fatalf("pair %d: HasNulls %v with %d nulls", pi, a.HasNulls(0), p[0].NullN())
+		}
+	}
+	s := column(t, mem, arrow.BinaryTypes.String, "a")
+	defer s.Release()
+	k, err := NewKeys([]arrow.Array{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := k.Words(0, nil); ok {
+		t.Fatal("a string column has words")
+	}
+}

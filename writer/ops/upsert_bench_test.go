@@ -61,7 +61,7 @@ func benchKeyedBatch(ids []int64, salt int64) arrow.RecordBatch {
 
 // benchKeyedTable creates a keyed table of rows ids 0..n-1, appended in
 // ten commits.
-func benchKeyedTable(b *testing.B, n, version int) *table.Table {
+func benchKeyedTable(b testing.TB, n, version int) *table.Table {
 	ctx := context.Background()
 	tbl, err := table.Create(ctx, nil, filepath.Join(b.TempDir(), "tbl"), benchKeyedSchema(), nil, nil, nil, version)
 	if err != nil {

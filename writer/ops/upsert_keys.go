@@ -13,8 +13,8 @@ import (
 	"github.com/floedb/floe/kernels"
 )
 
-// upsertInput is an upsert's input held in memory, its keys hashed into
-// an open-addressing table of global row numbers.
+// upsertInput is an upsert's input held in memory, its keys in a lookup
+// of global row numbers.
 type upsertInput struct {
 	batches []arrow.RecordBatch
 	// starts[b] is batch b's first global row; starts[len] the row count.
@@ -23,10 +23,8 @@ type upsertInput struct {
 	// JoinCols order; keys holds them per batch.
 	keyCols []int
 	keys    []*kernels.Keys
-	// hashes are the rows' key hashes; slots hold row+1 (0 empty).
-	hashes []uint64
-	slots  []int32
-	mask   uint64
+	// lookup finds a row by its key.
+	lookup *keyLookup
 	// batchOf is each global row's batch.
 	batchOf []int32
 	// lo, hi bound each key column that holds signed integers (ranged);
@@ -164,7 +162,7 @@ func (in *upsertInput) release() {
 // rows is the input's row count.
 func (in *upsertInput) rows() int { return in.starts[len(in.starts)-1] }
 
-// index hashes every batch's keys into the table, refusing null keys and
+// index puts every batch's keys into the lookup, refusing null keys and
 // keys given twice, and bounds the integer key columns.
 func (in *upsertInput) index(keys []iceberg.NestedField) error {
 	in.starts = make([]int, 0, len(in.batches)+1)
@@ -177,12 +175,6 @@ func (in *upsertInput) index(keys []iceberg.NestedField) error {
 	if n > math.MaxInt32-1 {
 		return errkind.Errorf(errkind.InvalidArgument, "an upsert of %d rows is too large for one call", n)
 	}
-	size := uint64(16)
-	for size < uint64(n)*2 {
-		size <<= 1
-	}
-	in.slots, in.mask = make([]int32, size), size-1
-	in.hashes = make([]uint64, n)
 	in.batchOf = make([]int32, n)
 	in.ranged = make([]bool, len(keys))
 	in.lo, in.hi = make([]int64, len(keys)), make([]int64, len(keys))
@@ -195,6 +187,14 @@ func (in *upsertInput) index(keys []iceberg.NestedField) error {
 		}
 		in.lo[i], in.hi[i] = math.MaxInt64, math.MinInt64
 	}
+	// A one-column key of a word class is looked up by its words, kept
+	// here until the lookup is sized by their range.
+	var words []uint64
+	oneWord := len(keys) == 1 && n > 0
+	if oneWord {
+		words = make([]uint64, n)
+	}
+	var hashes []uint64
 	in.keys = make([]*kernels.Keys, len(in.batches))
 	for b, rec := range in.batches {
 		cols := make([]arrow.Array, len(in.keyCols))
@@ -210,73 +210,84 @@ func (in *upsertInput) index(keys []iceberg.NestedField) error {
 		}
 		in.keys[b] = k
 		start := in.starts[b]
-		k.Hash(upsertHashSeed, in.hashes[start:start:start+k.Len()])
-		for r := 0; r < k.Len(); r++ {
-			g := start + r
-			in.batchOf[g] = int32(b)
-			if dup := in.insert(g); dup >= 0 {
-				return errkind.Errorf(errkind.InvalidArgument, "input rows %d and %d have the same key (%s)", dup, g, describeKey(cols, r))
+		for r := range k.Len() {
+			in.batchOf[start+r] = int32(b)
+		}
+		if oneWord {
+			if _, oneWord = k.Words(0, words[start:start:start+k.Len()]); !oneWord {
+				words = nil
 			}
-			for i := range in.ranged {
-				if !in.ranged[i] {
-					continue
-				}
-				v, ok := k.Int64(i, r)
-				if !ok {
-					in.ranged[i] = false
-					continue
-				}
-				in.lo[i], in.hi[i] = min(in.lo[i], v), max(in.hi[i], v)
-				if i == 0 {
-					in.firsts = append(in.firsts, v)
-				}
+		}
+		if oneWord && in.ranged[0] {
+			// An integer key's words are its values.
+			for _, w := range words[start : start+k.Len()] {
+				v := int64(w)
+				in.lo[0], in.hi[0] = min(in.lo[0], v), max(in.hi[0], v)
+				in.firsts = append(in.firsts, v)
+			}
+			continue
+		}
+		for i := range in.ranged {
+			in.bound(k, i)
+		}
+	}
+	in.lookup = newKeyLookup(n, oneWord, in.ranged[0] && len(keys) == 1, in.lo[0], in.hi[0])
+	if oneWord {
+		for g, w := range words {
+			if dup := in.lookup.insertWord(w, g); dup >= 0 {
+				return in.duplicate(dup, g)
+			}
+		}
+		return nil
+	}
+	for b, k := range in.keys {
+		start := in.starts[b]
+		hashes = k.Hash(upsertHashSeed, hashes)
+		for r, h := range hashes {
+			dup := in.lookup.insertHashed(h, start+r, func(j int) bool {
+				bj, rj := in.local(j)
+				return in.keys[bj].Equal(rj, k, r)
+			})
+			if dup >= 0 {
+				return in.duplicate(dup, start+r)
 			}
 		}
 	}
 	return nil
 }
 
-// insert adds global row g to the table, or returns the row already there
-// with its key (-1 for none).
-func (in *upsertInput) insert(g int) int {
-	h := in.hashes[g]
-	s := h & in.mask
-	for in.slots[s] != 0 {
-		j := int(in.slots[s] - 1)
-		if in.hashes[j] == h && in.equalRows(g, j) {
-			return j
-		}
-		s = (s + 1) & in.mask
+// bound widens key column i's range by batch k's values, or stops ranging
+// it; the first column's values are kept row by row.
+func (in *upsertInput) bound(k *kernels.Keys, i int) {
+	if !in.ranged[i] {
+		return
 	}
-	in.slots[s] = int32(g + 1)
-	return -1
+	for r := range k.Len() {
+		v, ok := k.Int64(i, r)
+		if !ok {
+			in.ranged[i] = false
+			return
+		}
+		in.lo[i], in.hi[i] = min(in.lo[i], v), max(in.hi[i], v)
+		if i == 0 {
+			in.firsts = append(in.firsts, v)
+		}
+	}
+}
+
+// duplicate is the error for input rows j and g holding one key.
+func (in *upsertInput) duplicate(j, g int) error {
+	b, r := in.local(g)
+	cols := make([]arrow.Array, len(in.keyCols))
+	for i, c := range in.keyCols {
+		cols[i] = in.batches[b].Column(c)
+	}
+	return errkind.Errorf(errkind.InvalidArgument, "input rows %d and %d have the same key (%s)", j, g, describeKey(cols, r))
 }
 
 func (in *upsertInput) local(g int) (b, r int) {
 	b = int(in.batchOf[g])
 	return b, g - in.starts[b]
-}
-
-func (in *upsertInput) equalRows(g, j int) bool {
-	bg, rg := in.local(g)
-	bj, rj := in.local(j)
-	return in.keys[bg].Equal(rg, in.keys[bj], rj)
-}
-
-// find returns the input row whose key equals row r of k (hash h), or -1.
-func (in *upsertInput) find(h uint64, k *kernels.Keys, r int) int {
-	s := h & in.mask
-	for in.slots[s] != 0 {
-		j := int(in.slots[s] - 1)
-		if in.hashes[j] == h {
-			b, rj := in.local(j)
-			if in.keys[b].Equal(rj, k, r) {
-				return j
-			}
-		}
-		s = (s + 1) & in.mask
-	}
-	return -1
 }
 
 // describeKey renders row r of the key columns for a message.

@@ -321,7 +321,7 @@ func (u *upsertRun) probeTask(ctx context.Context, tbl *table.Table, task *scan.
 	defer rr.Release()
 	nk := len(u.keys)
 	var out []upsertMatch
-	var hashes []uint64
+	var probe keyProbe
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		if rec.NumRows() == 0 {
@@ -346,19 +346,14 @@ func (u *upsertRun) probeTask(ctx context.Context, tbl *table.Table, task *scan.
 			}
 		}
 		positions := pos.Int64Values()
-		hashes = k.Hash(upsertHashSeed, hashes)
-		for r, h := range hashes {
-			j := u.in.find(h, k, r)
-			if j < 0 {
-				continue
-			}
+		u.in.matchRows(k, &probe, func(r, j int) {
 			m := upsertMatch{pos: positions[r], row: int32(j)}
 			if full != nil {
 				b, rj := u.in.local(j)
 				m.equal = u.full[b].Equal(rj, full, r)
 			}
 			out = append(out, m)
-		}
+		})
 	}
 	return out, rr.Err()
 }
