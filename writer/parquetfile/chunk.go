@@ -1,6 +1,7 @@
 package parquetfile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -257,11 +258,20 @@ func (c *Chunk) appendIndexes(v *Values) error {
 			c.indexes = append(c.indexes, c.dict.int(x))
 		}
 	case format.ByteArray, format.FixedLenByteArray:
+		// A value equal to the one before takes its index without a hash:
+		// runs of one value (a position delete file's path, sorted
+		// low-cardinality columns) cost a comparison each. On random
+		// values the comparison stops at the length or the first bytes.
+		var prev []byte
+		index := int32(-1)
 		for _, b := range v.Bytes {
 			if c.col.Type == format.FixedLenByteArray && len(b) != c.col.Length {
 				return fmt.Errorf("parquetfile: column %v: a value of %d bytes in a column of %d", c.col.Path, len(b), c.col.Length)
 			}
-			c.indexes = append(c.indexes, c.dict.bytes(b))
+			if index < 0 || !bytes.Equal(b, prev) {
+				prev, index = b, c.dict.bytes(b)
+			}
+			c.indexes = append(c.indexes, index)
 		}
 	default:
 		return fmt.Errorf("parquetfile: column %v: no dictionary for type %v", c.col.Path, c.col.Type)
