@@ -27,7 +27,7 @@ type keyLookup struct {
 	layout lookupLayout
 	// dense: row+1 of key lo+i at dense[i] (0: none); keys lie in lo..hi.
 	lo, hi int64
-	dense []int32
+	dense  []int32
 	// word and hashed: open addressing, linear probing.
 	slots []lookupSlot
 	mask  uint64
