@@ -13,7 +13,8 @@ import (
 // skipped, a listing of its location): the facts the maintenance planner
 // decides on, each the same rule the action it leads to applies.
 type Health struct {
-	SnapshotID int64 `json:"snapshot_id"`
+	SnapshotID    int64 `json:"snapshot_id"`
+	FormatVersion int   `json:"format_version"`
 	// Data files of the current snapshot; small ones are below the
 	// compaction's min-file-size-bytes.
 	DataFiles      int   `json:"data_files"`
@@ -29,6 +30,24 @@ type Health struct {
 	DeletionVectors        int     `json:"deletion_vectors"`
 	EqualityDeleteFiles    int     `json:"equality_delete_files"`
 	DeleteFilesPerDataFile float64 `json:"delete_files_per_data_file"`
+	// What the delete rewrites fix. EqualityDeleteFilesApplied are the
+	// equality delete files that apply to a live data file (each read of
+	// DataFilesWithEqualityDeletes joins on their EqualityDeleteRows
+	// keys); convert_equality_deletes turns them into positions.
+	EqualityDeleteFilesApplied   int   `json:"equality_delete_files_applied"`
+	EqualityDeleteRows           int64 `json:"equality_delete_rows"`
+	DataFilesWithEqualityDeletes int   `json:"data_files_with_equality_deletes"`
+	// Position delete files (not deletion vectors): the data files that
+	// open at least one, the most one data file opens, those below three
+	// quarters of the delete target size (write.delete.target-file-size-
+	// bytes, as Java's min-file-size ratio), and those
+	// rewrite_position_deletes would replace: on v2 the ones applying in a
+	// partition that holds two or more, on v3 every one applying to a
+	// live data file (v3 keeps one deletion vector per data file).
+	DataFilesWithPositionDeleteFiles  int `json:"data_files_with_position_delete_files"`
+	MaxPositionDeleteFilesPerDataFile int `json:"max_position_delete_files_per_data_file"`
+	SmallPositionDeleteFiles          int `json:"small_position_delete_files"`
+	PositionDeleteFilesToRewrite      int `json:"position_delete_files_to_rewrite"`
 	// DanglingDeleteFiles apply to no live data file
 	// (table.DanglingDeletes).
 	DanglingDeleteFiles int `json:"dangling_delete_files"`
@@ -88,6 +107,7 @@ func CheckHealth(ctx context.Context, t *table.Table, opts HealthOptions) (Healt
 		now = time.Now()
 	}
 	md := t.Metadata
+	h.FormatVersion = md.FormatVersion
 	h.Snapshots = len(md.Snapshots)
 	h.StatisticsFiles = len(md.Statistics)
 	h.StatisticsOnCommitSet = md.Properties[PropStatisticsOnCommit] == "true"
@@ -119,10 +139,12 @@ func CheckHealth(ctx context.Context, t *table.Table, opts HealthOptions) (Healt
 	}
 	parts := map[string]*PartitionHealth{}
 	var applied int
+	dv := newDeleteHealth(md.FormatVersion >= 3)
 	plan, err := t.StreamFiles(ctx, table.SnapshotSelector{}, nil, false, func(dt table.DataFileTask) error {
 		h.DataFiles++
 		h.DataBytes += dt.File.FileSizeInBytes
 		applied += len(dt.Deletes)
+		dv.add(&dt)
 		key := describePartition(t, &dt.File)
 		p := parts[key]
 		if p == nil {
@@ -149,6 +171,7 @@ func CheckHealth(ctx context.Context, t *table.Table, opts HealthOptions) (Healt
 			h.PositionDeleteFiles++
 		}
 	}
+	dv.finish(&h, plan, deleteTargetSize(t, DeleteRewriteOptions{}))
 	if h.DataFiles > 0 {
 		h.DeleteFilesPerDataFile = float64(applied) / float64(h.DataFiles)
 	}

@@ -15,6 +15,33 @@ type MaintainOptions struct {
 	// Health are the options of the health check (and SkipOrphans keeps
 	// orphan removal out of the run); Health.Rewrite are the compaction's.
 	Health HealthOptions
+	// MinEqualityDeleteFiles: convert_equality_deletes runs when at least
+	// this many live equality delete files apply to live data files; 0
+	// means 1 (every read of those files joins on the deleted keys, a cost
+	// that only grows), negative never.
+	MinEqualityDeleteFiles int
+	// MinPositionDeleteFiles: on format v2, rewrite_position_deletes runs
+	// when at least this many position delete files can be merged (apply
+	// in a partition holding two or more); 0 means 5, Java's min-input-
+	// files for the same procedure (merging fewer saves a file open or two
+	// and rewrites the merged positions again); negative never. On v3 any
+	// position delete file applying to a live data file is turned into
+	// deletion vectors (v3 writers write vectors only, one per data file).
+	MinPositionDeleteFiles int
+}
+
+// The delete thresholds' defaults (see MaintainOptions).
+const (
+	defaultMinEqualityDeleteFiles = 1
+	defaultMinPositionDeleteFiles = 5
+)
+
+// threshold is n, or def for 0; ok is false for a negative n (never).
+func threshold(n, def int) (int, bool) {
+	if n == 0 {
+		return def, true
+	}
+	return n, n > 0
 }
 
 // MaintainReport is what the planner found and did, as one JSON object.
@@ -36,31 +63,36 @@ type MaintainAction struct {
 
 // The actions, by the names of Java's and pyiceberg's procedures.
 const (
-	ActionRewriteDataFiles      = "rewrite_data_files"
-	ActionRemoveDanglingDeletes = "remove_dangling_deletes"
-	ActionRewriteManifests      = "rewrite_manifests"
-	ActionExpireSnapshots       = "expire_snapshots"
-	ActionRemoveOrphanFiles     = "remove_orphan_files"
-	ActionComputeStatistics     = "compute_statistics"
+	ActionRewriteDataFiles       = "rewrite_data_files"
+	ActionConvertEqualityDeletes = "convert_equality_deletes"
+	ActionRewritePositionDeletes = "rewrite_position_deletes"
+	ActionRemoveDanglingDeletes  = "remove_dangling_deletes"
+	ActionRewriteManifests       = "rewrite_manifests"
+	ActionExpireSnapshots        = "expire_snapshots"
+	ActionRemoveOrphanFiles      = "remove_orphan_files"
+	ActionComputeStatistics      = "compute_statistics"
 )
 
 // step is one action the planner may take: whether the health calls for
 // it (and why), and how to run it.
 type step struct {
 	name string
-	need func(h *Health) (string, bool)
+	need func(h *Health, opts *MaintainOptions) (string, bool)
 	run  func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error)
 }
 
 // steps are in the order that keeps each safe and useful: compaction
-// first (it applies and drops deletes), then the deletes nothing needs
-// any more, the manifests regrouped over what is left, old snapshots
+// first (it applies and drops every delete of the files it rewrites),
+// then the delete rewrites for the files it left — equality deletes
+// turned into positions before position files are merged, so the
+// positions a conversion writes on v2 merge in the same run — then the
+// deletes nothing needs any more, the manifests regrouped over what is left, old snapshots
 // expired (their files deleted), orphans removed once nothing names
 // them, and statistics computed last on the final snapshot. Each need
 // after the first is judged on the table as the earlier ones left it.
 var steps = []step{
 	{ActionRewriteDataFiles,
-		func(h *Health) (string, bool) {
+		func(h *Health, _ *MaintainOptions) (string, bool) {
 			return fmt.Sprintf("%d data files in %d groups to compact (%d of %d files are small)", h.CompactionFiles, h.CompactionGroups, h.SmallDataFiles, h.DataFiles), h.CompactionGroups > 0
 		},
 		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
@@ -68,8 +100,30 @@ var steps = []step{
 			o.PartialProgress = true
 			return RewriteDataFiles(ctx, t, o)
 		}},
+	{ActionConvertEqualityDeletes,
+		func(h *Health, opts *MaintainOptions) (string, bool) {
+			n, on := threshold(opts.MinEqualityDeleteFiles, defaultMinEqualityDeleteFiles)
+			return fmt.Sprintf("%d equality delete files (%d rows) apply to %d data files, which every read joins on their keys", h.EqualityDeleteFilesApplied, h.EqualityDeleteRows, h.DataFilesWithEqualityDeletes),
+				on && h.EqualityDeleteFilesApplied >= n
+		},
+		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+			return ConvertEqualityDeletes(ctx, t, DeleteRewriteOptions{Branch: opts.Health.Rewrite.Branch})
+		}},
+	{ActionRewritePositionDeletes,
+		func(h *Health, opts *MaintainOptions) (string, bool) {
+			if h.FormatVersion >= 3 {
+				return fmt.Sprintf("%d position delete files of a v3 table apply to %d data files: turn them into deletion vectors", h.PositionDeleteFilesToRewrite, h.DataFilesWithPositionDeleteFiles),
+					opts.MinPositionDeleteFiles >= 0 && h.PositionDeleteFilesToRewrite > 0
+			}
+			n, on := threshold(opts.MinPositionDeleteFiles, defaultMinPositionDeleteFiles)
+			return fmt.Sprintf("%d position delete files (%d small) can be merged per partition; a data file opens up to %d", h.PositionDeleteFilesToRewrite, h.SmallPositionDeleteFiles, h.MaxPositionDeleteFilesPerDataFile),
+				on && h.PositionDeleteFilesToRewrite >= n
+		},
+		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+			return RewritePositionDeletes(ctx, t, DeleteRewriteOptions{Branch: opts.Health.Rewrite.Branch})
+		}},
 	{ActionRemoveDanglingDeletes,
-		func(h *Health) (string, bool) {
+		func(h *Health, _ *MaintainOptions) (string, bool) {
 			return fmt.Sprintf("%d delete files apply to no live data file", h.DanglingDeleteFiles), h.DanglingDeleteFiles > 0
 		},
 		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
@@ -77,7 +131,7 @@ var steps = []step{
 			return map[string]any{"removed_delete_files": len(res.Removed), "snapshot_id": res.SnapshotID}, err
 		}},
 	{ActionRewriteManifests,
-		func(h *Health) (string, bool) {
+		func(h *Health, _ *MaintainOptions) (string, bool) {
 			return fmt.Sprintf("%d of %d manifests are small and can be merged", h.MergeableManifests, h.Manifests), h.MergeableManifests > 0
 		},
 		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
@@ -85,7 +139,7 @@ var steps = []step{
 			return map[string]any{"snapshot_id": res.SnapshotID}, err
 		}},
 	{ActionExpireSnapshots,
-		func(h *Health) (string, bool) {
+		func(h *Health, _ *MaintainOptions) (string, bool) {
 			return fmt.Sprintf("%d snapshots and %d refs are past retention", h.ExpirableSnapshots, len(h.ExpirableRefs)), h.ExpirableSnapshots > 0 || len(h.ExpirableRefs) > 0
 		},
 		func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
@@ -93,7 +147,7 @@ var steps = []step{
 			return map[string]any{"expired_snapshots": len(res.ExpiredSnapshots), "removed_refs": res.RemovedRefs, "deleted_files": len(res.DeletedFiles)}, err
 		}},
 	{ActionRemoveOrphanFiles,
-		func(h *Health) (string, bool) {
+		func(h *Health, _ *MaintainOptions) (string, bool) {
 			return fmt.Sprintf("%d files under the table's location are referenced by nothing and older than %s", h.OrphanFiles, table.DefaultOrphanAge), h.OrphanFiles > 0
 		},
 		func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
@@ -101,7 +155,7 @@ var steps = []step{
 			return map[string]any{"orphan_files": len(res.Orphans), "deleted": res.Deleted, "failed_deletes": res.FailedDeletes}, err
 		}},
 	{ActionComputeStatistics,
-		func(h *Health) (string, bool) {
+		func(h *Health, _ *MaintainOptions) (string, bool) {
 			wanted := h.StatisticsFiles > 0 || h.StatisticsOnCommitSet
 			return "the current snapshot has no statistics file, and the table keeps statistics", wanted && !h.StatisticsCurrent && h.SnapshotID != 0
 		},
@@ -137,7 +191,7 @@ func Maintain(ctx context.Context, t *table.Table, opts MaintainOptions) (Mainta
 				return rep, err
 			}
 		}
-		reason, needed := s.need(&cur)
+		reason, needed := s.need(&cur, &opts)
 		if !needed {
 			continue
 		}

@@ -70,9 +70,7 @@ type DeleteRewriteResult struct {
 // applies to the same data files as they did and to none added since.
 func RewritePositionDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptions) (DeleteRewriteResult, error) {
 	dvs := t.Metadata.FormatVersion >= 3
-	source := func(d *table.DeleteFile) bool {
-		return d.File.Content == manifest.ContentPositionDeletes && !d.IsDeletionVector()
-	}
+	source := isPositionFile
 	// What the reader applies of a file's positions: its position files,
 	// and on v3 its vector too, which the new vector replaces.
 	read := func(d *scan.TaskDelete) bool {
