@@ -1,0 +1,179 @@
+package maintain
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/rowstest"
+)
+
+// deleteActions are the actions of the planner that handle delete files.
+var deleteActions = []string{ActionConvertEqualityDeletes, ActionRewritePositionDeletes, ActionRemoveDanglingDeletes}
+
+// plannedDeleteActions runs the planner's dry run and returns the delete
+// actions it names, in order, and its health.
+func plannedDeleteActions(t *testing.T, tbl *table.Table, opts MaintainOptions) ([]string, Health) {
+	t.Helper()
+	opts.DryRun = true
+	rep, err := Maintain(context.Background(), tbl, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, a := range rep.Actions {
+		if a.Reason == "" || a.Result != nil {
+			t.Fatalf("dry run action %+v", a)
+		}
+		if slices.Contains(deleteActions, a.Action) {
+			out = append(out, a.Action)
+		}
+	}
+	return out, rep.Health
+}
+
+// maintainDeletes runs the planner on tbl: the dry run names exactly the
+// delete actions want (in order), the run does them with the rows as they
+// were, and a second run on the table as it is afterwards does nothing.
+func maintainDeletes(t *testing.T, tbl *table.Table, opts MaintainOptions, want []string) (Health, Health) {
+	t.Helper()
+	ctx := context.Background()
+	planned, h := plannedDeleteActions(t, tbl, opts)
+	if !reflect.DeepEqual(planned, want) {
+		t.Fatalf("dry run planned %v, want %v (health %+v)", planned, want, h)
+	}
+	before := tableRows(t, tbl)
+	rep, err := Maintain(ctx, tbl, opts)
+	if err != nil {
+		t.Fatalf("%v\n%+v", err, rep)
+	}
+	var ran []string
+	for _, a := range rep.Actions {
+		if a.Error != "" || a.Result == nil {
+			t.Fatalf("action %+v", a)
+		}
+		if slices.Contains(deleteActions, a.Action) {
+			ran = append(ran, a.Action)
+		}
+	}
+	if !reflect.DeepEqual(ran, want) {
+		t.Fatalf("ran %v, want %v", ran, want)
+	}
+	fresh := reopen(t, tbl)
+	rowstest.CompareRows(t, "after maintenance", fresh.Metadata.CurrentSchema(), before, tableRows(t, fresh))
+	after, err := CheckHealth(ctx, fresh, opts.Health)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Maintain(ctx, fresh, opts)
+	if err != nil || len(again.Actions) != 0 {
+		t.Fatalf("second run: %v, %+v (health %+v)", err, again.Actions, again.Health)
+	}
+	return h, after
+}
+
+// noCompaction keeps compaction from picking the few small files of the
+// tables below, so the delete rewrites are what the planner must choose.
+var noCompaction = HealthOptions{SkipOrphans: true, Rewrite: RewriteDataFilesOptions{MinInputFiles: 1 << 20, DeleteRatioThreshold: -1}}
+
+// idsIn returns up to n ids of rows in partition b = part.
+func idsIn(rows [][]any, part bool, n int) []int64 {
+	var out []int64
+	for _, r := range rows {
+		if b, ok := r[10].(bool); ok && b == part && len(out) < n {
+			out = append(out, r[0].(int64))
+		}
+	}
+	return out
+}
+
+// Equality deletes on a floe-made table (v2: converted to position
+// files; v3: to deletion vectors): the planner converts once there are
+// MinEqualityDeleteFiles applying (default 1), never with a negative
+// threshold, and leaves no equality delete.
+func TestMaintainConvertsEqualityDeletes(t *testing.T) {
+	for _, version := range []int{2, 3} {
+		t.Run(map[int]string{2: "v2", 3: "v3"}[version], func(t *testing.T) {
+			tbl, rows := smallFilesTable(t, version, 200, 100)
+			if planned, h := plannedDeleteActions(t, tbl, MaintainOptions{Health: noCompaction}); len(planned) != 0 || h.EqualityDeleteFilesApplied != 0 {
+				t.Fatalf("no delete yet: planned %v, health %+v", planned, h)
+			}
+			deleteByEquality(t, tbl, true, idsIn(rows, true, 4)...)
+			two := MaintainOptions{Health: noCompaction, MinEqualityDeleteFiles: 2}
+			if planned, h := plannedDeleteActions(t, tbl, two); len(planned) != 0 || h.EqualityDeleteFilesApplied != 1 {
+				t.Fatalf("one equality delete file, threshold 2: planned %v, health %+v", planned, h)
+			}
+			deleteByEquality(t, tbl, false, idsIn(rows, false, 3)...)
+			if planned, _ := plannedDeleteActions(t, tbl, MaintainOptions{Health: noCompaction, MinEqualityDeleteFiles: -1}); len(planned) != 0 {
+				t.Fatalf("threshold -1: planned %v", planned)
+			}
+			h, after := maintainDeletes(t, tbl, two, []string{ActionConvertEqualityDeletes})
+			// Each append wrote a file per partition: two data files in
+			// each of the two partitions hold the deleted ids.
+			if h.EqualityDeleteFiles != 2 || h.EqualityDeleteFilesApplied != 2 || h.EqualityDeleteRows != 7 || h.DataFilesWithEqualityDeletes != 4 {
+				t.Fatalf("health before %+v", h)
+			}
+			if after.EqualityDeleteFiles != 0 || after.EqualityDeleteFilesApplied != 0 || after.DataFilesWithEqualityDeletes != 0 {
+				t.Fatalf("health after %+v", after)
+			}
+			if version == 3 && (after.PositionDeleteFiles != 0 || after.DeletionVectors == 0) {
+				t.Fatalf("v3 after: %+v", after)
+			}
+			if version == 2 && after.PositionDeleteFiles == 0 {
+				t.Fatalf("v2 after: %+v", after)
+			}
+		})
+	}
+}
+
+// Position delete files on v2: four that could merge (two per partition)
+// are below the default threshold of five; a third delete makes six and
+// the planner merges them to one per partition. MinPositionDeleteFiles 2
+// would have merged the four.
+func TestMaintainMergesPositionDeletes(t *testing.T) {
+	tbl, rows := smallFilesTable(t, 2, 200, 100)
+	trues, falses := idsIn(rows, true, 3), idsIn(rows, false, 3)
+	for i := range 2 {
+		deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", trues[i], falses[i]))
+	}
+	planned, h := plannedDeleteActions(t, tbl, MaintainOptions{Health: noCompaction})
+	if len(planned) != 0 || h.PositionDeleteFilesToRewrite != 4 || h.MaxPositionDeleteFilesPerDataFile != 2 || h.SmallPositionDeleteFiles != 4 {
+		t.Fatalf("four mergeable files, threshold 5: planned %v, health %+v", planned, h)
+	}
+	if planned, _ := plannedDeleteActions(t, tbl, MaintainOptions{Health: noCompaction, MinPositionDeleteFiles: 2}); !reflect.DeepEqual(planned, []string{ActionRewritePositionDeletes}) {
+		t.Fatalf("threshold 2: planned %v", planned)
+	}
+	deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", trues[2], falses[2]))
+	h, after := maintainDeletes(t, tbl, MaintainOptions{Health: noCompaction}, []string{ActionRewritePositionDeletes})
+	if h.PositionDeleteFilesToRewrite != 6 || h.DataFilesWithPositionDeleteFiles == 0 {
+		t.Fatalf("health before %+v", h)
+	}
+	if after.PositionDeleteFiles != 2 || after.PositionDeleteFilesToRewrite != 0 || after.MaxPositionDeleteFilesPerDataFile != 1 {
+		t.Fatalf("health after %+v", after)
+	}
+}
+
+// A v2 table with a position delete file per partition needs nothing;
+// upgraded to v3, the same files are to be turned into deletion vectors,
+// which the planner does.
+func TestMaintainTurnsV3PositionDeletesIntoVectors(t *testing.T) {
+	ctx := context.Background()
+	tbl, rows := smallFilesTable(t, 2, 200, 100)
+	deleteByPosition(t, tbl, pred(t, expr.OpIn, "id", idsIn(rows, true, 1)[0], idsIn(rows, false, 1)[0]))
+	if planned, h := plannedDeleteActions(t, tbl, MaintainOptions{Health: noCompaction}); len(planned) != 0 || h.PositionDeleteFiles != 2 {
+		t.Fatalf("v2: planned %v, health %+v", planned, h)
+	}
+	if _, err := tbl.Transaction().UpgradeFormatVersion(3).Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, after := maintainDeletes(t, tbl, MaintainOptions{Health: noCompaction}, []string{ActionRewritePositionDeletes})
+	if h.FormatVersion != 3 || h.PositionDeleteFilesToRewrite != 2 {
+		t.Fatalf("health before %+v", h)
+	}
+	if after.PositionDeleteFiles != 0 || after.DeletionVectors != 2 {
+		t.Fatalf("health after %+v", after)
+	}
+}
