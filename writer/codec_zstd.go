@@ -37,8 +37,18 @@ type zstdCodec struct {
 	encoders sync.Pool // *zstd.Encoder, one per concurrent Encode
 }
 
+// zstdCodecs are the codecs by level, shared by every writer: an encoder
+// costs a few hundred KB to set up, and small files (an upsert's position
+// deletes, one per data file it touched) each paid that when every writer
+// had a pool of its own.
+var zstdCodecs sync.Map // zstd.EncoderLevel → *zstdCodec
+
 func newZstdCodec(level zstd.EncoderLevel) *zstdCodec {
-	return &zstdCodec{level: level}
+	if c, ok := zstdCodecs.Load(level); ok {
+		return c.(*zstdCodec)
+	}
+	c, _ := zstdCodecs.LoadOrStore(level, &zstdCodec{level: level})
+	return c.(*zstdCodec)
 }
 
 func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {

@@ -78,7 +78,7 @@ func WritePositionDeletes(ctx context.Context, files fileio.FileIO, path string,
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("position deletes %s: %w", path, err)
 	}
-	if err := writePositionBatches(fw, sorted); err != nil {
+	if err := writePositionBatches(fw, sorted, total); err != nil {
 		fw.Abort()
 		return manifest.DataFile{}, fmt.Errorf("position deletes %s: %w", path, err)
 	}
@@ -139,14 +139,18 @@ func sortedPositions(deletes []FilePositions) ([]FilePositions, int64, error) {
 // copies), pos straight from the bitmaps' iterators. The buffers are
 // reused from batch to batch: the writer has encoded a batch's values
 // (copying dictionary entries) by the time Write returns.
-func writePositionBatches(fw *FileWriter, sorted []FilePositions) error {
-	offsets := make([]int32, positionBatchRows+1)
-	pos := make([]int64, positionBatchRows)
+func writePositionBatches(fw *FileWriter, sorted []FilePositions, total int64) error {
+	// Buffers for the rows there are, not a whole batch: an upsert writes
+	// one small file per data file it touched, and zeroing a batch's
+	// buffers for each took more CPU than encoding its rows.
+	rows := int(min(total, positionBatchRows))
+	offsets := make([]int32, rows+1)
+	pos := make([]int64, rows)
 	longest := 0
 	for _, d := range sorted {
 		longest = max(longest, len(d.FilePath))
 	}
-	data := make([]byte, 0, min(positionBatchBytes, positionBatchRows*longest))
+	data := make([]byte, 0, min(positionBatchBytes, rows*longest))
 	n := 0
 	flush := func() error {
 		if n == 0 {
@@ -162,7 +166,7 @@ func writePositionBatches(fw *FileWriter, sorted []FilePositions) error {
 		it := d.Positions.ManyIterator()
 		p := d.FilePath
 		for {
-			room := min(positionBatchRows-n, (positionBatchBytes-len(data))/max(len(p), 1))
+			room := min(rows-n, (positionBatchBytes-len(data))/max(len(p), 1))
 			if room <= 0 && n > 0 {
 				if err := flush(); err != nil {
 					return err
