@@ -21,10 +21,10 @@ const (
 	// UpsertCopyOnWrite rewrites the data files holding replaced rows
 	// without them (the only mode of format v1).
 	UpsertCopyOnWrite UpsertMode = "copy-on-write"
-	// UpsertEqualityDeletes writes one equality delete file of the
-	// replaced keys, which readers join against older data files. Only
-	// for tables whose default spec is unpartitioned: a key's old row may
-	// lie in another partition than its new one.
+	// UpsertEqualityDeletes writes the replaced keys as equality delete
+	// files, which readers join against older data files: one per
+	// partition holding replaced rows, in that partition (where the old
+	// rows lie, wherever the new ones go; see writeEqualityDeletes).
 	UpsertEqualityDeletes UpsertMode = "equality-deletes"
 )
 

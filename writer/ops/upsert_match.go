@@ -18,7 +18,6 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/kernels"
 	"github.com/floedb/floe/reader/scan"
-	"github.com/floedb/floe/writer"
 )
 
 // upsertRun is an upsert written and ready to commit.
@@ -78,9 +77,6 @@ func prepareUpsert(ctx context.Context, tbl *table.Table, input array.RecordRead
 	mode, err := upsertMode(opts.Mode, md.FormatVersion)
 	if err != nil {
 		return nil, err
-	}
-	if mode == UpsertEqualityDeletes && !md.DefaultSpec().IsUnpartitioned() {
-		return nil, errkind.Errorf(errkind.Unsupported, "%s on a partitioned table: a key's old row may lie in another partition; use %s", mode, UpsertMergeOnRead)
 	}
 	keys, err := joinFields(schema, opts.JoinCols, opts.CaseInsensitive)
 	if err != nil {
@@ -587,49 +583,4 @@ func (u *upsertRun) writeDeletes(ctx context.Context, tbl *table.Table, schema *
 		}
 	}
 	return u.c.collect(partial, outcomes)
-}
-
-// writeEqualityDeletes writes the keys of the replaced rows as one
-// equality delete file (of the unpartitioned default spec: it applies to
-// every older data file).
-func (u *upsertRun) writeEqualityDeletes(ctx context.Context, tbl *table.Table, schema *iceberg.Schema) ([]manifest.DataFile, error) {
-	md := tbl.Metadata
-	ids := make([]int, len(u.keys))
-	for i, k := range u.keys {
-		ids[i] = k.ID
-	}
-	recs, err := u.in.pick(u.replaces)
-	if err != nil {
-		return nil, err
-	}
-	defer releaseAll(recs)
-	if len(recs) == 0 {
-		return nil, nil
-	}
-	ew, err := writer.NewEqualityDeleteWriter(ctx, tbl.IO, u.c.dataLoc, schema, md.DefaultSpec(), ids, u.c.wopts)
-	if err != nil {
-		return nil, err
-	}
-	for _, rec := range recs {
-		if err = ew.Write(rec); err != nil {
-			break
-		}
-	}
-	var files []manifest.DataFile
-	if err == nil {
-		files, err = ew.Close()
-	}
-	if err != nil {
-		_ = ew.Abort()
-		return nil, err
-	}
-	u.c.w.addFiles(files)
-	for _, ms := range u.matches {
-		for _, m := range ms {
-			if u.replaces(int(m.row)) {
-				u.c.deleted++
-			}
-		}
-	}
-	return files, nil
 }
