@@ -573,7 +573,8 @@ floe_status floe_overwrite(floe_table* table, const char* filter, struct ArrowAr
  *   "mode":        "merge-on-read" (default on format v2/v3: position
  *                  delete files on v2, deletion vectors on v3),
  *                  "copy-on-write" (the only mode of v1), or
- *                  "equality-deletes" (unpartitioned tables only).
+ *                  "equality-deletes" (one file per partition the
+ *                  replaced rows lie in).
  *   "when_matched_update_all", "when_not_matched_insert_all",
  *   "case_sensitive" (of join_cols): booleans, default true.
  *   "token", "properties", "branch", "timeout_ms": as commit_json.
