@@ -140,6 +140,9 @@ func catalogTransaction(ch *catalogHandle, ids []uintptr, handles []*tableHandle
 	}
 	out := catalogTxResult{Tables: make([]txResult, len(handles))}
 	for i, th := range handles {
+		// As after floe_table_transaction: each table's statistics, when
+		// kept on commit, follow in a commit of its own.
+		statisticsOnCommit(ctx, bases[i])
 		th.set(bases[i])
 		out.Tables[i] = newTxResult(results[i], bases[i].Metadata)
 	}
