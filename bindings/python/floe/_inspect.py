@@ -7,6 +7,7 @@ import threading
 
 from ._calls import _c_str, _check, _json_arg, _take_string
 from ._lib import ArrowArrayStream, library
+from .expressions import _filter
 from ._table import _Readable, _task_options
 
 # Java's and pyiceberg's metadata tables. Those taking a snapshot (or ref)
@@ -37,7 +38,7 @@ class InspectTable:
         all); limit bounds the rows; timeout_ms bounds the read."""
         opts = {}
         if row_filter is not None:
-            opts["filter"] = row_filter
+            opts["filter"] = _filter(row_filter)
         if selected_fields is not None and tuple(selected_fields) != ("*",):
             opts["columns"] = list(selected_fields)
         for key, value in (("snapshot_id", snapshot_id), ("ref", ref), ("limit", limit),

@@ -11,6 +11,7 @@ import time
 from ._calls import _c_str, _check, _json_arg, _take_string
 from ._lib import PROGRESS_FN, library
 from ._table import _epoch_ms
+from .expressions import _filter
 
 
 def _older_than_ms(older_than):
@@ -115,7 +116,7 @@ class MaintenanceTable:
         "removed_delete_files_count", "failed_data_files_count",
         "snapshot_ids": [ids]}; progress is called per file group."""
         return self._run("rewrite_data_files", {
-            "filter": row_filter, "target_file_size_bytes": target_file_size_bytes,
+            "filter": None if row_filter is None else _filter(row_filter), "target_file_size_bytes": target_file_size_bytes,
             "min_file_size_bytes": min_file_size_bytes, "max_file_size_bytes": max_file_size_bytes,
             "min_input_files": min_input_files, "delete_file_threshold": delete_file_threshold,
             "delete_ratio_threshold": delete_ratio_threshold, "rewrite_all": bool(rewrite_all) or None,

@@ -7,6 +7,7 @@ import threading
 
 from . import _arrow
 from ._errors import FloeError, Status
+from .expressions import _filter
 from ._calls import _c_str, _check, _dumps, _json_arg, _take_string
 from ._lib import ArrowArray, ArrowArrayStream, ArrowSchema, library
 from ._table_info import TableInfo
@@ -150,8 +151,9 @@ class Table(_Handle, TableWrites, TableInfo, TableChanges):
         column names (None or ("*",) for every column); as_of_timestamp is
         a datetime (one without a zone is UTC) or milliseconds since the
         epoch; snapshot_id, as_of_timestamp and
-        ref are exclusive. row_filter is pyiceberg's text form ("a < 10 and b = 'x'") or a dict in
-        the Iceberg REST JSON expression form. split_size is the bytes of
+        ref are exclusive. row_filter is pyiceberg's text form ("a < 10 and b = 'x'"), a
+        floe.expressions expression (EqualTo("b", "x")) or a dict in the
+        Iceberg REST JSON expression form. split_size is the bytes of
         data per task of plan_tasks() (larger files are cut into byte
         ranges, smaller ones packed together; default: the table's
         read.split.target-size, else 128 MiB). ordered=False lets a
@@ -167,7 +169,7 @@ class Table(_Handle, TableWrites, TableInfo, TableChanges):
         """
         opts = {}
         if row_filter is not None:
-            opts["filter"] = row_filter
+            opts["filter"] = _filter(row_filter)
         if selected_fields is not None and tuple(selected_fields) != ("*",):
             opts["columns"] = list(selected_fields)
         for key, value in (("snapshot_id", snapshot_id), ("as_of_timestamp", _epoch_ms(as_of_timestamp)), ("ref", ref),
@@ -491,13 +493,9 @@ class Scan(_Handle, _Readable):
         applies it to the files, row groups and pages it has not reached, and
         rows it already returned stay returned. A bad filter raises
         FloeError (INVALID_ARGUMENT) and leaves the scan as it was."""
-        if isinstance(expr, dict):
-            text = _dumps(expr)
-        elif isinstance(expr, str):
-            # floe reads text starting with "{" as JSON: row_filter text never does.
-            text = expr
-        else:
-            raise TypeError(f"add_filter wants row_filter text or a dict, not {type(expr).__name__}")
+        expr = _filter(expr, "add_filter's filter")
+        # floe reads text starting with "{" as JSON: row_filter text never does.
+        text = _dumps(expr) if isinstance(expr, dict) else expr
         if "\0" in text:
             raise FloeError(Status.INVALID_ARGUMENT, "filter contains a NUL character")
         _check(library().floe_scan_add_filter(self._handle, text.encode("utf-8")))

@@ -21,6 +21,7 @@ import json
 
 from ._calls import _check, _json_arg, _take_string
 from ._lib import library
+from .expressions import _filter
 
 
 def _path(path):
@@ -198,7 +199,7 @@ class Transaction:
             raise ValueError("floe matches a row filter's columns by their exact names (case_sensitive=True only)")
         if row_filter is None:
             raise ValueError("no row filter (use \"true\" for every row)")
-        action = {"action": name, "filter": row_filter if isinstance(row_filter, dict) else str(row_filter)}
+        action = {"action": name, "filter": _filter(row_filter)}
         if snapshot_properties:
             action["snapshot-properties"] = {str(k): str(v) for k, v in snapshot_properties.items()}
         if branch is not None:

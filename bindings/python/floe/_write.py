@@ -20,6 +20,7 @@ import uuid
 from ._calls import _c_str, _check, _dumps, _json_arg, _take_bytes, _take_string
 from ._lib import ArrowArrayStream, library
 from ._metadata import Schema, StructType
+from .expressions import _filter
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
@@ -55,6 +56,7 @@ def _commit_options(token, properties, run_id=None, branch=None, delete_mode=Non
 
 
 def _filter_arg(row_filter):
+    row_filter = _filter(row_filter)
     if isinstance(row_filter, dict):
         return _dumps(row_filter).encode("utf-8")
     return _c_str(str(row_filter), "row filter")

@@ -30,6 +30,7 @@ from . import _rewrite_distributed as _rewrite
 from ._catalog import Catalog
 from ._errors import FloeError
 from ._table import Table
+from .expressions import _filter
 
 _TOKEN_KEY = "floe.commit-token"  # iceberg/table.SummaryToken
 _EXPIRED_TOKENS_KEY = "floe.expired-tokens"  # iceberg/table.PropExpiredTokens
@@ -328,7 +329,7 @@ def rewrite_data_files(table, client=None, identifier=None, token=None, branch=N
             found = _token_snapshot(t, token)
             if found is not None:
                 return _RewriteRun(None).token_found(found)
-        plan = _rewrite.plan_rewrite(t, dict(options, filter=row_filter, token=token, branch=branch,
+        plan = _rewrite.plan_rewrite(t, dict(options, filter=None if row_filter is None else _filter(row_filter), token=token, branch=branch,
                                              partial_progress_enabled=bool(partial_progress_enabled) or None,
                                              partial_progress_max_commits=partial_progress_max_commits))
         run = _RewriteRun(plan)

@@ -91,8 +91,9 @@ class AddFilterTest(unittest.TestCase):
                     scan.add_filter(bad)
                 self.assertEqual(ctx.exception.code, Status.INVALID_ARGUMENT)
                 self.assertIn(mention, ctx.exception.message)
-        with self.assertRaises(TypeError):
-            scan.add_filter(10)
+        with self.assertRaises(FloeError) as ctx:
+            scan.add_filter(10)  # neither text, a dict nor a floe.expressions expression
+        self.assertEqual(ctx.exception.code, Status.INVALID_ARGUMENT)
         self.assertEqual(scan.count(), 20)  # refused filters left the scan as it was
         scan.close()
         for call in (lambda: scan.add_filter("id > 1"), scan.metrics):
