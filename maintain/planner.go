@@ -3,6 +3,7 @@ package maintain
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/floedb/floe/iceberg/table"
 )
@@ -77,8 +78,21 @@ const (
 // it (and why), and how to run it.
 type step struct {
 	name string
-	need func(h *Health, opts *MaintainOptions) (string, bool)
-	run  func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error)
+	// onlyAfter: the step is a second look, judged only in a run (not a
+	// dry run) where that action ran.
+	onlyAfter string
+	need      func(h *Health, opts *MaintainOptions) (string, bool)
+	run       func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error)
+}
+
+func compactionNeed(h *Health, _ *MaintainOptions) (string, bool) {
+	return fmt.Sprintf("%d data files in %d groups to compact (%d of %d files are small)", h.CompactionFiles, h.CompactionGroups, h.SmallDataFiles, h.DataFiles), h.CompactionGroups > 0
+}
+
+func compact(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+	o := opts.Health.Rewrite
+	o.PartialProgress = true
+	return RewriteDataFiles(ctx, t, o)
 }
 
 // steps are in the order that keeps each safe and useful: compaction
@@ -91,26 +105,22 @@ type step struct {
 // them, and statistics computed last on the final snapshot. Each need
 // after the first is judged on the table as the earlier ones left it.
 var steps = []step{
-	{ActionRewriteDataFiles,
-		func(h *Health, _ *MaintainOptions) (string, bool) {
-			return fmt.Sprintf("%d data files in %d groups to compact (%d of %d files are small)", h.CompactionFiles, h.CompactionGroups, h.SmallDataFiles, h.DataFiles), h.CompactionGroups > 0
-		},
-		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
-			o := opts.Health.Rewrite
-			o.PartialProgress = true
-			return RewriteDataFiles(ctx, t, o)
-		}},
-	{ActionConvertEqualityDeletes,
-		func(h *Health, opts *MaintainOptions) (string, bool) {
+	{name: ActionRewriteDataFiles, need: compactionNeed, run: compact},
+	{name: ActionConvertEqualityDeletes,
+		need: func(h *Health, opts *MaintainOptions) (string, bool) {
 			n, on := threshold(opts.MinEqualityDeleteFiles, defaultMinEqualityDeleteFiles)
 			return fmt.Sprintf("%d equality delete files (%d rows) apply to %d data files, which every read joins on their keys", h.EqualityDeleteFilesApplied, h.EqualityDeleteRows, h.DataFilesWithEqualityDeletes),
 				on && h.EqualityDeleteFilesApplied >= n
 		},
-		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+		run: func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
 			return ConvertEqualityDeletes(ctx, t, DeleteRewriteOptions{Branch: opts.Health.Rewrite.Branch})
 		}},
-	{ActionRewritePositionDeletes,
-		func(h *Health, opts *MaintainOptions) (string, bool) {
+	// Converted, equality deletes become positions whose share of a
+	// file's rows compaction can judge (delete-ratio-threshold): a file
+	// they delete much of is compacted now, not at the next run.
+	{name: ActionRewriteDataFiles, onlyAfter: ActionConvertEqualityDeletes, need: compactionNeed, run: compact},
+	{name: ActionRewritePositionDeletes,
+		need: func(h *Health, opts *MaintainOptions) (string, bool) {
 			if h.FormatVersion >= 3 {
 				return fmt.Sprintf("%d position delete files of a v3 table apply to %d data files: turn them into deletion vectors", h.PositionDeleteFilesToRewrite, h.DataFilesWithPositionDeleteFiles),
 					opts.MinPositionDeleteFiles >= 0 && h.PositionDeleteFilesToRewrite > 0
@@ -119,47 +129,47 @@ var steps = []step{
 			return fmt.Sprintf("%d position delete files (%d small) can be merged per partition; a data file opens up to %d", h.PositionDeleteFilesToRewrite, h.SmallPositionDeleteFiles, h.MaxPositionDeleteFilesPerDataFile),
 				on && h.PositionDeleteFilesToRewrite >= n
 		},
-		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+		run: func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
 			return RewritePositionDeletes(ctx, t, DeleteRewriteOptions{Branch: opts.Health.Rewrite.Branch})
 		}},
-	{ActionRemoveDanglingDeletes,
-		func(h *Health, _ *MaintainOptions) (string, bool) {
+	{name: ActionRemoveDanglingDeletes,
+		need: func(h *Health, _ *MaintainOptions) (string, bool) {
 			return fmt.Sprintf("%d delete files apply to no live data file", h.DanglingDeleteFiles), h.DanglingDeleteFiles > 0
 		},
-		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+		run: func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
 			res, err := t.RemoveDanglingDeletes(ctx, table.CommitOptions{Branch: opts.Health.Rewrite.Branch})
 			return map[string]any{"removed_delete_files": len(res.Removed), "snapshot_id": res.SnapshotID}, err
 		}},
-	{ActionRewriteManifests,
-		func(h *Health, _ *MaintainOptions) (string, bool) {
+	{name: ActionRewriteManifests,
+		need: func(h *Health, _ *MaintainOptions) (string, bool) {
 			return fmt.Sprintf("%d of %d manifests are small and can be merged", h.MergeableManifests, h.Manifests), h.MergeableManifests > 0
 		},
-		func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
+		run: func(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, error) {
 			res, err := t.RewriteManifests(ctx, table.RewriteManifestsOptions{CommitOptions: table.CommitOptions{Branch: opts.Health.Rewrite.Branch}})
 			return map[string]any{"snapshot_id": res.SnapshotID}, err
 		}},
-	{ActionExpireSnapshots,
-		func(h *Health, _ *MaintainOptions) (string, bool) {
+	{name: ActionExpireSnapshots,
+		need: func(h *Health, _ *MaintainOptions) (string, bool) {
 			return fmt.Sprintf("%d snapshots and %d refs are past retention", h.ExpirableSnapshots, len(h.ExpirableRefs)), h.ExpirableSnapshots > 0 || len(h.ExpirableRefs) > 0
 		},
-		func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
+		run: func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
 			res, err := t.ExpireSnapshots(ctx, nil, nil, table.ExpireOptions{})
 			return map[string]any{"expired_snapshots": len(res.ExpiredSnapshots), "removed_refs": res.RemovedRefs, "deleted_files": len(res.DeletedFiles)}, err
 		}},
-	{ActionRemoveOrphanFiles,
-		func(h *Health, _ *MaintainOptions) (string, bool) {
+	{name: ActionRemoveOrphanFiles,
+		need: func(h *Health, _ *MaintainOptions) (string, bool) {
 			return fmt.Sprintf("%d files under the table's location are referenced by nothing and older than %s", h.OrphanFiles, table.DefaultOrphanAge), h.OrphanFiles > 0
 		},
-		func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
+		run: func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
 			res, err := t.RemoveOrphanFiles(ctx, table.OrphanOptions{})
 			return map[string]any{"orphan_files": len(res.Orphans), "deleted": res.Deleted, "failed_deletes": res.FailedDeletes}, err
 		}},
-	{ActionComputeStatistics,
-		func(h *Health, _ *MaintainOptions) (string, bool) {
+	{name: ActionComputeStatistics,
+		need: func(h *Health, _ *MaintainOptions) (string, bool) {
 			wanted := h.StatisticsFiles > 0 || h.StatisticsOnCommitSet
 			return "the current snapshot has no statistics file, and the table keeps statistics", wanted && !h.StatisticsCurrent && h.SnapshotID != 0
 		},
-		func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
+		run: func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
 			return UpdateStatistics(ctx, t, StatisticsOptions{})
 		}},
 }
@@ -179,6 +189,9 @@ func Maintain(ctx context.Context, t *table.Table, opts MaintainOptions) (Mainta
 	cur := h
 	for i, s := range steps {
 		if s.name == ActionRemoveOrphanFiles && opts.Health.SkipOrphans {
+			continue
+		}
+		if s.onlyAfter != "" && (opts.DryRun || !slices.ContainsFunc(rep.Actions, func(a MaintainAction) bool { return a.Action == s.onlyAfter })) {
 			continue
 		}
 		if i > 0 && !opts.DryRun && len(rep.Actions) > 0 {

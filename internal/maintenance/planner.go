@@ -13,6 +13,10 @@ type plannerOptionsJSON struct {
 	DryRun      bool   `json:"dry_run"`
 	SkipOrphans bool   `json:"skip_orphans"`
 	TimeoutMs   *int64 `json:"timeout_ms"`
+	// The delete rewrites' thresholds (maintain.MaintainOptions): 0 is
+	// the default, negative never.
+	MinEqualityDeleteFiles int `json:"min_equality_delete_files"`
+	MinPositionDeleteFiles int `json:"min_position_delete_files"`
 }
 
 type healthOptionsJSON struct {
@@ -35,7 +39,10 @@ func parseMaintainRequest(data []byte) (Request, error) {
 		return Request{}, err
 	}
 	return Request{TimeoutMs: o.TimeoutMs, run: func(ctx context.Context, t *table.Table, progress Progress) (any, error) {
-		rep, err := maintain.Maintain(ctx, t, maintain.MaintainOptions{DryRun: o.DryRun, Health: maintain.HealthOptions{SkipOrphans: o.SkipOrphans}})
+		rep, err := maintain.Maintain(ctx, t, maintain.MaintainOptions{
+			DryRun: o.DryRun, Health: maintain.HealthOptions{SkipOrphans: o.SkipOrphans},
+			MinEqualityDeleteFiles: o.MinEqualityDeleteFiles, MinPositionDeleteFiles: o.MinPositionDeleteFiles,
+		})
 		if err != nil {
 			return nil, err
 		}
