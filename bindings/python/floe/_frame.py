@@ -1,13 +1,15 @@
-"""Scan.to_pandas without pyarrow: numeric and timestamp columns become
-numpy arrays over floe's own Arrow buffers, strings, decimals, dates and
-nested columns go through _arrow's Python values.
+"""Scan.to_pandas without pyarrow: every column built in bulk with numpy
+from floe's Arrow buffers (no Python loop over the values).
 
-No copy: a batch is moved out of the stream into a BatchOwner, and every
-view of its buffers holds that owner, so floe keeps the memory until the
-last view is gone (floe recycles a batch's buffers when it is released).
-A scan of one batch therefore hands pandas floe's memory as is; more
-batches are joined once per column (np.concatenate), the one copy a
-contiguous column needs. What each Arrow type becomes:
+Numeric and timestamp columns are numpy views of the buffers, no copy: a
+batch is moved out of the stream into a BatchOwner, and every view of its
+buffers holds that owner, so floe keeps the memory until the last view is
+gone (floe recycles a batch's buffers when it is released). A scan of one
+batch therefore hands pandas floe's memory as is; more batches are joined
+once per column (np.concatenate), the one copy a contiguous column needs.
+Strings, binaries, decimals and dates become objects in bulk (see
+_frame_objects: one object per distinct value, shared by its rows, as
+pyarrow's deduplicate_objects does). What each Arrow type becomes:
 
 ===========================  ==============================================
 Arrow                        pandas
@@ -18,8 +20,29 @@ float32, float64             that dtype; nulls become NaN (as pyarrow does)
 bool                         bool; with nulls pandas' masked "boolean"
 timestamp[unit, zone]        datetime64 (pandas 1.x converts to ns); a zone
                              gives tz-aware values; nulls become NaT
-everything else              object, values as Scan.to_pylist gives them
+date32, date64               datetime.date objects (as pyarrow's default);
+                             datetime64 with date_as_object=False
+utf8, large_utf8             str objects; pandas' "string" dtype with
+                             dtype_backend="numpy_nullable"
+binary, fixed_size_binary    bytes objects (a uuid column: uuid.UUID)
+decimal128(p, s)             decimal.Decimal objects, exact; float64 with
+                             decimal_as_float=True
+everything else (nested,     object, values as Scan.to_pylist gives them
+time, uuid, variant)
 ===========================  ==============================================
+
+Nulls are None in object columns (pd.NA with the "string" dtype).
+Options (keyword arguments of to_pandas), named as pyarrow's and pandas'
+are so that pyiceberg code keeps working:
+
+- date_as_object (default True, as pyarrow): False gives datetime64.
+- dtype_backend (pandas' name): "numpy_nullable" gives every column a
+  nullable dtype: "string" for strings, Int*/UInt*/Float*/"boolean" masked
+  arrays for numbers (NaN then stays a value, distinct from a null).
+- decimal_as_float (floe's): decimals as float64 (NaN for nulls), the fast
+  choice when exactness is not needed.
+- use_threads, split_blocks, self_destruct, deduplicate_objects,
+  ignore_metadata: pyarrow's performance switches, accepted and ignored.
 """
 
 import ctypes
@@ -27,12 +50,33 @@ import ctypes
 import numpy as np
 import pandas as pd
 
+from . import _frame_objects
 from ._lib import ArrowArray
 
 _NUMERIC = {"c": "i1", "C": "u1", "s": "<i2", "S": "<u2", "i": "<i4", "I": "<u4",
             "l": "<i8", "L": "<u8", "f": "<f4", "g": "<f8"}
 _DATETIME_UNITS = {"s": "s", "m": "ms", "u": "us", "n": "ns"}
+_STRINGS = {"u": "<i4", "U": "<i8", "z": "<i4", "Z": "<i8"}
 _RELEASE_OFFSET = ArrowArray.release.offset
+_IGNORED = frozenset({"use_threads", "split_blocks", "self_destruct", "deduplicate_objects", "ignore_metadata"})
+
+
+class Options:
+    """to_pandas's keyword arguments (see the module docstring)."""
+
+    __slots__ = ("date_as_object", "nullable", "decimal_as_float")
+
+    def __init__(self, date_as_object=True, dtype_backend=None, decimal_as_float=False, **ignored):
+        unknown = sorted(set(ignored) - _IGNORED)
+        if unknown:
+            raise TypeError(f"to_pandas() got unexpected keyword argument {unknown[0]!r} (without pyarrow it takes "
+                            "date_as_object, dtype_backend and decimal_as_float)")
+        if dtype_backend not in (None, "numpy", "numpy_nullable"):
+            raise ValueError(f"dtype_backend {dtype_backend!r}: without pyarrow, to_pandas gives \"numpy_nullable\" "
+                             "or numpy dtypes (None)")
+        self.date_as_object = bool(date_as_object)
+        self.nullable = dtype_backend == "numpy_nullable"
+        self.decimal_as_float = bool(decimal_as_float)
 
 
 class BatchOwner:
@@ -77,8 +121,8 @@ def _nulls(owner, array, offset, n):
 
 
 class Piece:
-    """One batch's part of a column: numpy values and a null mask, or a
-    list of Python values (kind "object")."""
+    """One batch's part of a column: numpy values (objects for kind
+    "object") and a null mask."""
 
     __slots__ = ("kind", "values", "mask")
 
@@ -86,17 +130,18 @@ class Piece:
         self.kind, self.values, self.mask = kind, values, mask
 
 
-def batch_pieces(owner, field, decoder):
+def batch_pieces(owner, field, decoder, options=None):
     """The batch's columns, in schema order, as Pieces."""
+    options = options or Options()
     batch = owner.array
     pieces = []
     for i, child_field in enumerate(field.children):
         child = batch.children[i].contents
-        pieces.append(_piece(owner, child_field, child, batch.offset + child.offset, batch.length, decoder))
+        pieces.append(_piece(owner, child_field, child, batch.offset + child.offset, batch.length, decoder, options))
     return pieces
 
 
-def _piece(owner, field, array, offset, n, decoder):
+def _piece(owner, field, array, offset, n, decoder, options):
     fmt = field.format
     if fmt in _NUMERIC:
         dtype = np.dtype(_NUMERIC[fmt])
@@ -107,13 +152,64 @@ def _piece(owner, field, array, offset, n, decoder):
     if fmt.startswith("ts"):
         values = _view(owner, array.buffers[1] + offset * 8, "<i8", n).view(f"datetime64[{_DATETIME_UNITS[fmt[2]]}]")
         return Piece(fmt, values, _nulls(owner, array, offset, n))
+    mask = _nulls(owner, array, offset, n)
+    if fmt in ("tdD", "tdm"):
+        if fmt == "tdD":
+            days = _view(owner, array.buffers[1] + offset * 4, "<i4", n)
+        else:
+            days = _view(owner, array.buffers[1] + offset * 8, "<i8", n) // 86_400_000
+        if not options.date_as_object:
+            return Piece("tdD", days.astype("datetime64[D]"), mask)
+        return _object_piece(_frame_objects.dates(_zeroed(days, mask)), mask)
+    if fmt in _STRINGS:
+        offsets = _view(owner, array.buffers[1] + offset * np.dtype(_STRINGS[fmt]).itemsize, _STRINGS[fmt], n + 1)
+        offsets = offsets.astype(np.int64)
+        start = int(offsets[0]) if n else 0
+        data = _view(owner, array.buffers[2] + start, "u1", int(offsets[-1]) - start) if n else np.empty(0, np.uint8)
+        values = _frame_objects.strings(offsets - start, data, decode=fmt in ("u", "U"))
+        return _object_piece(values, mask, "string" if fmt in ("u", "U") else "object")
+    if fmt.startswith("d:") and _decimal_width(fmt) == 16:
+        scale = int(fmt[2:].split(",")[1])
+        words = _view(owner, array.buffers[1] + offset * 16, "<u8", 2 * n).reshape(n, 2)
+        lo, hi = words[:, 0], words[:, 1].view(np.int64)
+        if mask is not None:  # a null's bytes are undefined: zero keeps them out of the way
+            lo, hi = _zeroed(lo, mask), _zeroed(hi, mask)
+        if options.decimal_as_float:
+            return Piece("g", _frame_objects.decimals_as_float(lo, hi, scale), mask)
+        return _object_piece(_frame_objects.decimals(np.ascontiguousarray(lo), np.ascontiguousarray(hi), scale), mask)
+    if fmt.startswith("w:") and not decoder._is_uuid(field):
+        width = int(fmt[2:])
+        offsets = np.arange(n + 1, dtype=np.int64) * width
+        data = _view(owner, array.buffers[1] + offset * width, "u1", n * width)
+        return _object_piece(_frame_objects.strings(offsets, data, decode=False), mask)
+    if fmt == "n":
+        return Piece("object", np.full(n, None, dtype=object))
     # Python values: the decoder reads the child from its own offset; the
     # batch's offset (0 in floe's batches) is applied here.
     skip = offset - array.offset
-    return Piece("object", decoder.values(field, array)[skip:skip + n])
+    values = decoder.values(field, array)[skip:skip + n]
+    return Piece("object", np.fromiter(values, dtype=object, count=len(values)))
 
 
-def _empty_piece(field):
+def _decimal_width(fmt):
+    parts = fmt[2:].split(",")
+    return (int(parts[2]) if len(parts) > 2 else 128) // 8
+
+
+def _zeroed(values, mask):
+    """values with the nulls' (undefined) values made 0."""
+    if mask is None:
+        return values
+    return np.where(mask, 0, values).astype(values.dtype)
+
+
+def _object_piece(values, mask, kind="object"):
+    if mask is not None:
+        values[mask] = None
+    return Piece(kind, values)
+
+
+def _empty_piece(field, options):
     """A column of a scan that returned no batch, typed as its batches would be."""
     fmt = field.format
     if fmt in _NUMERIC:
@@ -122,7 +218,13 @@ def _empty_piece(field):
         return Piece(fmt, np.empty(0, bool))
     if fmt.startswith("ts"):
         return Piece(fmt, np.empty(0, f"datetime64[{_DATETIME_UNITS[fmt[2]]}]"))
-    return Piece("object", [])
+    if fmt in ("tdD", "tdm") and not options.date_as_object:
+        return Piece("tdD", np.empty(0, "datetime64[D]"))
+    if fmt.startswith("d:") and options.decimal_as_float:
+        return Piece("g", np.empty(0, np.float64))
+    if fmt in ("u", "U"):
+        return Piece("string", np.empty(0, dtype=object))
+    return Piece("object", np.empty(0, dtype=object))
 
 
 def _joined(pieces):
@@ -136,46 +238,53 @@ def _joined(pieces):
     return values, mask
 
 
-def _series_values(fmt, pieces):
+def _series_values(pieces, options):
     """What pandas gets for one column."""
-    if any(p.kind == "object" for p in pieces):
-        out = np.empty(sum(len(p.values) for p in pieces), dtype=object)
-        out[:] = [v for p in pieces for v in p.values]
-        return out
+    kind = pieces[0].kind
     values, mask = _joined(pieces)
-    if fmt in ("f", "g"):
-        if mask is not None and mask.any():
+    if kind in ("object", "string"):
+        if kind == "string" and options.nullable:
+            values[pd.isna(values)] = pd.NA
+            return pd.arrays.StringArray(values)
+        return values
+    has_nulls = mask is not None and mask.any()
+    if kind in ("f", "g"):
+        if options.nullable:
+            return pd.arrays.FloatingArray(values, mask if has_nulls else np.zeros(len(values), bool), copy=False)
+        if has_nulls:
             values = np.where(mask, np.nan, values).astype(values.dtype)
         return values
-    if fmt in _NUMERIC:
-        if mask is not None and mask.any():
-            return pd.arrays.IntegerArray(values, mask, copy=False)
+    if kind in _NUMERIC:
+        if has_nulls or options.nullable:
+            return pd.arrays.IntegerArray(values, mask if has_nulls else np.zeros(len(values), bool), copy=False)
         return values
-    if fmt == "b":
-        if mask is not None and mask.any():
-            return pd.arrays.BooleanArray(values, mask, copy=False)
+    if kind == "b":
+        if has_nulls or options.nullable:
+            return pd.arrays.BooleanArray(values, mask if has_nulls else np.zeros(len(values), bool), copy=False)
         return values
-    # A timestamp: NaT where null, then the zone (values are UTC).
-    if mask is not None and mask.any():
+    # A timestamp or date: NaT where null, then the zone (values are UTC).
+    if has_nulls:
         values = values.copy()
         values[mask] = np.datetime64("NaT")
-    zone = fmt[4:]
+    zone = kind[4:] if kind.startswith("ts") else ""
     if not zone:
         return values
     return pd.DatetimeIndex(values).tz_localize("UTC").tz_convert(zone).array
 
 
-def to_pandas(batches, fields, decoder):
-    """A DataFrame from a scan's (schema Field, ArrowArray) batches."""
+def to_pandas(batches, fields, decoder, **kwargs):
+    """A DataFrame from a scan's (schema Field, ArrowArray) batches;
+    kwargs are Options."""
+    options = Options(**kwargs)
     columns = [[] for _ in fields]
     for field, batch in batches:
         owner = BatchOwner(batch)
-        for i, piece in enumerate(batch_pieces(owner, field, decoder)):
+        for i, piece in enumerate(batch_pieces(owner, field, decoder, options)):
             columns[i].append(piece)
     data = {}
     for field, pieces in zip(fields, columns):
-        pieces = pieces or [_empty_piece(field)]
-        data[field.name] = _series_values(field.format, pieces)
+        pieces = pieces or [_empty_piece(field, options)]
+        data[field.name] = _series_values(pieces, options)
     # copy=False: pandas keeps each array as given instead of copying it
     # into a consolidated block.
     return pd.DataFrame(data, columns=[f.name for f in fields], copy=False)

@@ -343,16 +343,20 @@ class _Readable:
 
     def to_pandas(self, **kwargs):
         """A pandas.DataFrame of every row: through pyarrow when it is
-        installed (kwargs go to pyarrow's to_pandas), else with numpy
-        arrays over floe's buffers for numeric and timestamp columns (see
-        floe._frame for the types)."""
+        installed (kwargs go to pyarrow's to_pandas), else built in bulk
+        with numpy from floe's buffers (see floe._frame for the types and
+        the options date_as_object, dtype_backend and decimal_as_float,
+        which both ways take)."""
         try:
             import pyarrow  # noqa: F401
         except ImportError:
             from . import _frame
 
-            return _frame.to_pandas(self._batches(), self._schema_fields(), _arrow.Decoder(self._iceberg_types()))
-        return self.to_arrow().to_pandas(**kwargs)
+            return _frame.to_pandas(self._batches(), self._schema_fields(), _arrow.Decoder(self._iceberg_types()),
+                                    **kwargs)
+        from . import _frame_pyarrow
+
+        return _frame_pyarrow.to_pandas(self.to_arrow(), **kwargs)
 
     def to_polars(self):
         """A polars.DataFrame of every row, through the Arrow PyCapsule

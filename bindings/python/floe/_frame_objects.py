@@ -1,0 +1,187 @@
+"""The object columns of Scan.to_pandas (strings, binaries, decimals,
+dates), built in bulk with numpy from floe's Arrow buffers: no Python loop
+over the values, and each distinct value made into a Python object once.
+
+Strings and binaries: the offsets and data buffers are read once; each
+value's bytes are gathered into a fixed-width matrix (one fancy index over
+overlapping windows of the data buffer, zeros past each value's end),
+which numpy turns into bytes objects as an "S" array. Rows are grouped by
+length so one long value does not widen every row. Numpy strips trailing
+NUL bytes from "S" values, so the few values ending in NUL are put right
+one by one afterwards.
+
+Repeated values (a flag, a ship mode, a date, a discount) are common: the
+values are keyed by their bytes or integers and pandas.factorize finds the
+distinct ones; objects are made for those only and shared by their rows,
+as pyarrow's to_pandas does (deduplicate_objects).
+
+Decimals: the 128-bit values become Python ints through int.from_bytes or,
+when they all fit 64 bits, numpy's tolist, and Decimals through
+Decimal(int).scaleb(-scale) in an exact context (no value is rounded to
+decimal's default 28 digits); as float64, one vectorised division.
+"""
+
+import decimal
+import functools
+from operator import methodcaller
+
+import numpy as np
+import pandas as pd
+from numpy.lib.stride_tricks import as_strided
+
+# Exact for every decimal128 and decimal256 (76 digits).
+EXACT = decimal.Context(prec=100, Emin=-999999, Emax=999999)
+
+# At most this many padding bytes per byte of data (plus 16 a row) before
+# rows are grouped by length.
+_PADDING = 2
+
+
+def shared(keys):
+    """(codes, rows): keys factorized, and for each distinct key one row
+    holding it. Objects made for those rows and taken by codes give every
+    row its value, one object per distinct value."""
+    codes, uniques = pd.factorize(keys, sort=False)
+    rows = np.empty(len(uniques), np.int64)
+    rows[codes] = np.arange(len(codes))  # any row of a key will do
+    return codes, rows
+
+
+def by_distinct(keys, make):
+    """make(rows) for one row of each distinct key, spread to every row
+    (an object array). keys None: every row is distinct, make(None) makes
+    them all."""
+    if keys is None:
+        return _object_array(make(None))
+    codes, rows = shared(keys)
+    return _object_array(make(rows)).take(codes)
+
+
+def _object_array(values):
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return values
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def strings(offsets, data, decode):
+    """Every value of an Arrow utf8/binary array as str (decode) or bytes
+    objects. offsets are the array's n+1 offsets (int64, relative to data),
+    data its bytes as uint8."""
+    n = len(offsets) - 1
+    out = np.empty(n, dtype=object)
+    if n == 0:
+        return out
+    lengths = np.diff(offsets)
+    width = int(lengths.max())
+    if width == 0:
+        out[:] = "" if decode else b""
+        return out
+    padded = np.zeros(len(data) + width, np.uint8)
+    padded[:len(data)] = data
+    windows = as_strided(padded, shape=(len(data) + 1, width), strides=(1, 1))
+    starts = offsets[:-1]
+    if n * width <= _PADDING * len(data) + 16 * n:
+        out[:] = _gathered(windows, starts, lengths, width, decode)
+    else:
+        # Groups of lengths within a factor of two: [2^(k-1), 2^k).
+        group = np.frexp(lengths)[1]
+        for k in np.unique(group):
+            rows = np.flatnonzero(group == k)
+            w = int(lengths[rows].max())
+            out[rows] = _gathered(windows[:, :max(w, 1)], starts[rows], lengths[rows], max(w, 1), decode)
+    _fix_trailing_nuls(out, offsets, lengths, data, decode)
+    return out
+
+
+def _gathered(windows, starts, lengths, width, decode):
+    """The values starting at starts, as objects, through a (rows, width)
+    byte matrix."""
+    matrix = windows[starts]
+    matrix *= np.arange(width, dtype=np.int64)[None, :] < lengths[:, None]
+    return by_distinct(_row_keys(matrix), lambda rows: _decoded(matrix if rows is None else matrix[rows], decode))
+
+
+def _row_keys(matrix):
+    """An int64 key per row, equal exactly when the rows' bytes are: 8
+    bytes at a time, each chunk's factorize codes combined with the key so
+    far. Gives up (every row its own key) at the first chunk whose keys
+    are mostly distinct, as a comment column's are (None: sharing cannot
+    pay)."""
+    rows, width = matrix.shape
+    chunks = (width + 7) // 8
+    padded = np.zeros((rows, chunks * 8), np.uint8)
+    padded[:, :width] = matrix
+    words = padded.view("<u8")
+    key, distinct = pd.factorize(words[:, 0], sort=False)
+    for c in range(chunks):
+        if c:
+            codes, more = pd.factorize(words[:, c], sort=False)
+            key, distinct = pd.factorize(key.astype(np.int64) * len(more) + codes, sort=False)
+        if len(distinct) * 2 > rows:
+            return None
+    return key
+
+
+def _decoded(matrix, decode):
+    """Rows of a zero-padded byte matrix as bytes, or str (UTF-8)."""
+    values = np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel().astype(object)
+    if decode:
+        return list(map(_UTF8, values))
+    return values
+
+
+def _fix_trailing_nuls(out, offsets, lengths, data, decode):
+    """Values whose last byte is NUL, which "S" arrays strip, taken from
+    the data again (rare, so one at a time)."""
+    ends = offsets[1:] - 1
+    nul = np.flatnonzero((lengths > 0) & (data[np.maximum(ends, 0)] == 0)) if len(data) else []
+    for i in nul:
+        raw = data[offsets[i]:offsets[i + 1]].tobytes()
+        out[i] = raw.decode("utf-8") if decode else raw
+
+
+def decimals(lo, hi, scale):
+    """Decimal objects of 128-bit values given as their low and high 64
+    bits (uint64, int64)."""
+    if not len(lo):
+        return np.empty(0, dtype=object)
+    small = lo.view(np.int64)
+    if np.array_equal(hi, small >> 63):
+        return by_distinct(small, lambda rows: _scaled(small[rows].tolist(), scale))
+    pairs = np.empty((len(lo), 2), np.uint64)
+    pairs[:, 0] = lo
+    pairs[:, 1] = hi.view(np.uint64)
+    low, low_distinct = pd.factorize(lo, sort=False)
+    high, _ = pd.factorize(hi, sort=False)
+    keys = high.astype(np.int64) * len(low_distinct) + low
+
+    def make(rows):
+        raw = np.ascontiguousarray(pairs[rows]).view("V16").ravel().astype(object)
+        return _scaled(map(_FROM_LE, raw), scale)
+
+    return by_distinct(keys, make)
+
+
+_FROM_LE = functools.partial(int.from_bytes, byteorder="little", signed=True)
+
+
+def _scaled(ints, scale):
+    return list(map(methodcaller("scaleb", -scale, EXACT), map(decimal.Decimal, ints)))
+
+
+def decimals_as_float(lo, hi, scale):
+    """float64 values of 128-bit decimals (low and high 64 bits)."""
+    small = lo.view(np.int64)
+    if np.array_equal(hi, small >> 63):
+        values = small.astype(np.float64)
+    else:
+        values = hi.astype(np.float64) * 2.0 ** 64 + lo.astype(np.float64)
+    return values / 10.0 ** scale if scale >= 0 else values * 10.0 ** -scale
+
+
+def dates(days):
+    """datetime.date objects of days since 1970-01-01 (int32/int64)."""
+    return by_distinct(days, lambda rows: days[rows].astype("datetime64[D]").astype(object))
+
+
+_UTF8 = methodcaller("decode", "utf-8")
