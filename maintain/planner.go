@@ -27,7 +27,8 @@ type MaintainOptions struct {
 	// files for the same procedure (merging fewer saves a file open or two
 	// and rewrites the merged positions again); negative never. On v3 any
 	// position delete file applying to a live data file is turned into
-	// deletion vectors (v3 writers write vectors only, one per data file).
+	// deletion vectors (v3 writers write vectors only, one per data file)
+	// unless the threshold is negative.
 	MinPositionDeleteFiles int
 }
 
@@ -96,14 +97,16 @@ func compact(ctx context.Context, t *table.Table, opts *MaintainOptions) (any, e
 }
 
 // steps are in the order that keeps each safe and useful: compaction
-// first (it applies and drops every delete of the files it rewrites),
-// then the delete rewrites for the files it left — equality deletes
-// turned into positions before position files are merged, so the
-// positions a conversion writes on v2 merge in the same run — then the
-// deletes nothing needs any more, the manifests regrouped over what is left, old snapshots
-// expired (their files deleted), orphans removed once nothing names
-// them, and statistics computed last on the final snapshot. Each need
-// after the first is judged on the table as the earlier ones left it.
+// first (it applies and drops every delete of the files it rewrites);
+// then the delete rewrites for the files it left, equality deletes
+// turned into positions (and compaction looking again at the files those
+// positions show to be mostly deleted) before position files are merged,
+// so a v2 conversion's files merge in the same run; then the deletes
+// nothing needs any more, the manifests regrouped over what is left, old
+// snapshots expired (their files deleted), orphans removed once nothing
+// names them, and statistics computed last on the final snapshot. Each
+// need after the first is judged on the table as the earlier ones left
+// it.
 var steps = []step{
 	{name: ActionRewriteDataFiles, need: compactionNeed, run: compact},
 	{name: ActionConvertEqualityDeletes,
