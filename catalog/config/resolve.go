@@ -46,7 +46,8 @@ type Catalog struct {
 // name is ""), explicit ones over the environment's over the file's, and
 // its type, given or told by its uri. Errors: errkind.NotFound when
 // nothing configures the catalog, InvalidArgument for a missing uri or
-// one the type does not take, Unsupported for a type floe does not open.
+// one the type does not take or floe does not know, Unsupported for a
+// type floe does not open.
 // No message shows a property's value.
 func (c *Config) Resolve(name string, explicit map[string]string) (*Catalog, error) {
 	if name == "" {
@@ -106,8 +107,8 @@ func (c *Config) Resolve(name string, explicit map[string]string) (*Catalog, err
 	}
 	if kind == "" {
 		kind = inferred
-	} else if kind != inferred && (kind != TypeWarehouse || inferred != TypeWarehouse) {
-		return nil, errkind.Errorf(errkind.InvalidArgument, "catalog %q: a %s catalog's uri starts with %s, not %s",
+	} else if kind != inferred {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "catalog %q: a %s catalog's uri is %s, not %s",
 			name, kind, uriForms(kind), schemeOf(uri))
 	}
 	props["name"] = name
@@ -163,10 +164,15 @@ func inferType(name, uri string) (string, error) {
 	case "file", "s3", "s3a":
 		return TypeWarehouse, nil
 	}
-	return "", errkind.Errorf(errkind.Unsupported, "catalog %q: cannot tell its type from a uri with scheme %q (floe opens sqlite:, postgresql://, http(s):// and warehouses)", name, scheme)
+	return "", errkind.Errorf(errkind.InvalidArgument, "catalog %q: cannot tell its type from a uri with scheme %q (floe opens sqlite:, postgresql://, http(s):// and warehouses)", name, scheme)
 }
 
-func uriForms(kind string) string { return strings.Join(uriPrefixes[kind], " or ") }
+func uriForms(kind string) string {
+	if kind == TypeWarehouse {
+		return "a directory, file://… or s3://…"
+	}
+	return strings.Join(uriPrefixes[kind], "… or ") + "…"
+}
 
 func schemeOf(uri string) string {
 	if scheme, _, found := strings.Cut(uri, ":"); found && len(scheme) > 1 && !strings.ContainsAny(scheme, `/\`) {

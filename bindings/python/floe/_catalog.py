@@ -21,6 +21,7 @@ import ctypes
 import json
 
 from ._calls import _c_str, _check, _json_arg, _take_string
+from ._config import resolve_catalog
 from ._errors import FloeError, Status
 from ._lib import library
 from ._table import Table, _Handle
@@ -161,47 +162,30 @@ class Catalog(_Handle):
                 "updated": sorted(updates), "missing": [k for k in removals if k not in before]}
 
 
-_KINDS = {
-    "sql": ("sqlite:", "postgresql://", "postgres://"),
-    "rest": ("http://", "https://"),
-    # A filesystem warehouse: a directory, file://… or s3://….
-    "filesystem": None,
-    "hadoop": None,
-}
-
-
 def load_catalog(name=None, **properties):
-    """Opens a catalog from pyiceberg-style properties: ``uri`` (a SQL
-    catalog: sqlite:…, postgresql://…; a REST catalog: http(s)://…; a
-    filesystem warehouse: a directory, file://… or s3://…), ``type``
-    ("sql", "rest", "filesystem", or left out when the URI says),
-    ``warehouse`` (SQL: where new tables go; REST: the warehouse asked
-    for; filesystem: the root when there is no uri), REST auth
-    (``credential`` "id:secret", ``token``, ``oauth2-server-uri``,
+    """Opens a catalog as pyiceberg's load_catalog does: name's properties
+    from .pyiceberg.yaml and PYICEBERG_CATALOG__NAME__KEY variables under
+    the explicit ones given here (floe/_config.py says where each is found
+    and which wins; $FLOE_CATALOG is floe's own default). Properties have
+    pyiceberg's names: ``uri`` (a SQL catalog: sqlite:…, postgresql://…; a
+    REST catalog: http(s)://…; a filesystem warehouse: a directory,
+    file://… or s3://…), ``type`` ("sql", "rest", "warehouse", or left out
+    when the uri says), ``warehouse`` (SQL: where new tables go; REST: the
+    warehouse asked for; warehouse: its root when there is no uri), REST
+    auth (``credential`` "id:secret", ``token``, ``oauth2-server-uri``,
     ``scope``, ``rest.sigv4-enabled``, ``header.NAME``, ``ssl.cabundle``)
     and the tables' S3 settings (``s3.endpoint``, ``s3.region``,
     ``s3.access-key-id``, ``s3.secret-access-key``, ``s3.session-token``,
     ``s3.path-style-access``), and ``timeout-ms`` (a deadline on every
-    call of the catalog and its tables: FloeError TIMEOUT past it). name
-    is the catalog's name (default
-    "default"). Refused credentials raise FloeError with UNAUTHORIZED;
-    no message shows a secret."""
-    props = {str(k): str(v) for k, v in properties.items()}
-    kind = props.pop("type", None)
-    if kind is not None and kind not in _KINDS:
-        raise FloeError(Status.UNSUPPORTED, f"catalog type {kind!r} is not supported (sql, rest and filesystem are)")
-    uri = props.pop("uri", None)
-    if not uri and kind in ("filesystem", "hadoop"):
-        uri = props.get("warehouse")
-    if not uri:
-        raise FloeError(Status.INVALID_ARGUMENT, "load_catalog needs uri=…")
-    prefixes = _KINDS.get(kind)
-    if prefixes and not uri.startswith(prefixes):
-        raise FloeError(Status.INVALID_ARGUMENT, f"a {kind} catalog's uri starts with {' or '.join(prefixes)}, not {uri.split(':')[0]!r}")
-    props["name"] = name or "default"
+    call of the catalog and its tables: FloeError TIMEOUT past it).
+    FloeError NOT_FOUND when nothing configures the catalog,
+    INVALID_ARGUMENT for a malformed file (named) or a missing uri,
+    UNAUTHORIZED for refused credentials; no message shows a secret."""
+    cat = resolve_catalog(name, properties)
     handle = ctypes.c_void_p()
-    _check(library().floe_catalog_open(_c_str(uri, "catalog uri", show=False), _json_arg(props), ctypes.byref(handle)))
-    return Catalog(handle.value, props["name"])
+    _check(library().floe_catalog_open(_c_str(cat.uri, "catalog uri", show=False), _json_arg(cat.properties),
+                                       ctypes.byref(handle)))
+    return Catalog(handle.value, cat.name)
 
 
 __all__ = ["Catalog", "load_catalog"]
