@@ -13,12 +13,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg"
+	"github.com/floedb/floe/iceberg/action"
+	"github.com/floedb/floe/iceberg/expr"
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/metadata"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/rowstest"
 	"github.com/floedb/floe/reader/inspect"
 	"github.com/floedb/floe/reader/parquet"
+	"github.com/floedb/floe/writer/ops"
 )
 
 // statsKey names a (spec, partition) row in tests.
@@ -392,4 +395,196 @@ func metadataFiles(t *testing.T, tbl *table.Table) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// statsLine prints a row of partition statistics, pointers followed.
+func statsLine(p *PartitionStats) string {
+	opt := func(v *int64) string {
+		if v == nil {
+			return "null"
+		}
+		return fmt.Sprint(*v)
+	}
+	return fmt.Sprintf("%s data %d/%d/%d pos %d/%d dv %d eq %d/%d total %s at %s by %s", statsKey(p.SpecID, p.Partition),
+		p.DataRecordCount, p.DataFileCount, p.TotalDataFileSize, p.PositionDeleteRecordCount, p.PositionDeleteFileCount, p.DVCount,
+		p.EqualityDeleteRecordCount, p.EqualityDeleteFileCount, opt(p.TotalRecordCount), opt(p.LastUpdatedAt), opt(p.LastUpdatedSnapshotID))
+}
+
+// checkIncremental brings the partition statistics forward to the
+// table's current snapshot and checks that the file was merged from
+// base's, not recomputed, and holds what a full computation over every
+// manifest gives, and what the entries metadata table adds up to.
+func checkIncremental(t *testing.T, tbl *table.Table, base int64, what string) (PartitionStatisticsResult, []*PartitionStats) {
+	t.Helper()
+	ctx := context.Background()
+	tbl = reopen(t, tbl)
+	res, err := UpdatePartitionStatistics(ctx, tbl, PartitionStatisticsOptions{})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if res.MergedFrom != base || res.SnapshotID != *tbl.Metadata.CurrentSnapshotID {
+		t.Fatalf("%s: merged from %d for %d, want from %d for the current %d", what, res.MergedFrom, res.SnapshotID, base, *tbl.Metadata.CurrentSnapshotID)
+	}
+	got, err := ReadPartitionStatistics(ctx, tbl, res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unified, err := tbl.UnifiedPartitionType()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := computePartitionStats(ctx, tbl, tbl.Metadata.CurrentSnapshot(), iceberg.PartitionStatsType(unified))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g, f []string
+	for _, p := range got {
+		g = append(g, statsLine(p))
+	}
+	for _, p := range full {
+		f = append(f, statsLine(p))
+	}
+	if strings.Join(g, "\n") != strings.Join(f, "\n") {
+		t.Fatalf("%s: incremental\n%s\nfull\n%s", what, strings.Join(g, "\n"), strings.Join(f, "\n"))
+	}
+	checkRowsMatch(t, partitionStatsSchemaOf(t, tbl), writtenPartitionStats(t, tbl, res.SnapshotID), expectedPartitionStats(t, tbl))
+	return res, got
+}
+
+// On floe-written tables partitioned by b, v2 (position delete files) and
+// v3 (deletion vectors): the partition statistics brought forward after
+// each of an append, a delete of whole files, a merge-on-read delete, an equality delete, a
+// copy-on-write delete that empties a partition, a manifest rewrite and
+// a compaction equal a full computation, read from the previous
+// snapshot's file and the new snapshot's manifests only.
+func TestUpdatePartitionStatisticsIncremental(t *testing.T) {
+	for _, version := range []int{2, 3} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
+			ctx := context.Background()
+			tbl, input := smallFilesTable(t, version, 200, 50)
+			first, err := ComputePartitionStatistics(ctx, tbl, PartitionStatisticsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first.Partitions != 3 {
+				t.Fatalf("%d partitions, want 3 (b true, false, null)", first.Partitions)
+			}
+			base := first.SnapshotID
+			var rows []*PartitionStats
+			step := func(what string, do func()) {
+				t.Helper()
+				do()
+				var res PartitionStatisticsResult
+				res, rows = checkIncremental(t, tbl, base, what)
+				base = res.SnapshotID
+			}
+			step("append", func() {
+				rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), input[:30])
+				defer rr.Release()
+				if _, err := ops.Append(ctx, tbl, rr, table.CommitOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			step("copy-on-write delete of whole files", func() {
+				// The last append's files hold ids 150..199 alone: they
+				// are removed and none is written, so the removals
+				// alone date the partitions.
+				if _, err := ops.DeleteRows(ctx, tbl, pred(t, expr.OpGtEq, "id", int64(150)), ops.RowOptions{Mode: ops.CopyOnWrite}); err != nil {
+					t.Fatal(err)
+				}
+				if s := reopen(t, tbl).Metadata.CurrentSnapshot(); s.Summary["added-data-files"] != "" && s.Summary["added-data-files"] != "0" {
+					t.Fatalf("the delete added files: %v", s.Summary)
+				}
+			})
+			step("merge-on-read delete", func() {
+				deleteByPosition(t, tbl, pred(t, expr.OpLt, "id", int64(20)))
+			})
+			var positionFiles, vectors int32
+			for _, p := range rows {
+				positionFiles += p.PositionDeleteFileCount
+				vectors += p.DVCount
+			}
+			if version == 2 && (positionFiles == 0 || vectors != 0) || version == 3 && (vectors == 0 || positionFiles != 0) {
+				t.Fatalf("v%d: %d position delete files and %d vectors counted", version, positionFiles, vectors)
+			}
+			if version == 2 {
+				step("equality delete", func() { deleteByEquality(t, tbl, true, 40, 42, 44) })
+			}
+			step("copy-on-write delete of a whole partition", func() {
+				if _, err := ops.DeleteRows(ctx, tbl, pred(t, expr.OpIsNull, "b"), ops.RowOptions{Mode: ops.CopyOnWrite}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			step("rewrite manifests", func() {
+				if _, err := tbl.RewriteManifests(ctx, table.RewriteManifestsOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			step("compaction", func() {
+				if _, err := RewriteDataFiles(ctx, tbl, RewriteDataFilesOptions{RewriteAll: true}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			fresh := reopen(t, tbl)
+			files := fresh.Metadata.PartitionStatistics
+			last, err := ReadPartitionStatistics(ctx, fresh, files[len(files)-1].StatisticsPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(last) != 2 {
+				t.Fatalf("after emptying the null partition: %d rows, want 2", len(last))
+			}
+		})
+	}
+}
+
+// Spark's v3 table of five one-row files and two deletion vectors, its
+// spec then evolved to truncate(10, i): its files stay one row of spec 0
+// (partition null) with dv_count 2 and no position delete file; rows
+// appended under the new spec and deleted by a vector are counted in
+// their own partitions, brought forward from the first file across the
+// spec change, and a one-row file whose row is deleted is removed.
+func TestPartitionStatisticsDeletionVectorsFixture(t *testing.T) {
+	ctx := context.Background()
+	tbl := rowstest.CopyFixture(t, "impala_iceberg_v3_deletion_vectors")
+	if _, err := tbl.Apply(ctx, (&action.UpdateSpec{}).AddField("i", iceberg.TruncateTransform{Width: 10}, "i_trunc")); err != nil {
+		t.Fatal(err)
+	}
+	first, err := ComputePartitionStatistics(ctx, tbl, PartitionStatisticsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadPartitionStatistics(ctx, tbl, first.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].SpecID != 0 || got[0].Partition[0] != nil || got[0].DataFileCount != 5 || got[0].DataRecordCount != 5 ||
+		got[0].DVCount != 2 || got[0].PositionDeleteFileCount != 0 || got[0].PositionDeleteRecordCount != 2 || got[0].TotalRecordCount != nil {
+		t.Fatalf("the fixture's files: %v", statsLine(got[0]))
+	}
+	checkRowsMatch(t, partitionStatsSchemaOf(t, tbl), writtenPartitionStats(t, tbl, first.SnapshotID), expectedPartitionStats(t, tbl))
+
+	schema := tbl.Metadata.CurrentSchema()
+	rr := rowstest.Reader(t, schema, [][]any{{int32(10)}, {int32(11)}, {int32(12)}, {int32(25)}})
+	_, err = ops.Append(ctx, tbl, rr, table.CommitOptions{})
+	rr.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleteByPosition(t, tbl, pred(t, expr.OpIn, "i", int64(3), int64(11)))
+	res, rows := checkIncremental(t, tbl, first.SnapshotID, "append and delete under the new spec")
+	want := []string{
+		"0 [<nil>] data 4/4/", "pos 2/0 dv 2 eq 0/0 total null", // the file of 3 removed
+		"1 [10] data 3/1/", "pos 1/0 dv 1 eq 0/0 total null",
+		"1 [20] data 1/1/", "pos 0/0 dv 0 eq 0/0 total 1",
+	}
+	if res.Partitions != len(want)/2 {
+		t.Fatalf("%d partitions, want %d", res.Partitions, len(want)/2)
+	}
+	for i, p := range rows {
+		line := statsLine(p)
+		if !strings.HasPrefix(line, want[2*i]) || !strings.Contains(line, want[2*i+1]) {
+			t.Errorf("row %d: %s, want %s…%s", i, line, want[2*i], want[2*i+1])
+		}
+	}
 }
