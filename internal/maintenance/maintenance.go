@@ -271,17 +271,34 @@ func parseDanglingRequest(data []byte) (Request, error) {
 	}}, nil
 }
 
+// statisticsOptionsJSON are compute_statistics' options. ndv (default
+// true) sketches the columns' distinct values into a Puffin statistics
+// file; partition_statistics writes the snapshot's partition statistics
+// file too: by default on partitioned tables only (it reads manifests,
+// never data, so it costs little beside the sketches), true to require
+// it (an unpartitioned table is then refused), false to skip it.
 type statisticsOptionsJSON struct {
-	SnapshotID *int64   `json:"snapshot_id"`
-	Columns    []string `json:"columns"`
-	TimeoutMs  *int64   `json:"timeout_ms"`
+	SnapshotID          *int64   `json:"snapshot_id"`
+	Columns             []string `json:"columns"`
+	NDV                 *bool    `json:"ndv"`
+	PartitionStatistics *bool    `json:"partition_statistics"`
+	TimeoutMs           *int64   `json:"timeout_ms"`
 }
 
 type statisticsResultJSON struct {
 	SnapshotID     int64            `json:"snapshot_id"`
-	StatisticsPath string           `json:"statistics_path"`
-	FileSizeBytes  int64            `json:"file_size_in_bytes"`
-	NDV            map[string]int64 `json:"ndv"`
+	StatisticsPath string           `json:"statistics_path,omitempty"`
+	FileSizeBytes  int64            `json:"file_size_in_bytes,omitempty"`
+	NDV            map[string]int64 `json:"ndv,omitempty"`
+	// PartitionStatistics is the partition statistics file written, or
+	// absent when none was.
+	PartitionStatistics *partitionStatisticsResultJSON `json:"partition_statistics,omitempty"`
+}
+
+type partitionStatisticsResultJSON struct {
+	StatisticsPath string `json:"statistics_path"`
+	FileSizeBytes  int64  `json:"file_size_in_bytes"`
+	Partitions     int    `json:"partitions"`
 }
 
 func newStatisticsResult(r maintain.StatisticsResult) statisticsResultJSON {
@@ -294,13 +311,35 @@ func parseStatisticsRequest(data []byte) (Request, error) {
 	if err := decodeOptions(data, &o, action); err != nil {
 		return Request{}, err
 	}
+	ndv := o.NDV == nil || *o.NDV
+	if !ndv && o.PartitionStatistics != nil && !*o.PartitionStatistics {
+		return Request{}, invalid("%s: ndv and partition_statistics are both false: nothing to compute", action)
+	}
+	if !ndv && o.Columns != nil {
+		return Request{}, invalid("%s: columns are the columns sketched, but ndv is false", action)
+	}
 	return Request{TimeoutMs: o.TimeoutMs, run: func(ctx context.Context, t *table.Table, progress Progress) (any, error) {
-		res, err := maintain.ComputeStatistics(ctx, t, maintain.StatisticsOptions{SnapshotID: o.SnapshotID, Columns: o.Columns})
-		if err != nil {
-			return nil, err
+		var out statisticsResultJSON
+		snapshotID := o.SnapshotID
+		if ndv {
+			res, err := maintain.ComputeStatistics(ctx, t, maintain.StatisticsOptions{SnapshotID: o.SnapshotID, Columns: o.Columns})
+			if err != nil {
+				return nil, err
+			}
+			out = newStatisticsResult(res)
+			snapshotID = &res.SnapshotID
+		}
+		partitions := o.PartitionStatistics == nil && maintain.IsPartitioned(t.Metadata) || o.PartitionStatistics != nil && *o.PartitionStatistics
+		if partitions {
+			res, err := maintain.ComputePartitionStatistics(ctx, t, maintain.PartitionStatisticsOptions{SnapshotID: snapshotID})
+			if err != nil {
+				return nil, err
+			}
+			out.SnapshotID = res.SnapshotID
+			out.PartitionStatistics = &partitionStatisticsResultJSON{StatisticsPath: res.Path, FileSizeBytes: res.File.FileSizeInBytes, Partitions: res.Partitions}
 		}
 		progress.done(action)
-		return newStatisticsResult(res), nil
+		return out, nil
 	}}, nil
 }
 
