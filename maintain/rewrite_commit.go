@@ -39,7 +39,9 @@ type RewriteCommit struct {
 // too. t is refreshed first and holds the committed version after. It
 // fails with an error of kind Conflict, committing nothing, when
 // another writer removed one of the files, or deleted rows of one after
-// the starting snapshot by position (see table.RewriteFiles).
+// the starting snapshot by position (see table.RewriteFiles), or — when a
+// group moved rows to another spec's partitions — by equality in a
+// removed file's partition.
 func CommitRewrite(ctx context.Context, t *table.Table, results []GroupResult, opts RewriteCommitOptions) (RewriteCommit, error) {
 	if len(results) == 0 {
 		return RewriteCommit{}, errkind.New(errkind.InvalidArgument, "commit rewrite: no group result")
@@ -47,6 +49,7 @@ func CommitRewrite(ctx context.Context, t *table.Table, results []GroupResult, o
 	start := results[0].StartingSnapshotID
 	var removed []string
 	var added []manifest.DataFile
+	fresh := false
 	for _, r := range results {
 		if r.StartingSnapshotID != start {
 			return RewriteCommit{}, errkind.Errorf(errkind.InvalidArgument,
@@ -57,6 +60,7 @@ func CommitRewrite(ctx context.Context, t *table.Table, results []GroupResult, o
 		}
 		removed = append(removed, r.Removed...)
 		added = append(added, r.Added...)
+		fresh = fresh || r.SpecChange
 	}
 	// The delete files to drop are chosen on the newest version, so that
 	// one another writer dropped meanwhile is not named (a conflict).
@@ -75,6 +79,12 @@ func CommitRewrite(ctx context.Context, t *table.Table, results []GroupResult, o
 	res, err := t.RewriteFiles(ctx, removed, deletes, added, table.RewriteOptions{
 		CommitOptions:      table.CommitOptions{Token: opts.Token, Branch: opts.Branch},
 		StartingSnapshotID: start,
+		// Rows moved to another spec's partitions are out of reach of
+		// the equality deletes of their old partitions: another writer's
+		// committed after the start would not apply to them at the
+		// starting sequence number. With the commit's own, such a delete
+		// is a conflict instead (and older ones are applied already).
+		FreshSequenceNumber: fresh,
 	})
 	if err != nil {
 		return RewriteCommit{}, err

@@ -26,6 +26,10 @@ type GroupResult struct {
 	// Removed are the group's data files; Added the files written.
 	Removed []string
 	Added   []manifest.DataFile
+	// SpecChange: rows of the group moved to partitions of another spec
+	// (FileGroup.SpecChange), so its commit gives the new files a fresh
+	// sequence number (see CommitRewrite).
+	SpecChange bool
 }
 
 type groupResultJSON struct {
@@ -33,6 +37,7 @@ type groupResultJSON struct {
 	StartingSnapshotID int64           `json:"starting_snapshot_id"`
 	Removed            []string        `json:"removed"`
 	Added              json.RawMessage `json:"added"`
+	SpecChange         bool            `json:"spec_change,omitempty"`
 }
 
 // MarshalJSON encodes the result, added files and all.
@@ -41,7 +46,7 @@ func (r GroupResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(groupResultJSON{GroupID: r.GroupID, StartingSnapshotID: r.StartingSnapshotID, Removed: r.Removed, Added: added})
+	return json.Marshal(groupResultJSON{GroupID: r.GroupID, StartingSnapshotID: r.StartingSnapshotID, Removed: r.Removed, Added: added, SpecChange: r.SpecChange})
 }
 
 // UnmarshalJSON decodes a result MarshalJSON wrote.
@@ -54,12 +59,13 @@ func (r *GroupResult) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return errkind.Errorf(errkind.InvalidArgument, "group result %d: %v", j.GroupID, err)
 	}
-	*r = GroupResult{GroupID: j.GroupID, StartingSnapshotID: j.StartingSnapshotID, Removed: j.Removed, Added: added}
+	*r = GroupResult{GroupID: j.GroupID, StartingSnapshotID: j.StartingSnapshotID, Removed: j.Removed, Added: added, SpecChange: j.SpecChange}
 	return nil
 }
 
 // RewriteGroup reads a group's rows, every delete applied, and writes
-// them as new data files of its partition near the group's target size
+// them as new data files of its partition (of the partitions of its spec
+// they fall in, when the group repartitions) near the group's target size
 // (the table's other write.* properties apply), with their row lineage
 // when the group carries it, sorted when it names a sort order (each
 // writer.Options.SortBufferSize of rows sorted as one run: a larger
@@ -113,15 +119,16 @@ func RewriteGroup(ctx context.Context, t *table.Table, g FileGroup) (GroupResult
 		_ = w.Abort()
 		return GroupResult{}, fmt.Errorf("rewrite group %d (%s): %w", g.ID, g.Partition, err)
 	}
-	res := GroupResult{GroupID: g.ID, StartingSnapshotID: g.StartingSnapshotID, Removed: slices.Clone(g.DataFiles), Added: files}
+	res := GroupResult{GroupID: g.ID, StartingSnapshotID: g.StartingSnapshotID, Removed: slices.Clone(g.DataFiles), Added: files, SpecChange: g.SpecChange}
 	var want []any
 	for i := range files {
-		// Rows of one partition stay in it: anything else is a bug that
-		// would move rows where deletes of their old partition miss them.
+		// Rows of one partition stay in it, unless the group repartitions:
+		// anything else is a bug that would move rows where deletes of
+		// their old partition miss them.
 		if i == 0 {
 			want = files[0].Partition
 		}
-		if files[i].SpecID != g.SpecID || !reflect.DeepEqual(files[i].Partition, want) {
+		if files[i].SpecID != g.SpecID || (!g.Repartition && !reflect.DeepEqual(files[i].Partition, want)) {
 			discardFiles(ctx, t, files)
 			return GroupResult{}, fmt.Errorf("rewrite group %d: rows of %s were written to partition %v of spec %d", g.ID, g.Partition, files[i].Partition, files[i].SpecID)
 		}

@@ -25,6 +25,11 @@ type RewriteDataFilesOptions struct {
 	// "hilbert" strategies order by, in order (rewrite_zorder.go); only
 	// for them.
 	ZOrderColumns []string `json:"zorder-columns,omitempty"`
+	// OutputSpecID is the partition spec the new files are written in;
+	// nil means the table's default spec (Java's output-spec-id). Files
+	// of another spec are rewritten into it, their rows partitioned anew
+	// (see PlanRewrite for how they are grouped).
+	OutputSpecID *int `json:"output-spec-id,omitempty"`
 	// TargetFileSizeBytes is the size written files aim at; 0 means the
 	// table's write.target-file-size-bytes, else 512 MiB.
 	TargetFileSizeBytes int64 `json:"target-file-size-bytes,omitempty"`
@@ -123,6 +128,14 @@ func (o RewriteDataFilesOptions) resolved(md *metadata.Metadata) (RewriteDataFil
 	if o.MaxConcurrentGroups == 0 {
 		o.MaxConcurrentGroups = 1
 	}
+	if o.OutputSpecID == nil {
+		id := md.DefaultSpecID
+		o.OutputSpecID = &id
+	}
+	outSpec := md.SpecByID(*o.OutputSpecID)
+	if outSpec == nil {
+		return o, errkind.Errorf(errkind.NotFound, "rewrite data files: output spec %d is not in the table", *o.OutputSpecID)
+	}
 	curve := o.Strategy == StrategyZOrder || o.Strategy == StrategyHilbert
 	if !curve && len(o.ZOrderColumns) > 0 {
 		return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: zorder columns are for the zorder and hilbert strategies, not %q", o.Strategy)
@@ -132,7 +145,7 @@ func (o RewriteDataFilesOptions) resolved(md *metadata.Metadata) (RewriteDataFil
 		if o.SortOrderID != nil {
 			return o, errkind.Errorf(errkind.InvalidArgument, "rewrite data files: a sort order is for the sort strategy, not %s", o.Strategy)
 		}
-		cols, err := curveColumns(md.CurrentSchema(), md.DefaultSpec(), o.ZOrderColumns)
+		cols, err := curveColumns(md.CurrentSchema(), outSpec, o.ZOrderColumns)
 		if err != nil {
 			return o, err
 		}

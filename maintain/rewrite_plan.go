@@ -25,13 +25,22 @@ type RewritePlan struct {
 	Groups  []FileGroup             `json:"groups"`
 }
 
-// FileGroup is one group of a plan: data files of one partition that are
-// read together and written again as files near the target size.
+// FileGroup is one group of a plan: data files of one partition (or of
+// specs other than the table's default, together) that are read
+// together and written again as files near the target size.
 type FileGroup struct {
-	ID                 int    `json:"id"`
-	StartingSnapshotID int64  `json:"starting_snapshot_id"`
-	SpecID             int    `json:"spec_id"`
-	Partition          string `json:"partition"` // readable, for reports
+	ID                 int   `json:"id"`
+	StartingSnapshotID int64 `json:"starting_snapshot_id"`
+	// SpecID is the partition spec the files are written in (the output
+	// spec). Repartition says the group's files span several partitions
+	// or specs: its rows are written into as many partitions of SpecID as
+	// they fall in; otherwise the group is one partition of SpecID and
+	// stays one. SpecChange says some of its files are of another spec
+	// than SpecID, so rows move to other partitions (see CommitRewrite).
+	SpecID      int    `json:"spec_id"`
+	Repartition bool   `json:"repartition,omitempty"`
+	SpecChange  bool   `json:"spec_change,omitempty"`
+	Partition   string `json:"partition"` // readable, for reports
 	// DataFiles are the files rewritten, by path as the manifests write
 	// them.
 	DataFiles []string `json:"data_files"`
@@ -63,7 +72,11 @@ type FileGroup struct {
 var lineageColumns = []string{"_row_id", "_last_updated_sequence_number"}
 
 // PlanRewrite chooses the files to compact and packs them into groups,
-// as Java's bin-pack planner does, per partition (spec and tuple):
+// as Java's bin-pack planner does, per partition of the table's default
+// spec (files of any other spec count as one partition: their rows may
+// fall in many of the default spec's, so they are packed together), and
+// writes them in the output spec (output-spec-id, default the table's
+// default spec):
 //   - a file is a candidate when its size is outside
 //     [min-file-size-bytes, max-file-size-bytes], it has at least
 //     delete-file-threshold delete files, or its own position deletes
@@ -99,9 +112,17 @@ func PlanRewrite(ctx context.Context, t *table.Table, opts RewriteDataFilesOptio
 	}
 	byPartition := map[string][]*table.DataFileTask{}
 	var keys []string
+	// Java's key for a file of another spec: the default spec's tuple of
+	// nulls (a default-spec file whose partition values are all null
+	// shares it, as in Java).
+	current := t.Metadata.DefaultSpec()
+	others := partitionKey(current.ID, make([]any, len(current.Fields)))
 	for i := range files.Tasks {
 		dt := &files.Tasks[i]
-		key := partitionKey(dt.File.SpecID, dt.File.Partition)
+		key := others
+		if dt.File.SpecID == current.ID {
+			key = partitionKey(dt.File.SpecID, dt.File.Partition)
+		}
 		if _, ok := byPartition[key]; !ok {
 			keys = append(keys, key)
 		}
@@ -122,10 +143,11 @@ func PlanRewrite(ctx context.Context, t *table.Table, opts RewriteDataFilesOptio
 	}
 	for _, files := range chosen {
 		g := FileGroup{
-			ID: len(plan.Groups), StartingSnapshotID: id, SpecID: files[0].File.SpecID,
-			Partition: describePartition(t, &files[0].File), TargetFileSizeBytes: opts.TargetFileSizeBytes, Lineage: lineage,
+			ID: len(plan.Groups), StartingSnapshotID: id, SpecID: *opts.OutputSpecID,
+			TargetFileSizeBytes: opts.TargetFileSizeBytes, Lineage: lineage,
 			SortOrderID: opts.SortOrderID, ZOrderColumns: opts.ZOrderColumns, Hilbert: opts.Strategy == StrategyHilbert,
 		}
+		describeGroup(t, &g, files)
 		for _, dt := range files {
 			g.DataFiles = append(g.DataFiles, dt.File.FilePath)
 			g.InputBytes += dt.File.FileSizeInBytes
@@ -275,6 +297,32 @@ func partitionKey(specID int, partition []any) string {
 		key += fmt.Sprintf("|%T:%v", v, v)
 	}
 	return key
+}
+
+// describeGroup sets whether a group's files span several partitions or
+// specs and whether any is of another spec than the output spec, and
+// names the group for reports: its partition, or the specs its files
+// come from and the one they go to.
+func describeGroup(t *table.Table, g *FileGroup, files []*table.DataFileTask) {
+	var specs []int
+	partitions := map[string]bool{}
+	for _, dt := range files {
+		if !slices.Contains(specs, dt.File.SpecID) {
+			specs = append(specs, dt.File.SpecID)
+		}
+		partitions[partitionKey(dt.File.SpecID, dt.File.Partition)] = true
+	}
+	slices.Sort(specs)
+	g.SpecChange = len(specs) > 1 || specs[0] != g.SpecID
+	g.Repartition = g.SpecChange || len(partitions) > 1
+	switch {
+	case !g.Repartition:
+		g.Partition = describePartition(t, &files[0].File)
+	case len(partitions) == 1:
+		g.Partition = fmt.Sprintf("%s, rewritten into spec %d", describePartition(t, &files[0].File), g.SpecID)
+	default:
+		g.Partition = fmt.Sprintf("%d partitions of specs %v, rewritten into spec %d", len(partitions), specs, g.SpecID)
+	}
 }
 
 // describePartition names a file's partition as its path would, for

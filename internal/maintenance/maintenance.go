@@ -350,6 +350,7 @@ type rewriteDataFilesOptionsJSON struct {
 	Strategy                  string          `json:"strategy"`
 	SortOrderID               *int            `json:"sort_order_id"`
 	ZOrderColumns             []string        `json:"zorder_columns"`
+	OutputSpecID              *int            `json:"output_spec_id"`
 	TargetFileSizeBytes       int64           `json:"target_file_size_bytes"`
 	MinFileSizeBytes          int64           `json:"min_file_size_bytes"`
 	MaxFileSizeBytes          int64           `json:"max_file_size_bytes"`
@@ -419,7 +420,10 @@ func ParseRewriteDataFilesOptions(data []byte) (maintain.RewriteDataFilesOptions
 		MinInputFiles: o.MinInputFiles, DeleteFileThreshold: o.DeleteFileThreshold, DeleteRatioThreshold: o.DeleteRatioThreshold,
 		RewriteAll: o.RewriteAll, MaxFileGroupSizeBytes: o.MaxFileGroupSizeBytes, PartialProgress: o.PartialProgress,
 		PartialProgressMaxCommits: o.PartialProgressMaxCommits, MaxConcurrentGroups: o.MaxConcurrentGroups, Token: o.Token, Branch: o.Branch,
-		Strategy: o.Strategy, SortOrderID: o.SortOrderID, ZOrderColumns: o.ZOrderColumns,
+		Strategy: o.Strategy, SortOrderID: o.SortOrderID, ZOrderColumns: o.ZOrderColumns, OutputSpecID: o.OutputSpecID,
+	}
+	if o.OutputSpecID != nil && *o.OutputSpecID < 0 {
+		return maintain.RewriteDataFilesOptions{}, nil, invalid("%s options: output_spec_id %d is negative", action, *o.OutputSpecID)
 	}
 	if len(o.Filter) > 0 {
 		text := string(o.Filter)
