@@ -126,12 +126,16 @@ var commandHelp = []struct{ name, text string }{
              --convert-equality turns equality deletes into position
              deletes (v2) or deletion vectors (v3). Prints one JSON
              object`},
-	{"stats", `floe stats TABLE [--columns a,b.c] [--snapshot ID]
+	{"stats", `floe stats TABLE [--columns a,b.c] [--snapshot ID] [--no-ndv] [--no-partition-stats]
              computes each column's number of distinct values (theta
              sketches, default every top-level primitive column) of the
              snapshot (default current), writes them as a Puffin
-             statistics file and registers it in the table; a table with
-             write.statistics.on-commit=true gets them after each append,
+             statistics file and registers it in the table; on a
+             partitioned table also writes and registers its partition
+             statistics file (per spec and partition: data, delete and
+             deletion-vector counts, from the manifests alone). --no-ndv
+             and --no-partition-stats skip either. A table with
+             write.statistics.on-commit=true gets both after each append,
              delete and upsert too. Prints one JSON object`},
 	{"maintain", `floe maintain TABLE [--dry-run] [--skip-orphans]
              reads the table's health and runs what it needs, in this

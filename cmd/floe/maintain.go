@@ -23,7 +23,7 @@ const (
 	removeOrphansUsage    = "usage: floe remove-orphans TABLE [--dry-run] [--older-than 3d|36h|MS] [--force] [--location DIR]"
 	rewriteManifestsUsage = "usage: floe rewrite-manifests TABLE [--target-size 8MiB] [--token T] [--branch NAME] [--property K=V]..."
 	rewriteDeletesUsage   = "usage: floe rewrite-deletes TABLE [--position | --convert-equality] [--token T] [--branch NAME] [--property K=V]..."
-	statsUsage            = "usage: floe stats TABLE [--columns a,b.c] [--snapshot ID]"
+	statsUsage            = "usage: floe stats TABLE [--columns a,b.c] [--snapshot ID] [--no-ndv] [--no-partition-stats]"
 	maintainUsage         = "usage: floe maintain TABLE [--dry-run] [--skip-orphans]"
 	healthUsage           = "usage: floe inspect TABLE health [--skip-orphans]"
 )
@@ -103,11 +103,17 @@ func runRewriteDeletes(ctx context.Context, raw []string, out, errOut io.Writer)
 }
 
 func runStats(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "map", "columns", "snapshot"}, []string{"no-relocate"})
+	a, err := parseArgs(raw, []string{"warehouse", "map", "columns", "snapshot"}, []string{"no-relocate", "no-ndv", "no-partition-stats"})
 	if err != nil {
 		return err
 	}
 	opts := map[string]any{}
+	if a.bools["no-ndv"] {
+		opts["ndv"] = false
+	}
+	if a.bools["no-partition-stats"] {
+		opts["partition_statistics"] = false
+	}
 	if v, ok := a.last("columns"); ok {
 		var cols []string
 		for c := range strings.SplitSeq(v, ",") {
