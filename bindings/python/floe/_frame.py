@@ -152,36 +152,30 @@ def _piece(owner, field, array, offset, n, decoder, options):
     if fmt.startswith("ts"):
         values = _view(owner, array.buffers[1] + offset * 8, "<i8", n).view(f"datetime64[{_DATETIME_UNITS[fmt[2]]}]")
         return Piece(fmt, values, _nulls(owner, array, offset, n))
+    # The rest are kept as raw buffers (views, or zero-filled copies where
+    # nulls hold undefined bytes) and made objects once per column, after
+    # the batches are joined: a value repeated across batches becomes one
+    # object.
     mask = _nulls(owner, array, offset, n)
     if fmt in ("tdD", "tdm"):
         if fmt == "tdD":
             days = _view(owner, array.buffers[1] + offset * 4, "<i4", n)
         else:
             days = _view(owner, array.buffers[1] + offset * 8, "<i8", n) // 86_400_000
-        if not options.date_as_object:
-            return Piece("tdD", days.astype("datetime64[D]"), mask)
-        return _object_piece(_frame_objects.dates(_zeroed(days, mask)), mask)
+        return Piece("date", _zeroed(days, mask), mask)
     if fmt in _STRINGS:
-        offsets = _view(owner, array.buffers[1] + offset * np.dtype(_STRINGS[fmt]).itemsize, _STRINGS[fmt], n + 1)
-        offsets = offsets.astype(np.int64)
+        width = np.dtype(_STRINGS[fmt]).itemsize
+        offsets = _view(owner, array.buffers[1] + offset * width, _STRINGS[fmt], n + 1)
         start = int(offsets[0]) if n else 0
         data = _view(owner, array.buffers[2] + start, "u1", int(offsets[-1]) - start) if n else np.empty(0, np.uint8)
-        values = _frame_objects.strings(offsets - start, data, decode=fmt in ("u", "U"))
-        return _object_piece(values, mask, "string" if fmt in ("u", "U") else "object")
+        return Piece("utf8" if fmt in ("u", "U") else "binary", _Bytes(offsets, start, data), mask)
     if fmt.startswith("d:") and _decimal_width(fmt) == 16:
-        scale = int(fmt[2:].split(",")[1])
         words = _view(owner, array.buffers[1] + offset * 16, "<u8", 2 * n).reshape(n, 2)
-        lo, hi = words[:, 0], words[:, 1].view(np.int64)
-        if mask is not None:  # a null's bytes are undefined: zero keeps them out of the way
-            lo, hi = _zeroed(lo, mask), _zeroed(hi, mask)
-        if options.decimal_as_float:
-            return Piece("g", _frame_objects.decimals_as_float(lo, hi, scale), mask)
-        return _object_piece(_frame_objects.decimals(np.ascontiguousarray(lo), np.ascontiguousarray(hi), scale), mask)
+        return Piece("d:" + fmt[2:].split(",")[1], _zeroed(words, mask), mask)
     if fmt.startswith("w:") and not decoder._is_uuid(field):
         width = int(fmt[2:])
-        offsets = np.arange(n + 1, dtype=np.int64) * width
         data = _view(owner, array.buffers[1] + offset * width, "u1", n * width)
-        return _object_piece(_frame_objects.strings(offsets, data, decode=False), mask)
+        return Piece("binary", _Bytes(np.arange(n + 1, dtype=np.int64) * width, 0, data), mask)
     if fmt == "n":
         return Piece("object", np.full(n, None, dtype=object))
     # Python values: the decoder reads the child from its own offset; the
@@ -189,6 +183,32 @@ def _piece(owner, field, array, offset, n, decoder, options):
     skip = offset - array.offset
     values = decoder.values(field, array)[skip:skip + n]
     return Piece("object", np.fromiter(values, dtype=object, count=len(values)))
+
+
+class _Bytes:
+    """A batch's variable-width values: Arrow offsets (start is the first)
+    and the data they point into, from start on."""
+
+    __slots__ = ("offsets", "start", "data")
+
+    def __init__(self, offsets, start, data):
+        self.offsets, self.start, self.data = offsets, start, data
+
+    def __len__(self):
+        return len(self.offsets) - 1
+
+    @staticmethod
+    def join(parts):
+        """(int64 offsets from 0, data) of the parts one after another."""
+        if len(parts) == 1:
+            p = parts[0]
+            return p.offsets.astype(np.int64) - p.start, p.data
+        offsets = [np.zeros(1, np.int64)]
+        shift = 0
+        for p in parts:
+            offsets.append(p.offsets[1:].astype(np.int64) - p.start + shift)
+            shift += len(p.data)
+        return np.concatenate(offsets), np.concatenate([p.data for p in parts])
 
 
 def _decimal_width(fmt):
@@ -200,13 +220,9 @@ def _zeroed(values, mask):
     """values with the nulls' (undefined) values made 0."""
     if mask is None:
         return values
-    return np.where(mask, 0, values).astype(values.dtype)
-
-
-def _object_piece(values, mask, kind="object"):
-    if mask is not None:
-        values[mask] = None
-    return Piece(kind, values)
+    out = values.copy()
+    out[mask] = 0
+    return out
 
 
 def _empty_piece(field, options):
@@ -218,36 +234,57 @@ def _empty_piece(field, options):
         return Piece(fmt, np.empty(0, bool))
     if fmt.startswith("ts"):
         return Piece(fmt, np.empty(0, f"datetime64[{_DATETIME_UNITS[fmt[2]]}]"))
-    if fmt in ("tdD", "tdm") and not options.date_as_object:
-        return Piece("tdD", np.empty(0, "datetime64[D]"))
-    if fmt.startswith("d:") and options.decimal_as_float:
-        return Piece("g", np.empty(0, np.float64))
-    if fmt in ("u", "U"):
-        return Piece("string", np.empty(0, dtype=object))
+    if fmt in ("tdD", "tdm"):
+        return Piece("date", np.empty(0, np.int32))
+    if fmt.startswith("d:") and _decimal_width(fmt) == 16:
+        return Piece("d:" + fmt[2:].split(",")[1], np.empty((0, 2), np.uint64))
+    if fmt in _STRINGS:
+        return Piece("utf8" if fmt in ("u", "U") else "binary", _Bytes(np.zeros(1, np.int64), 0, np.empty(0, np.uint8)))
     return Piece("object", np.empty(0, dtype=object))
 
 
 def _joined(pieces):
     """One column from its pieces: the piece itself when there is one."""
+    mask = None
+    if any(p.mask is not None for p in pieces):
+        mask = np.concatenate([p.mask if p.mask is not None else np.zeros(len(p.values), bool) for p in pieces])
+    if isinstance(pieces[0].values, _Bytes):
+        return _Bytes.join([p.values for p in pieces]), mask
     if len(pieces) == 1:
-        return pieces[0].values, pieces[0].mask
-    values = np.concatenate([p.values for p in pieces])
-    if all(p.mask is None for p in pieces):
-        return values, None
-    mask = np.concatenate([p.mask if p.mask is not None else np.zeros(len(p.values), bool) for p in pieces])
-    return values, mask
+        return pieces[0].values, mask
+    return np.concatenate([p.values for p in pieces]), mask
 
 
 def _series_values(pieces, options):
     """What pandas gets for one column."""
     kind = pieces[0].kind
     values, mask = _joined(pieces)
+    has_nulls = mask is not None and mask.any()
+    if kind == "date":
+        if not options.date_as_object:
+            kind, values = "tdD", values.astype("datetime64[D]")
+        else:
+            kind, values = "object", _frame_objects.dates(values)
+    elif kind.startswith("d:"):
+        scale = int(kind[2:])
+        lo, hi = np.ascontiguousarray(values[:, 0]), np.ascontiguousarray(values[:, 1]).view(np.int64)
+        if options.decimal_as_float:
+            kind, values = "g", _frame_objects.decimals_as_float(lo, hi, scale)
+        else:
+            kind, values = "object", _frame_objects.decimals(lo, hi, scale)
+    elif kind in ("utf8", "binary"):
+        offsets, data = values
+        values = _frame_objects.strings(offsets, data, decode=kind == "utf8")
+        kind = "string" if kind == "utf8" else "object"
     if kind in ("object", "string"):
+        if has_nulls:
+            values[mask] = None
         if kind == "string" and options.nullable:
             values[pd.isna(values)] = pd.NA
             return pd.arrays.StringArray(values)
-        return values
-    has_nulls = mask is not None and mask.any()
+        # A Series of dtype object: pandas takes the array as it is, where a
+        # bare object array would be searched for datetimes first.
+        return pd.Series(values, dtype=object, copy=False)
     if kind in ("f", "g"):
         if options.nullable:
             return pd.arrays.FloatingArray(values, mask if has_nulls else np.zeros(len(values), bool), copy=False)

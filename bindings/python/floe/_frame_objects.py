@@ -53,7 +53,12 @@ def by_distinct(keys, make):
     them all."""
     if keys is None:
         return _object_array(make(None))
-    codes, rows = shared(keys)
+    return by_codes(*shared(keys), make)
+
+
+def by_codes(codes, rows, make):
+    """make(rows) (objects for rows holding each distinct value) taken for
+    every row by codes."""
     return _object_array(make(rows)).take(codes)
 
 
@@ -72,7 +77,7 @@ def strings(offsets, data, decode):
     if n == 0:
         return out
     lengths = np.diff(offsets)
-    width = int(lengths.max())
+    width = _words(int(lengths.max())) * 8
     if width == 0:
         out[:] = "" if decode else b""
         return out
@@ -87,46 +92,79 @@ def strings(offsets, data, decode):
         group = np.frexp(lengths)[1]
         for k in np.unique(group):
             rows = np.flatnonzero(group == k)
-            w = int(lengths[rows].max())
-            out[rows] = _gathered(windows[:, :max(w, 1)], starts[rows], lengths[rows], max(w, 1), decode)
+            w = max(_words(int(lengths[rows].max())), 1) * 8
+            out[rows] = _gathered(windows[:, :w], starts[rows], lengths[rows], w, decode)
     _fix_trailing_nuls(out, offsets, lengths, data, decode)
     return out
 
 
+def _words(nbytes):
+    return (nbytes + 7) // 8
+
+
+# _LOW_BYTES[k]: a 64-bit word's k low bytes (little-endian) set.
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+# A sample of this many rows tells a column of mostly distinct values.
+_SAMPLE = 4096
+
+
 def _gathered(windows, starts, lengths, width, decode):
     """The values starting at starts, as objects, through a (rows, width)
-    byte matrix."""
+    byte matrix (width a multiple of 8): each row a value's bytes, then
+    zeros (masked a 64-bit word at a time)."""
     matrix = windows[starts]
-    matrix *= np.arange(width, dtype=np.int64)[None, :] < lengths[:, None]
-    return by_distinct(_row_keys(matrix), lambda rows: _decoded(matrix if rows is None else matrix[rows], decode))
+    words = matrix.view("<u8")
+    # Row l of by_length: the word masks of a value of l bytes.
+    by_length = _LOW_BYTES[np.clip(np.arange(width + 1)[:, None] - 8 * np.arange(width // 8)[None, :], 0, 8)]
+    words &= by_length[lengths]
+    shared_rows = _shared_rows(words)
+    if shared_rows is None:
+        return _object_array(_decoded(matrix, decode))
+    return by_codes(*shared_rows, lambda rows: _decoded(matrix[rows], decode))
 
 
-def _row_keys(matrix):
-    """An int64 key per row, equal exactly when the rows' bytes are: 8
-    bytes at a time, each chunk's factorize codes combined with the key so
-    far. Gives up (every row its own key) at the first chunk whose keys
-    are mostly distinct, as a comment column's are (None: sharing cannot
-    pay)."""
-    rows, width = matrix.shape
-    chunks = (width + 7) // 8
-    padded = np.zeros((rows, chunks * 8), np.uint8)
-    padded[:, :width] = matrix
-    words = padded.view("<u8")
-    key, distinct = pd.factorize(words[:, 0], sort=False)
-    for c in range(chunks):
-        if c:
-            codes, more = pd.factorize(words[:, c], sort=False)
-            key, distinct = pd.factorize(key.astype(np.int64) * len(more) + codes, sort=False)
-        if len(distinct) * 2 > rows:
-            return None
-    return key
+def mostly_distinct(keys):
+    """Whether a sample of keys is mostly distinct: then sharing objects
+    cannot pay for factorizing them all (a comment, a price)."""
+    step = max(1, len(keys) // _SAMPLE)
+    sample = keys[::step]
+    return len(pd.unique(sample)) * 2 > len(sample)
+
+
+def _row_hashes(words):
+    """A 64-bit hash of each row of a (rows, words) uint64 matrix."""
+    with np.errstate(over="ignore"):
+        h = words[:, 0].copy()
+        for c in range(1, words.shape[1]):
+            h ^= h >> np.uint64(29)
+            h *= np.uint64(0x9E3779B97F4A7C15)
+            h += words[:, c]
+    return h
+
+
+def _shared_rows(words):
+    """shared() of the rows of a zero-padded word matrix: (codes, a row
+    of each distinct value), or None when most rows are distinct. Rows are
+    hashed; every row is then compared with its hash's representative, so
+    a collision only costs the sharing (None), never a wrong value."""
+    rows = len(words)
+    if rows < 2 or mostly_distinct(_row_hashes(words[::max(1, rows // _SAMPLE)])):
+        return None
+    codes, distinct = pd.factorize(_row_hashes(words), sort=False)
+    if len(distinct) * 2 > rows:
+        return None
+    first = np.empty(len(distinct), np.int64)
+    first[codes] = np.arange(rows)
+    if words.shape[1] > 1 and not np.array_equal(words, words[first[codes]]):
+        return None
+    return codes, first
 
 
 def _decoded(matrix, decode):
     """Rows of a zero-padded byte matrix as bytes, or str (UTF-8)."""
     values = np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel().astype(object)
     if decode:
-        return list(map(_UTF8, values))
+        return list(map(bytes.decode, values))
     return values
 
 
@@ -147,6 +185,8 @@ def decimals(lo, hi, scale):
         return np.empty(0, dtype=object)
     small = lo.view(np.int64)
     if np.array_equal(hi, small >> 63):
+        if mostly_distinct(small):
+            return _object_array(_scaled(small.tolist(), scale))
         return by_distinct(small, lambda rows: _scaled(small[rows].tolist(), scale))
     pairs = np.empty((len(lo), 2), np.uint64)
     pairs[:, 0] = lo
@@ -183,5 +223,3 @@ def dates(days):
     """datetime.date objects of days since 1970-01-01 (int32/int64)."""
     return by_distinct(days, lambda rows: days[rows].astype("datetime64[D]").astype(object))
 
-
-_UTF8 = methodcaller("decode", "utf-8")

@@ -26,11 +26,19 @@ datetime64[ns]                 timestamp in microseconds (nanoseconds for a
 datetime64[ns, tz]             the same, in UTC, with zone "UTC"
 strings (object or "string")   utf8 (large_utf8 past 2 GiB)
 bytes                          binary; fixed_size_binary for fixed/uuid
+Decimal objects                decimal128 at a decimal column's precision and
+                               scale (a value with more fractional digits
+                               or more digits than the column takes is a
+                               ValueError naming it, never rounded)
+datetime.date objects          date32 (for a date column or a new one)
 all missing                    left out for a column the table has (a null),
                                else an utf8 column of nulls (floe refuses a
                                name the table lacks, naming it)
 anything else (dicts, lists,   the whole frame goes as JSON rows
-Decimal, date, time objects)   (floe_json_rows_stream), as a list of dicts
+time objects, ...)             (floe_json_rows_stream), as a list of dicts
+
+So a frame Scan.to_pandas returns (Decimal and date objects included)
+goes back to floe as Arrow columns, never one row at a time.
 =============================  =============================================
 
 The index is not written. Memory: the Arrow structures point into numpy
@@ -40,6 +48,9 @@ released.
 """
 
 import ctypes
+import datetime
+import decimal
+from operator import methodcaller
 
 import numpy as np
 import pandas as pd
@@ -147,6 +158,12 @@ def _objects(name, series, field_type, known):
         return _strings(name, present, missing)
     if types == {bytes}:
         return _binary(name, present, missing, target)
+    if types == {decimal.Decimal} and target and target.startswith("decimal("):
+        return _decimals(name, present, missing, target)
+    if types == {datetime.date} and target in ("date", None):
+        days = np.zeros(len(missing), np.int32)
+        days[~missing] = np.array(present, dtype="datetime64[D]").astype(np.int64)
+        return _Column(name, "tdD", len(missing), _valid(missing), [days])
     kind = pd.api.types.infer_dtype(present, skipna=False)
     if kind == "string":  # str subclasses (numpy.str_)
         return _strings(name, present, missing)
@@ -156,6 +173,42 @@ def _objects(name, series, field_type, known):
         typed = series.astype("boolean" if kind == "boolean" else "Float64" if kind != "integer" else "Int64")
         return _column(name, typed, field_type)
     return None
+
+
+# Wide enough that scaling any decimal(38, s) value is exact; Inexact
+# trapped, so a value with digits past the column's scale is refused.
+_EXACT = decimal.Context(prec=100, Emin=-999999, Emax=999999, traps=[decimal.Inexact, decimal.InvalidOperation])
+
+
+def _decimals(name, present, missing, target):
+    """Decimal objects as a decimal128 column of the table's precision and
+    scale: each value scaled to an integer and written as 16 little-endian
+    bytes, in C-level passes (map) over the column."""
+    precision, scale = (int(x) for x in target[len("decimal("):-1].split(","))
+    try:
+        scaled = map(methodcaller("scaleb", scale, _EXACT), present)
+        ints = list(map(int, map(methodcaller("to_integral_exact", context=_EXACT), scaled)))
+    except (decimal.Inexact, decimal.InvalidOperation, ValueError, OverflowError):
+        bad = next(v for v in present if not _whole_when_scaled(v, scale))
+        raise ValueError(f"column {name!r}: {bad} does not fit Iceberg {target} without rounding") from None
+    limit = 10 ** precision
+    low, high = min(ints), max(ints)
+    if low <= -limit or high >= limit:
+        bad = decimal.Decimal(low if low <= -limit else high).scaleb(-scale, _EXACT)
+        raise ValueError(f"column {name!r}: {bad} has more than the {precision} digits of Iceberg {target}")
+    data = np.zeros((len(missing), 16), np.uint8)
+    raw = b"".join(map(methodcaller("to_bytes", 16, "little", signed=True), ints))
+    data[~missing] = np.frombuffer(raw, np.uint8).reshape(-1, 16)
+    return _Column(name, f"d:{precision},{scale}", len(missing), _valid(missing), [data])
+
+
+def _whole_when_scaled(v, scale):
+    """Whether v has no digit past scale (the error path only)."""
+    try:
+        int(v.scaleb(scale, _EXACT).to_integral_exact(context=_EXACT))
+        return True
+    except (decimal.DecimalException, ValueError, OverflowError):
+        return False
 
 
 def _offsets(lengths, missing):
