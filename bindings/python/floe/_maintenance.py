@@ -89,28 +89,39 @@ class MaintenanceTable:
         return self._run("remove_dangling_deletes", {
             "token": token, "properties": properties, "branch": branch, "timeout_ms": timeout_ms}, progress)
 
-    def compute_statistics(self, columns=None, snapshot_id=None, timeout_ms=None, progress=None):
+    def compute_statistics(self, columns=None, snapshot_id=None, ndv=None, partition_statistics=None,
+                           timeout_ms=None, progress=None):
         """Computes each column's number of distinct values (theta
         sketches; columns default to every top-level primitive column) of
         the snapshot (default current), writes them as a Puffin file and
-        registers it. Returns {"snapshot_id", "statistics_path",
-        "file_size_in_bytes", "ndv": {column: n}}."""
+        registers it; on a partitioned table also writes and registers the
+        snapshot's partition statistics file (per spec and partition: data,
+        position delete, deletion vector and equality delete counts, read
+        from the manifests alone). ndv=False skips the sketches;
+        partition_statistics=False skips the partition file, True requires
+        it (an unpartitioned table is then refused). Returns
+        {"snapshot_id", "statistics_path", "file_size_in_bytes",
+        "ndv": {column: n}, "partition_statistics": {"statistics_path",
+        "file_size_in_bytes", "partitions"}} (keys of what was skipped
+        left out)."""
         if isinstance(columns, str):
             raise TypeError("columns takes a list of column names")
         return self._run("compute_statistics", {
             "columns": list(columns) if columns is not None else None, "snapshot_id": snapshot_id,
-            "timeout_ms": timeout_ms}, progress)
+            "ndv": ndv, "partition_statistics": partition_statistics, "timeout_ms": timeout_ms}, progress)
 
     def rewrite_data_files(self, row_filter=None, target_file_size_bytes=None, min_file_size_bytes=None,
                            max_file_size_bytes=None, min_input_files=None, delete_file_threshold=None,
                            delete_ratio_threshold=None, rewrite_all=False, max_file_group_size_bytes=None,
                            partial_progress_enabled=False, partial_progress_max_commits=None,
                            max_concurrent_file_group_rewrites=None, token=None, branch=None, timeout_ms=None,
-                           progress=None):
+                           progress=None, output_spec_id=None):
         """Compacts small files (bin-pack, Java's options and defaults),
         applying every delete, and drops delete files nothing needs any
         more; row_filter (text or REST JSON dict) limits it to files that
-        may hold the rows it selects. Returns {"starting_snapshot_id",
+        may hold the rows it selects. The new files are partitioned by the
+        table's default spec, or output_spec_id's (files of older specs
+        are rewritten into it, as Java's output-spec-id does). Returns {"starting_snapshot_id",
         "groups": [...], "rewritten_data_files_count",
         "added_data_files_count", "rewritten_bytes_count",
         "removed_delete_files_count", "failed_data_files_count",
@@ -124,7 +135,7 @@ class MaintenanceTable:
             "partial_progress_enabled": bool(partial_progress_enabled) or None,
             "partial_progress_max_commits": partial_progress_max_commits,
             "max_concurrent_file_group_rewrites": max_concurrent_file_group_rewrites, "token": token,
-            "branch": branch, "timeout_ms": timeout_ms}, progress)
+            "branch": branch, "timeout_ms": timeout_ms, "output_spec_id": output_spec_id}, progress)
 
     def rewrite_position_deletes(self, target_file_size_bytes=None, token=None, properties=None, branch=None,
                                  timeout_ms=None, progress=None):

@@ -148,6 +148,23 @@ class MaintenanceTest(unittest.TestCase):
         res = t.maintenance.compute_statistics(columns=["kind"])
         self.assertEqual(res["ndv"], {"kind": 6})
 
+    def test_partition_statistics(self):
+        t = self.table()
+        res = t.maintenance.compute_statistics()
+        self.assertNotIn("partition_statistics", res)  # unpartitioned
+        with t.update_spec() as u:
+            u.add_identity("kind")
+        t.append([{"id": 100, "kind": "k0"}, {"id": 101, "kind": "k9"}])
+        res = t.maintenance.compute_statistics(ndv=False)
+        self.assertNotIn("ndv", res)
+        # the files before the spec change are one row, k0 and k9 two more
+        self.assertEqual(res["partition_statistics"]["partitions"], 3)
+        self.assertEqual([s["statistics-path"] for s in t.metadata["partition-statistics"]],
+                         [res["partition_statistics"]["statistics_path"]])
+        with self.assertRaises(FloeError) as e:
+            t.maintenance.compute_statistics(ndv=False, partition_statistics=False)
+        self.assertEqual(e.exception.code, Status.INVALID_ARGUMENT)
+
 
 if __name__ == "__main__":
     unittest.main()
