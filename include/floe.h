@@ -662,9 +662,15 @@ typedef void (*floe_progress_fn)(const char* progress_json, void* user_data);
  *    "token_found", "removed_delete_files": [paths]}.
  *  "compute_statistics": NDV theta sketches of "columns" (default every
  *    top-level primitive column) of "snapshot_id" (default current),
- *    written as a Puffin file and registered in the metadata. Result:
- *    {"snapshot_id", "statistics_path", "file_size_in_bytes",
- *    "ndv": {"column": n}}.
+ *    written as a Puffin file and registered in the metadata; on a
+ *    partitioned table also the snapshot's partition statistics file
+ *    (Parquet, the spec's schema; counts from the manifests alone).
+ *    "ndv": false skips the sketches; "partition_statistics": false skips
+ *    the partition file, true requires it (an unpartitioned table is
+ *    then FLOE_INVALID_ARGUMENT). Result: {"snapshot_id",
+ *    "statistics_path", "file_size_in_bytes", "ndv": {"column": n},
+ *    "partition_statistics": {"statistics_path", "file_size_in_bytes",
+ *    "partitions"}}, keys of what was skipped left out.
  *  "rewrite_data_files": compact small files (bin-pack) and apply
  *    deletes. Java's options in snake case: "target_file_size_bytes",
  *    "min_file_size_bytes", "max_file_size_bytes", "min_input_files",
