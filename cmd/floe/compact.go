@@ -15,7 +15,7 @@ import (
 	"github.com/floedb/floe/maintain"
 )
 
-const compactUsage = "usage: floe compact TABLE [--strategy binpack|sort|zorder|hilbert] [--sort-order-id N] [--zorder-columns a,b] [--target-file-size 512MiB] [--min-file-size SIZE] [--max-file-size SIZE] [--min-input-files N] [--delete-file-threshold N] [--max-group-size SIZE] [--rewrite-all] [--filter EXPR] [--partial-progress] [--max-commits N] [--concurrency N] [--token T] [--branch NAME] [--dry-run]"
+const compactUsage = "usage: floe compact TABLE [--strategy binpack|sort|zorder|hilbert] [--sort-order-id N] [--zorder-columns a,b] [--output-spec-id N] [--target-file-size 512MiB] [--min-file-size SIZE] [--max-file-size SIZE] [--min-input-files N] [--delete-file-threshold N] [--max-group-size SIZE] [--rewrite-all] [--filter EXPR] [--partial-progress] [--max-commits N] [--concurrency N] [--token T] [--branch NAME] [--dry-run]"
 
 // compactOutput is the JSON object floe compact prints: the result, or
 // with --dry-run the plan's groups without their tasks.
@@ -30,7 +30,7 @@ type compactOutput struct {
 func runCompact(ctx context.Context, raw []string, out, errOut io.Writer) error {
 	a, err := parseArgs(raw,
 		[]string{"warehouse", "map", "target-file-size", "min-file-size", "max-file-size", "min-input-files", "delete-file-threshold",
-			"max-group-size", "filter", "max-commits", "concurrency", "token", "branch", "strategy", "sort-order-id", "zorder-columns"},
+			"max-group-size", "filter", "max-commits", "concurrency", "token", "branch", "strategy", "sort-order-id", "zorder-columns", "output-spec-id"},
 		[]string{"no-relocate", "rewrite-all", "partial-progress", "dry-run"})
 	if err != nil {
 		return err
@@ -121,6 +121,13 @@ func compactOptions(a *args) (maintain.RewriteDataFilesOptions, error) {
 			return o, fmt.Errorf("--sort-order-id: want a sort order id, got %q", v)
 		}
 		o.SortOrderID = &n
+	}
+	if v, ok := a.last("output-spec-id"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return o, fmt.Errorf("--output-spec-id: want a partition spec id, got %q", v)
+		}
+		o.OutputSpecID = &n
 	}
 	if v, ok := a.last("zorder-columns"); ok {
 		o.ZOrderColumns = strings.Split(v, ",")
