@@ -677,8 +677,11 @@ typedef void (*floe_progress_fn)(const char* progress_json, void* user_data);
  *    "delete_file_threshold", "delete_ratio_threshold", "rewrite_all",
  *    "max_file_group_size_bytes", "partial_progress_enabled",
  *    "partial_progress_max_commits",
- *    "max_concurrent_file_group_rewrites", "filter" (as floe_delete_rows
- *    takes it), "token", "branch". Result: {"starting_snapshot_id",
+ *    "max_concurrent_file_group_rewrites", "output_spec_id" (the spec
+ *    the new files are partitioned by; default the table's default spec,
+ *    into which files of older specs are rewritten), "filter" (as
+ *    floe_delete_rows takes it), "token", "branch". Result:
+ *    {"starting_snapshot_id",
  *    "groups": [{"id", "partition", "input_files", "input_bytes",
  *    "output_files", "snapshot_id", "error"}],
  *    "rewritten_data_files_count", "added_data_files_count",
