@@ -171,21 +171,26 @@ func (a *args) hasCatalog() bool {
 	return ok || os.Getenv(open.EnvCatalog) != ""
 }
 
-// catalog opens --catalog URI (or $FLOE_CATALOG) with its --catalog-prop
-// KEY=VALUE properties, once per command; nil when neither names one.
-// The command's end closes it.
+// catalog opens --catalog NAME|URI (or $FLOE_CATALOG) with its
+// --catalog-prop KEY=VALUE properties, once per command; nil when neither
+// names one. A NAME is looked up as pyiceberg would (catalogTarget). The
+// command's end closes it.
 func (a *args) catalog(ctx context.Context, opts table.Options) (catalog.Catalog, error) {
 	if a.opened != nil {
 		return a.opened, nil
 	}
-	uri, ok := a.last("catalog")
-	if !ok {
-		uri = os.Getenv(open.EnvCatalog)
+	value, fromFlag := a.last("catalog")
+	if !fromFlag {
+		value = os.Getenv(open.EnvCatalog)
 	}
-	if uri == "" {
+	if value == "" {
 		return nil, nil
 	}
 	props, err := keyValues(a.values["catalog-prop"], "--catalog-prop")
+	if err != nil {
+		return nil, err
+	}
+	uri, props, err := catalogTarget(value, fromFlag, props)
 	if err != nil {
 		return nil, err
 	}

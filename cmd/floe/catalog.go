@@ -11,7 +11,7 @@ import (
 
 const catalogUsage = `usage: floe catalog namespaces [PARENT] | tables NS | create-namespace NS | drop-namespace NS
                     | drop-table NS.T [--purge] | rename NS.T NS.U | register NS.T METADATA_LOCATION
-       with --catalog URI (or $FLOE_CATALOG) [--catalog-prop KEY=VALUE]…`
+       with --catalog URI|NAME (or $FLOE_CATALOG) [--catalog-prop KEY=VALUE]…`
 
 // runCatalog runs one catalog operation; lists print one name a line.
 func runCatalog(ctx context.Context, raw []string, out, _ io.Writer) error {
@@ -33,7 +33,7 @@ func runCatalog(ctx context.Context, raw []string, out, _ io.Writer) error {
 		return err
 	}
 	if cat == nil {
-		return errors.New("floe catalog needs --catalog URI or $FLOE_CATALOG")
+		return errors.New("floe catalog needs --catalog URI|NAME or $FLOE_CATALOG")
 	}
 	defer cat.Close()
 	op, rest := a.positional[0], a.positional[1:]

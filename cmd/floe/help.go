@@ -240,6 +240,10 @@ Every command takes:
                         that does not exist is created in it (its
                         namespace only with --create-namespace); a SQLite
                         database is created only by a command that writes
+  --catalog NAME        the catalog NAME of .pyiceberg.yaml ($PYICEBERG_HOME,
+                        ~ or .) and PYICEBERG_CATALOG__NAME__KEY variables,
+                        resolved as pyiceberg does (--catalog-prop over
+                        the variables over the file)
   --catalog-prop K=V    a catalog property (repeatable): name, warehouse,
                         credential, token, s3.endpoint, s3.access-key-id,
                         timeout-ms (bounds opening the catalog, default
