@@ -16,7 +16,7 @@ class TableInfo:
     def schemas(self) -> Dict[int, Schema]:
         md = self.metadata
         found = md.get("schemas") or ([md["schema"]] if "schema" in md else [])
-        return {s.schema_id: s for s in (Schema(j) for j in found)}
+        return {s.schema_id: s for s in (Schema.model_validate(j) for j in found)}
 
     def schema(self) -> Schema:
         """The current schema."""
@@ -34,7 +34,7 @@ class TableInfo:
             found = [{"spec-id": 0, "fields": md["partition-spec"]}]
         else:
             found = [{"spec-id": 0, "fields": []}]
-        return {s.spec_id: s for s in (PartitionSpec(j) for j in found)}
+        return {s.spec_id: s for s in (PartitionSpec.model_validate(j) for j in found)}
 
     def spec(self) -> PartitionSpec:
         """The default partition spec."""
@@ -42,7 +42,7 @@ class TableInfo:
 
     def sort_orders(self) -> Dict[int, SortOrder]:
         found = self.metadata.get("sort-orders") or [{"order-id": 0, "fields": []}]
-        return {o.order_id: o for o in (SortOrder(j) for j in found)}
+        return {o.order_id: o for o in (SortOrder.model_validate(j) for j in found)}
 
     def sort_order(self) -> SortOrder:
         """The default sort order."""

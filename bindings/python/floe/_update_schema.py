@@ -16,7 +16,7 @@ def _type_json(t):
     if isinstance(t, str):
         return t
     if isinstance(t, (StructType, ListType, MapType)):
-        return t._json
+        return t.model_dump()
     if isinstance(t, dict):
         return t
     if hasattr(t, "model_dump_json"):  # pyiceberg's types (pydantic)
@@ -33,7 +33,7 @@ def _schema_json(schema):
     if isinstance(schema, str):
         return json.loads(schema)
     if isinstance(schema, (Schema, StructType)):
-        return dict(schema._json, type="struct")
+        return dict(schema.model_dump(), type="struct")
     if isinstance(schema, dict):
         return schema
     if hasattr(schema, "model_dump_json"):

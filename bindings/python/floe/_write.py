@@ -20,6 +20,7 @@ import uuid
 from ._calls import _c_str, _check, _dumps, _json_arg, _take_bytes, _take_string
 from ._lib import ArrowArrayStream, library
 from ._metadata import Schema, StructType
+from .types import _iceberg_json
 from .expressions import _filter
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -155,8 +156,9 @@ class TableWrites:
         (identity), "day(ts)", "bucket(16, id)", "ts:day", a (column,
         transform) pair, or a dict {"column", "transform", "name"};
         transforms are Iceberg's (identity, year, month, day, hour,
-        bucket[N], truncate[W], void). partition_spec is a spec dict
-        instead. With ensure,
+        bucket[N], truncate[W], void). partition_spec is a spec instead
+        (floe.partitioning.PartitionSpec or its dict), sort_order a
+        floe.table.sorting.SortOrder or its dict. With ensure,
         an existing table is opened and its schema brought up to schema by
         name. An existing table otherwise raises FloeError (CONFLICT). s3
         is a dict of S3 settings, as Table.open takes."""
@@ -358,7 +360,7 @@ def _schema_json(schema):
     if isinstance(schema, str):
         return schema
     if isinstance(schema, (Schema, StructType)):
-        return json.dumps(dict(schema._json, type="struct"))
+        return json.dumps(dict(schema.model_dump(), type="struct"))
     if isinstance(schema, dict):
         return json.dumps(schema)
     if hasattr(schema, "model_dump_json"):  # pyiceberg.schema.Schema (pydantic)
@@ -410,6 +412,10 @@ def _create_options(partition_by=None, partition_spec=None, sort_order=None, pro
         if isinstance(partition_by, (str, dict)):
             partition_by = [partition_by]
         opts["partition_by"] = [_partition_field(p) for p in partition_by]
+    # floe's and pyiceberg's PartitionSpec and SortOrder objects as their
+    # Iceberg JSON; dicts as they are.
+    partition_spec = None if partition_spec is None else _iceberg_json(partition_spec, "partition_spec")
+    sort_order = None if sort_order is None else _iceberg_json(sort_order, "sort_order")
     for key, value in (("partition_spec", partition_spec), ("sort_order", sort_order),
                        ("format_version", format_version), ("warehouse", warehouse), ("s3", s3),
                        ("location", location)):
