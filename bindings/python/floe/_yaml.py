@@ -131,6 +131,8 @@ def _plain(s, line):
     """A plain value: up to a comment (" #"), trailing spaces dropped."""
     if s[0] in _UNSUPPORTED:
         raise _unsupported(line, "flow collections, block scalars, anchors, aliases and tags")
+    if s.startswith(("- ", "? ")) or s in ("-", "?"):
+        raise YAMLError(f"malformed YAML: line {line}: a sequence or complex key where a value belongs")
     cut = s.find(" #")
     value = (s if cut < 0 else s[:cut]).rstrip(" ")
     if ": " in value or value.endswith(":"):

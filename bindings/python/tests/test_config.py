@@ -93,6 +93,63 @@ class SharedFixtureTest(unittest.TestCase):
             self.assertIn("python3-yaml", str(cm.exception))
 
 
+class ReaderPropertyTest(unittest.TestCase):
+    """Random configurations written in the styles people use (plain,
+    'single' and "double" quoted values, comments, blank lines, 2 or 4
+    spaces, upper-case keys) read back as written, by both readers."""
+
+    CHARS = "abcXYZ019 _-.:/#'\"\\\té€"
+
+    def value(self, rng):
+        return "".join(rng.choice(self.CHARS) for _ in range(rng.randrange(0, 12)))
+
+    def render_value(self, rng, v):
+        plain_ok = (v and all(c.isalnum() or c in "_./-#:" for c in v) and v[0] not in "-#:"
+                    and not v.endswith(":"))
+        style = rng.choice(["plain", "single", "double"] if plain_ok else (["double"] if "\t" in v else ["single", "double"]))
+        if style == "plain":
+            return v
+        if style == "single":
+            return "'" + v.replace("'", "''") + "'"
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t") + '"'
+
+    def tree(self, rng, depth):
+        out = {}
+        for _ in range(rng.randrange(1, 5)):
+            key = "".join(rng.choice("abcdEF_.-12") for _ in range(rng.randrange(1, 8)))
+            if key.lower() in out or key[0] in "-.":
+                continue
+            out[key.lower()] = self.tree(rng, depth + 1) if depth < 3 and rng.random() < 0.4 else self.value(rng)
+        return out or {"k": "v"}
+
+    def render(self, rng, tree, indent, step, lines):
+        for key, v in tree.items():
+            if rng.random() < 0.2:
+                lines.append(" " * rng.randrange(0, 6) + "# a comment: 'x' \"y\"")
+            if rng.random() < 0.1:
+                lines.append("")
+            shown = key.upper() if rng.random() < 0.3 else key
+            if isinstance(v, dict):
+                lines.append(" " * indent + shown + ":" + (" # c" if rng.random() < 0.3 else ""))
+                self.render(rng, v, indent + step, step, lines)
+            else:
+                comment = " # trailing" if rng.random() < 0.3 else ""
+                lines.append(" " * indent + shown + ": " + self.render_value(rng, v) + comment)
+
+    def test_random_configurations(self):
+        import random
+
+        rng = random.Random(31)
+        for i in range(300):
+            tree = self.tree(rng, 0)
+            lines = []
+            self.render(rng, tree, 0, rng.choice([2, 4]), lines)
+            text = "\n".join(lines) + "\n"
+            for use_pyyaml in READERS:
+                with self.subTest(i=i, pyyaml=use_pyyaml):
+                    self.assertEqual(_yaml.parse(text, use_pyyaml), tree, text)
+
+
 class LoadCatalogTest(unittest.TestCase):
     """load_catalog in a process whose HOME, PYICEBERG_HOME, working
     directory and variables the test sets."""
