@@ -53,7 +53,7 @@ func TestSearchOrder(t *testing.T) {
 		t.Errorf("$PYICEBERG_HOME first: %s", got)
 	}
 	c, _ := load(withHome, home, cwd)
-	if c.File != filepath.Join(pyhome, FileName) || len(c.Searched) != 3 {
+	if c.File != filepath.Join(pyhome, FileName) || len(c.Searched) != 1 {
 		t.Errorf("file %s, searched %v", c.File, c.Searched)
 	}
 	if _, err := c.Resolve("c", nil); err == nil {
