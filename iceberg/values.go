@@ -69,7 +69,9 @@ func ParseDate(s string) (int32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("invalid date %q", s)
 	}
-	return int32(math.Floor(t.Sub(epoch).Hours() / 24)), nil
+	// Unix seconds, not t.Sub(epoch): a Duration saturates ±292 years from
+	// the epoch, which put 0001-01-01 and 9999-12-31 on the wrong day.
+	return int32(t.Unix() / 86400), nil // t is midnight UTC: exact, also before 1970
 }
 
 // ParseTime parses HH:MM[:SS[.f…]] into microseconds since midnight.
