@@ -52,6 +52,9 @@ _EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _INT_FORMATS = {"c": "b", "C": "B", "s": "h", "S": "H", "i": "i", "I": "I", "l": "q", "L": "Q", "f": "f", "g": "d"}
 _WIDTH = {"b": 1, "B": 1, "h": 2, "H": 2, "i": 4, "I": 4, "q": 8, "Q": 8, "f": 4, "d": 8}
 _UNITS_PER_SECOND = {"s": 1, "m": 1000, "u": 1000000, "n": 1000000000}
+# scaleb rounds to its context's precision (28 digits by default): a
+# decimal(38, s) value needs 38, and more never hurts.
+_EXACT = decimal.Context(prec=100)
 
 
 class Field:
@@ -261,7 +264,7 @@ def _decimals(array, fmt, n):
     out = []
     for i in range(n):
         unscaled = int.from_bytes(raw[i * width:(i + 1) * width], "little", signed=True)
-        out.append(decimal.Decimal(unscaled).scaleb(-scale))
+        out.append(decimal.Decimal(unscaled).scaleb(-scale, _EXACT))
     return out
 
 

@@ -148,7 +148,7 @@ def _primitive(buf, pos, kind):
             raise VariantError("variant truncated")
         scale = buf[pos]
         unscaled = _int(buf, pos + 1, {8: 4, 9: 8, 10: 16}[kind])
-        return decimal.Decimal(unscaled).scaleb(-scale)
+        return decimal.Decimal(unscaled).scaleb(-scale, decimal.Context(prec=100))  # exact: 38 digits fit
     if kind == 11:
         return _EPOCH_DATE + datetime.timedelta(days=_int(buf, pos, 4))
     if kind in (12, 13, 18, 19):
