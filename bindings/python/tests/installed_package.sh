@@ -58,3 +58,23 @@ rows = len(t.scan(selected_fields=["l_orderkey"]).to_pylist())
 assert rows == 51793, rows
 print(f"installed package: floe {floe.__version__} from {here} read {rows} rows")
 PY
+
+# pyiceberg's getting-started flow (tests/pyiceberg_flow.py: a pyiceberg
+# script with only the imports changed) on the installed package, outside
+# the repository, its catalog configured as pyiceberg's users configure
+# one: a .pyiceberg.yaml in the home directory, then PYICEBERG_CATALOG__
+# variables. pandas is Debian's (the venv sees the system's packages).
+cp "$root/bindings/python/tests/pyiceberg_flow.py" "$tmp/pyiceberg_flow.py"
+mkdir -p "$tmp/yaml/home" "$tmp/env/home"
+cat >"$tmp/yaml/home/.pyiceberg.yaml" <<YAML
+catalog:
+  default:
+    type: sql
+    uri: sqlite:///$tmp/yaml/pyiceberg_catalog.db
+    warehouse: file://$tmp/yaml/warehouse
+YAML
+(cd "$tmp/yaml" && env -i HOME="$tmp/yaml/home" PATH=/usr/bin:/bin "$tmp/home/.venvs/floe/bin/python" "$tmp/pyiceberg_flow.py")
+(cd "$tmp/env" && env -i HOME="$tmp/env/home" PATH=/usr/bin:/bin PYICEBERG_CATALOG__DEFAULT__TYPE=sql \
+  PYICEBERG_CATALOG__DEFAULT__URI="sqlite:///$tmp/env/pyiceberg_catalog.db" \
+  PYICEBERG_CATALOG__DEFAULT__WAREHOUSE="file://$tmp/env/warehouse" \
+  "$tmp/home/.venvs/floe/bin/python" "$tmp/pyiceberg_flow.py")
