@@ -3,6 +3,7 @@ package maintain
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/manifest"
@@ -21,8 +22,9 @@ import (
 // table's. It falls back to ComputePartitionStatistics when no ancestor
 // has a file, when the chain back to it is broken (an expired snapshot
 // in between), or when the file cannot be read or does not add up (a
-// removed file it never counted). A snapshot that has its file already
-// is left as it is (Unchanged).
+// removed file it never counted, totals other than the snapshot
+// summary's). A snapshot that has its file already is left as it is
+// (Unchanged).
 func UpdatePartitionStatistics(ctx context.Context, t *table.Table, opts PartitionStatisticsOptions) (PartitionStatisticsResult, error) {
 	snap, partType, err := partitionStatsTarget(t, opts)
 	if err != nil {
@@ -129,5 +131,31 @@ func mergePartitionStats(ctx context.Context, t *table.Table, partType *iceberg.
 			return nil, false, nil
 		}
 	}
-	return m.sorted(), true, nil
+	rows = m.sorted()
+	return rows, agreesWithSummary(rows, between[0]), nil
+}
+
+// agreesWithSummary checks rows against the totals the snapshot's summary
+// states (those it has): a base file that was wrong, or manifests the
+// walk missed (a writer that recorded another snapshot id in its list),
+// show as a difference, and the statistics are then computed in full
+// rather than carried forward wrong.
+func agreesWithSummary(rows []*PartitionStats, snap *metadata.Snapshot) bool {
+	var dataFiles, records, deleteFiles, posDeletes, eqDeletes int64
+	for _, p := range rows {
+		dataFiles += int64(p.DataFileCount)
+		records += p.DataRecordCount
+		deleteFiles += int64(p.PositionDeleteFileCount) + int64(p.DVCount) + int64(p.EqualityDeleteFileCount)
+		posDeletes += p.PositionDeleteRecordCount
+		eqDeletes += p.EqualityDeleteRecordCount
+	}
+	for key, got := range map[string]int64{
+		"total-data-files": dataFiles, "total-records": records, "total-delete-files": deleteFiles,
+		"total-position-deletes": posDeletes, "total-equality-deletes": eqDeletes,
+	} {
+		if want, err := strconv.ParseInt(snap.Summary[key], 10, 64); err == nil && want != got {
+			return false
+		}
+	}
+	return true
 }

@@ -626,3 +626,38 @@ func TestUpdatePartitionStatisticsAfterSpecGrew(t *testing.T) {
 		t.Fatalf("rows per spec %v, want 3 of spec 0 and b × i_bucket of spec 1", specs)
 	}
 }
+
+// A base file whose counts are wrong (one record too many) is not carried
+// forward: its totals differ from the next snapshot's summary, and the
+// statistics are computed in full.
+func TestUpdatePartitionStatisticsDistrustsAWrongBase(t *testing.T) {
+	ctx := context.Background()
+	tbl, input := smallFilesTable(t, 2, 60, 30)
+	unified, err := tbl.UnifiedPartitionType()
+	if err != nil {
+		t.Fatal(err)
+	}
+	partType := iceberg.PartitionStatsType(unified)
+	rows, err := computePartitionStats(ctx, tbl, tbl.Metadata.CurrentSnapshot(), partType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows[0].DataRecordCount++
+	if _, err := registerPartitionStatistics(ctx, tbl, tbl.Metadata.CurrentSnapshot(), partType, rows); err != nil {
+		t.Fatal(err)
+	}
+	rr := rowstest.Reader(t, tbl.Metadata.CurrentSchema(), input[:10])
+	_, err = ops.Append(ctx, tbl, rr, table.CommitOptions{})
+	rr.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := UpdatePartitionStatistics(ctx, tbl, PartitionStatisticsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MergedFrom != 0 {
+		t.Fatalf("merged from the wrong base %d", res.MergedFrom)
+	}
+	checkRowsMatch(t, partitionStatsSchemaOf(t, tbl), writtenPartitionStats(t, tbl, res.SnapshotID), expectedPartitionStats(t, tbl))
+}
