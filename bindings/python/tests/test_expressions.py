@@ -572,6 +572,31 @@ class AcceptedEverywhereTest(unittest.TestCase):
             self.assertEqual(t.inspect.snapshots(row_filter=NotEqualTo("operation", "append")).to_pylist(),
                              t.inspect.snapshots(row_filter="operation != 'append'").to_pylist())
 
+    def test_dask(self):
+        try:
+            import dask.dataframe  # noqa: F401
+            import floe.dask as fdask
+        except ImportError:
+            self.skipTest("dask is not installed")
+        f = fixture("impala_iceberg_partitioned")
+        e = And(GreaterThan("id", 4), NotEqualTo("action", "click"))
+
+        def ids(row_filter):  # the default (threaded, in-process) scheduler
+            ddf = fdask.read_table(f.location, columns=["id"], row_filter=row_filter, location_map=f.location_map,
+                                   split_size=1)
+            return sorted(ddf.compute()["id"].tolist())
+
+        self.assertEqual(ids(e), ids("id > 4 and action != 'click'"))
+        self.assertTrue(ids(e))
+        with tempfile.TemporaryDirectory(prefix="floe-py-expr-dask-") as d:
+            schema = {"type": "struct", "schema-id": 0,
+                      "fields": [{"id": 1, "name": "id", "required": True, "type": "long"}]}
+            with floe.Table.create(os.path.join(d, "t"), schema) as t:
+                for i in range(4):
+                    t.append([{"id": 5 * i + j} for j in range(5)])
+            res = fdask.rewrite_data_files(os.path.join(d, "t"), row_filter=LessThan("id", 10), min_input_files=2)
+            self.assertEqual(res["rewritten_data_files_count"], 2, res)
+
     def test_wrong_types_are_invalid_argument(self):
         with fixture("impala_iceberg_partitioned").open() as t:
             for call in (lambda: t.scan(row_filter=10), lambda: t.scan().add_filter(object()),
