@@ -26,6 +26,10 @@ literal is EqualTo and with none AlwaysFalse; Not(Not(x)) is x; ``a & b`` and
 microseconds for times and timestamps, 16 bytes for UUIDs). NaN is matched by
 IsNaN and NotNaN only: a NaN literal is refused, as pyiceberg refuses it.
 
+Expressions built from pyiceberg's own classes (pyiceberg installed beside
+floe, or pyiceberg.expressions.parser) are accepted as well: from_pyiceberg()
+turns them into these.
+
 Rows with a null in the column fail every predicate but IsNull (NotEqualTo,
 NotIn and NotStartsWith too), and Not(p) is p's negation (Not(LessThan(x, 5))
 is GreaterThanOrEqual(x, 5)), as Iceberg's SQL engines filter.
@@ -43,7 +47,7 @@ __all__ = [
     "IsNaN", "IsNull", "LessThan", "LessThanOrEqual", "Not", "NotEqualTo", "NotIn", "NotNaN", "NotNull",
     "NotStartsWith", "Or", "Reference", "StartsWith", "literal",
     "BinaryLiteral", "BooleanLiteral", "DateLiteral", "DecimalLiteral", "DoubleLiteral", "Literal", "LongLiteral",
-    "StringLiteral", "TimeLiteral", "TimestampLiteral", "UUIDLiteral",
+    "StringLiteral", "TimeLiteral", "TimestampLiteral", "UUIDLiteral", "from_pyiceberg",
 ]
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -701,9 +705,57 @@ def _filter(row_filter, what="row filter"):
         return row_filter
     if isinstance(row_filter, BooleanExpression):
         return row_filter._json()
+    if type(row_filter).__module__.startswith("pyiceberg.expressions"):
+        try:
+            return from_pyiceberg(row_filter)._json()
+        except (TypeError, ValueError) as e:
+            raise FloeError(Status.INVALID_ARGUMENT, f"{what}: {e}") from None
     if isinstance(row_filter, bool):
         return {"type": "true" if row_filter else "false"}
     raise FloeError(Status.INVALID_ARGUMENT,
                     f"{what} must be text, a REST JSON dict or a floe.expressions expression, "
                     f"not {type(row_filter).__name__} {row_filter!r:.60}")
 
+
+
+# pyiceberg's literal classes by name: their values are ours. A float
+# column's FloatLiteral holds the double it was given; floe rounds it to the
+# column's float as pyiceberg does. A fixed column's literal is its bytes.
+_PYICEBERG_LITERALS = {
+    "BooleanLiteral": BooleanLiteral, "LongLiteral": LongLiteral, "FloatLiteral": DoubleLiteral,
+    "DoubleLiteral": DoubleLiteral, "StringLiteral": StringLiteral, "DecimalLiteral": DecimalLiteral,
+    "DateLiteral": DateLiteral, "TimeLiteral": TimeLiteral, "TimestampLiteral": TimestampLiteral,
+    "UUIDLiteral": UUIDLiteral, "BinaryLiteral": BinaryLiteral, "FixedLiteral": BinaryLiteral,
+}
+
+
+def from_pyiceberg(expr):
+    """The floe expression equal to an unbound expression of pyiceberg's
+    own classes (pyiceberg.expressions.EqualTo("id", 5), what
+    pyiceberg.expressions.parser.parse returns, …), so code that still
+    builds those runs unchanged; every call taking a filter converts them
+    itself. Bound expressions have no column name and are refused
+    (TypeError), as are classes floe does not know."""
+    name = type(expr).__name__
+    if name in ("AlwaysTrue", "AlwaysFalse"):
+        return globals()[name]()
+    if name in ("And", "Or"):
+        return globals()[name](from_pyiceberg(expr.left), from_pyiceberg(expr.right))
+    if name == "Not":
+        return Not(from_pyiceberg(expr.child))
+    cls = globals().get(name)
+    if not (isinstance(cls, type) and issubclass(cls, UnboundPredicate)) or type(expr.term).__name__ != "Reference":
+        raise TypeError(f"cannot convert pyiceberg's {name} (only unbound expressions of named columns)")
+    term = Reference(expr.term.name)
+
+    def lit(value):
+        kind = _PYICEBERG_LITERALS.get(type(value).__name__)
+        if kind is None:
+            raise TypeError(f"cannot convert pyiceberg's {type(value).__name__} in {name}")
+        return kind(value.value)
+
+    if issubclass(cls, UnaryPredicate):
+        return cls(term)
+    if issubclass(cls, SetPredicate):
+        return cls(term, [lit(v) for v in expr.literals])
+    return cls(term, lit(expr.literal))

@@ -597,6 +597,39 @@ class AcceptedEverywhereTest(unittest.TestCase):
             res = fdask.rewrite_data_files(os.path.join(d, "t"), row_filter=LessThan("id", 10), min_input_files=2)
             self.assertEqual(res["rewritten_data_files_count"], 2, res)
 
+    def test_pyiceberg_objects(self):
+        # Stand-ins shaped as pyiceberg's classes are (name, module,
+        # attributes): pyiceberg itself is not installed here.
+        def cls(name, *fields):
+            def init(self, *args):
+                for f, a in zip(fields, args):
+                    setattr(self, f, a)
+            return type(name, (), {"__init__": init, "__module__": "pyiceberg.expressions"})
+
+        lits = {n: cls(n, "value") for n in ("LongLiteral", "StringLiteral", "DateLiteral", "FloatLiteral")}
+        P = {n: cls(n, "term", "literal") for n in ("EqualTo", "GreaterThan", "StartsWith")}
+        P.update({n: cls(n, "term", "literals") for n in ("In", "NotIn")})
+        P.update({n: cls(n, "term") for n in ("IsNull", "NotNull")})
+        P.update(And=cls("And", "left", "right"), Not=cls("Not", "child"), Reference=cls("Reference", "name"),
+                 AlwaysTrue=cls("AlwaysTrue"), BoundReference=cls("BoundReference", "field"))
+        ref = P["Reference"]
+        theirs = P["And"](P["Not"](P["In"](ref("action"), {lits["StringLiteral"]("click"), lits["StringLiteral"]("x")})),
+                          P["And"](P["GreaterThan"](ref("id"), lits["LongLiteral"](4)),
+                                   P["StartsWith"](ref("user"), lits["StringLiteral"]("Al"))))
+        ours = And(Not(In("action", ["click", "x"])), And(GreaterThan("id", 4), StartsWith("user", "Al")))
+        self.assertEqual(ex.from_pyiceberg(theirs), ours)
+        with fixture("impala_iceberg_partitioned").open() as t:
+            want = t.scan(row_filter=ours).to_pylist()
+            self.assertTrue(want)
+            self.assertEqual(t.scan(row_filter=theirs).to_pylist(), want)
+            self.assertEqual(t.scan(row_filter=P["AlwaysTrue"]()).count(), 20)
+            with self.assertRaises(FloeError) as ctx:  # bound: no column name to send
+                t.scan(row_filter=P["EqualTo"](P["BoundReference"](None), lits["LongLiteral"](1)))
+            self.assertEqual(ctx.exception.code, Status.INVALID_ARGUMENT)
+        self.assertEqual(ex.from_pyiceberg(P["EqualTo"](ref("d"), lits["DateLiteral"](10))),
+                         EqualTo("d", datetime.date(1970, 1, 11)))
+        self.assertEqual(ex.from_pyiceberg(P["EqualTo"](ref("f"), lits["FloatLiteral"](0.5))), EqualTo("f", 0.5))
+
     def test_wrong_types_are_invalid_argument(self):
         with fixture("impala_iceberg_partitioned").open() as t:
             for call in (lambda: t.scan(row_filter=10), lambda: t.scan().add_filter(object()),
