@@ -355,12 +355,18 @@ class TableWrites:
 
 def _schema_json(schema):
     """A create call's schema as JSON text: text as it is, a dict, floe's
-    Schema (or StructType) as the JSON it was read from, pyiceberg's Schema
-    through its own JSON form."""
+    Schema (or StructType), an Arrow schema (__arrow_c_schema__),
+    pyiceberg's Schema through its own JSON form."""
     if isinstance(schema, str):
         return schema
     if isinstance(schema, (Schema, StructType)):
         return json.dumps(dict(schema.model_dump(), type="struct"))
+    if hasattr(schema, "__arrow_c_schema__") and not hasattr(schema, "model_dump_json"):
+        # An Arrow schema (pyarrow's, a floe Scan's), as pyiceberg's getting
+        # started creates its table from df.schema: fresh field ids.
+        from ._update_schema import _arrow_schema_json
+
+        return json.dumps(_arrow_schema_json(schema))
     if isinstance(schema, dict):
         return json.dumps(schema)
     if hasattr(schema, "model_dump_json"):  # pyiceberg.schema.Schema (pydantic)

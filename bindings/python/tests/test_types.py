@@ -13,6 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # fixtures, run from anywhere
 
 import floe  # noqa: E402
 from floe import FloeError, Status  # noqa: E402
@@ -414,6 +415,19 @@ class TableRoundTripTest(unittest.TestCase):
             t.update_schema().union_by_name(Schema(NestedField(1, "id", LongType(), True), NestedField(2, "extra", BooleanType()))).commit()
         with floe.Table.open(loc) as t:
             self.assertEqual(t.schema().fields[-1], NestedField(9, "extra", BooleanType()))
+
+    def test_create_from_an_arrow_schema(self):
+        # pyiceberg's getting started creates its table from df.schema; any
+        # __arrow_c_schema__ does (a floe Scan here: no pyarrow needed).
+        from fixtures import fixture
+
+        with fixture("duckdb_lineitem_iceberg").open() as src:
+            columns = ["l_orderkey", "l_shipdate", "l_discount", "l_comment"]
+            scan = src.scan(selected_fields=columns)
+            want = [(c, src.schema().find_type(c)) for c in columns]
+            with floe.Table.create(os.path.join(self.dir.name, "t"), scan) as t:
+                self.assertEqual([(f.name, f.field_type) for f in t.schema().fields], want)
+                self.assertEqual([f.field_id for f in t.schema().fields], [1, 2, 3, 4])
 
     def test_refused(self):
         with self.assertRaises(TypeError):
