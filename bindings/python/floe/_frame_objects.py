@@ -212,10 +212,12 @@ def _scaled(ints, scale):
 def decimals_as_float(lo, hi, scale):
     """float64 values of 128-bit decimals (low and high 64 bits)."""
     small = lo.view(np.int64)
-    if np.array_equal(hi, small >> 63):
-        values = small.astype(np.float64)
-    else:
-        values = hi.astype(np.float64) * 2.0 ** 64 + lo.astype(np.float64)
+    values = small.astype(np.float64)
+    wide = hi != small >> 63
+    if wide.any():
+        # Only values past 64 bits: hi * 2^64 + lo cancels badly for a small
+        # negative value (hi -1, lo near 2^64).
+        values[wide] = hi[wide].astype(np.float64) * 2.0 ** 64 + lo[wide].astype(np.float64)
     return values / 10.0 ** scale if scale >= 0 else values * 10.0 ** -scale
 
 

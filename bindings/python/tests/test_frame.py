@@ -1,0 +1,337 @@
+"""Scan.to_pandas without pyarrow (floe._frame, floe._frame_objects): every
+column type, nulls included, equal to what Scan.to_pylist gives for the
+same rows, over one batch and many, on a table floe writes from JSON rows
+(independent of the pandas writer) and on a 1 M-row table; the options
+(date_as_object, dtype_backend, decimal_as_float); and append(df) of a
+frame to_pandas returned going back as Arrow columns, never row by row."""
+
+import datetime
+import decimal
+import os
+import sys
+import tempfile
+import unittest
+import uuid
+from unittest import mock
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import floe  # noqa: E402
+
+try:
+    import numpy as np
+    import pandas as pd
+except ImportError:  # pragma: no cover
+    pd = None
+
+D = decimal.Decimal
+UTC = datetime.timezone.utc
+
+
+def without_pyarrow():
+    return mock.patch.dict(sys.modules, {"pyarrow": None})
+
+
+def no_json_rows():
+    def refuse(self, table, rows):
+        raise AssertionError("the frame went through the JSON rows path")
+    return mock.patch("floe._write._StreamArg._json_rows", refuse)
+
+
+def field(i, name, t):
+    return {"id": i, "name": name, "required": False, "type": t}
+
+
+TYPES = {"type": "struct", "fields": [
+    field(1, "id", "long"),
+    field(2, "i", "int"),
+    field(3, "f", "float"),
+    field(4, "g", "double"),
+    field(5, "b", "boolean"),
+    field(6, "d38", "decimal(38, 10)"),
+    field(7, "d9", "decimal(9, 2)"),
+    field(8, "d18", "decimal(18, 0)"),
+    field(9, "day", "date"),
+    field(10, "ts", "timestamp"),
+    field(11, "tstz", "timestamptz"),
+    field(12, "s", "string"),
+    field(13, "raw", "binary"),
+    field(14, "fx", "fixed[3]"),
+    field(15, "u", "uuid"),
+    field(16, "xs", {"type": "list", "element-id": 17, "element": "int", "element-required": False}),
+]}
+
+STRINGS = ["", "a", "ascii text", "naïve café", "日本語のテキスト", "emoji 🐟 floe", "trailing nul\x00", "\x00",
+           "x" * 300]
+BINARIES = [b"", b"\x00", b"ab\x00", b"\x00\x00\x00", b"\xff\xfe", bytes(range(256))]
+DECIMALS38 = [D("0E-10"), D("1.5000000000"), D("-1.5000000000"), D("9999999999999999999999999999.9999999999"),
+              D("-9999999999999999999999999999.9999999999"), D("922337203.6854775807"), D("922337203.6854775808"),
+              D("-922337203.6854775809"), D("0.0000000001")]
+DAYS = [datetime.date(1, 1, 1), datetime.date(1900, 2, 28), datetime.date(1969, 12, 31), datetime.date(1970, 1, 1),
+        datetime.date(2024, 2, 29), datetime.date(9999, 12, 31)]
+
+
+def type_rows(n):
+    """n rows cycling through awkward values of every type, a null in every
+    column every seventh row or so (each column on its own rhythm), and
+    repeated values so objects are shared."""
+    rows = []
+    for k in range(n):
+        def maybe(v, period, phase=0):
+            return None if (k + phase) % period == 0 else v
+        rows.append({
+            "id": k,
+            "i": maybe(-(2 ** 31) + k if k % 2 else 2 ** 31 - 1 - k, 5, 1),
+            "f": maybe(k / 8 - 3, 6, 2),
+            "g": maybe(-1e300 * (k % 3) + k / 3, 7, 3),
+            "b": maybe(k % 3 == 0, 4, 1),
+            "d38": maybe(DECIMALS38[k % len(DECIMALS38)], 8, 5),
+            "d9": maybe(D(k % 1000 - 500).scaleb(-2) * 3, 9, 2),
+            "d18": maybe(D(10 ** 18 - 1 - k) if k % 2 else D(-(10 ** 18) + 1 + k), 10, 3),
+            "day": maybe(DAYS[k % len(DAYS)], 7, 4),
+            "ts": maybe(datetime.datetime(1969, 12, 31, 23, 59, 59, 999999) + datetime.timedelta(seconds=k * 3601), 5),
+            "tstz": maybe(datetime.datetime(2000, 1, 1, tzinfo=UTC) - datetime.timedelta(microseconds=k * 977), 7),
+            "s": maybe(STRINGS[k % len(STRINGS)] + ("" if k % 3 else str(k)), 8, 1),
+            "raw": maybe(BINARIES[k % len(BINARIES)], 5, 4),
+            "fx": maybe(bytes([k % 256, 0, (k * 7) % 3]), 6, 5),
+            "u": maybe(uuid.UUID(int=k * 0x10001), 9, 8),
+            "xs": maybe([k, None, -k] if k % 2 else [], 4, 3),
+        })
+    return rows
+
+
+def comparable(name, v):
+    """A pandas cell or a to_pylist value in one form: None for missing,
+    timestamps as (microseconds since the epoch, aware), Decimals as
+    their text (the scale counts), numpy scalars as Python values."""
+    if v is None or v is pd.NaT or v is pd.NA or (isinstance(v, float) and v != v):
+        return None
+    if isinstance(v, (pd.Timestamp, datetime.datetime)):
+        ts = pd.Timestamp(v)
+        return (ts.value // 1000, ts.tz is not None)
+    if isinstance(v, D):
+        return ("decimal", str(v))
+    if isinstance(v, np.ndarray):
+        return [comparable(name, x) for x in v.tolist()]
+    if isinstance(v, list):
+        return [comparable(name, x) for x in v]
+    if isinstance(v, (str, bytes)):
+        return (type(v).__name__, v)  # a str never equals bytes, whatever their text
+    if hasattr(v, "item"):
+        return v.item()
+    return v
+
+
+def assert_frame_matches_rows(test, df, rows, columns):
+    test.assertEqual(len(df), len(rows))
+    test.assertEqual(list(df.columns), columns)
+    for name in columns:
+        got = [comparable(name, v) for v in df[name].tolist()]
+        want = [comparable(name, r[name]) for r in rows]
+        if got != want:
+            bad = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
+            test.fail(f"column {name!r} row {bad}: to_pandas {got[bad]!r}, to_pylist {want[bad]!r}")
+
+
+@unittest.skipIf(pd is None, "pandas or numpy is not installed")
+class FrameTypesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls._dir = tempfile.TemporaryDirectory()
+        cls.table = floe.Table.create(os.path.join(cls._dir.name, "types"), TYPES)
+        cls.table.append(type_rows(3000))
+        cls.table = cls.table.refresh()
+        cls.columns = [f["name"] for f in TYPES["fields"]]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.table.close()
+        cls._dir.cleanup()
+
+    def test_every_type_matches_to_pylist_in_one_batch_and_many(self):
+        rows = self.table.scan().to_pylist()
+        self.assertEqual(len(rows), 3000)
+        for batch_size in (None, 7, 1000):
+            with self.subTest(batch_size=batch_size), without_pyarrow():
+                scan = self.table.scan(batch_size=batch_size) if batch_size else self.table.scan()
+                assert_frame_matches_rows(self, scan.to_pandas(), rows, self.columns)
+
+    def test_dtypes_and_missing_values(self):
+        with without_pyarrow():
+            df = self.table.scan().to_pandas()
+        self.assertEqual(str(df["i"].dtype), "Int32")  # nulls: pandas' masked ints
+        self.assertEqual(df["id"].dtype, np.int64)
+        self.assertEqual(str(df["b"].dtype), "boolean")
+        self.assertEqual(df["g"].dtype, np.float64)
+        self.assertEqual(str(df["ts"].dtype), "datetime64[ns]")
+        self.assertEqual(str(df["tstz"].dtype), "datetime64[ns, UTC]")
+        for name in ("d38", "d9", "d18", "day", "s", "raw", "fx", "u", "xs"):
+            self.assertEqual(df[name].dtype, object, name)
+        self.assertIsNone(df["s"][7])  # row 7: null in s
+        self.assertIsNone(df["d38"][3])
+        self.assertIsNone(df["day"][3])
+        self.assertTrue(np.isnan(df["g"][4]))
+        self.assertIs(df["ts"][0], pd.NaT)
+        self.assertEqual(df["day"][1], datetime.date(1900, 2, 28))
+        self.assertEqual(type(df["day"][1]), datetime.date)
+        self.assertEqual(df["s"][3], "naïve café3")
+        self.assertEqual(df["s"][16], "\x00")  # NUL-ended values kept whole
+        self.assertEqual(df["raw"][2], b"ab\x00")
+        self.assertEqual(str(df["d38"][4]), "-9999999999999999999999999999.9999999999")
+        self.assertEqual(df["u"][2], uuid.UUID(int=2 * 0x10001))
+
+    def test_repeated_values_share_one_object(self):
+        with without_pyarrow():
+            df = self.table.scan(batch_size=500).to_pandas()
+        days = df["day"]
+        firsts = {}
+        for i in range(len(days)):
+            v = days[i]
+            if v is not None:
+                self.assertIs(firsts.setdefault(v, v), v, f"row {i}: {v} not shared across batches")
+        self.assertEqual(len(firsts), len({r["day"] for r in self.table.scan().to_pylist()} - {None}))
+
+    def test_options(self):
+        # Days pandas' datetime64[ns] can hold (pandas 1.x), or nulls.
+        in_range = "day is null or (day >= '1678-01-01' and day < '2262-01-01')"
+        columns = ["id", "g", "d9", "d38", "day", "s", "i", "b"]
+        rows = self.table.scan(row_filter=in_range, selected_fields=columns).to_pylist()
+        self.assertGreater(len(rows), 1000)
+        with without_pyarrow():
+            with self.assertRaises(pd.errors.OutOfBoundsDatetime):  # as pyarrow refuses them
+                self.table.scan(selected_fields=["day"]).to_pandas(date_as_object=False)
+            scan = self.table.scan(row_filter=in_range, selected_fields=columns)
+            floats = scan.to_pandas(decimal_as_float=True)
+            dates = scan.to_pandas(date_as_object=False)
+            nullable = scan.to_pandas(dtype_backend="numpy_nullable")
+            with self.assertRaises(TypeError):
+                scan.to_pandas(types_mapper=str)
+            with self.assertRaises(ValueError):
+                scan.to_pandas(dtype_backend="pyarrow")
+            scan.to_pandas(use_threads=False, split_blocks=True)  # pyarrow's switches: ignored
+        self.assertEqual(floats["d9"].dtype, np.float64)
+        self.assertEqual(floats["d38"].dtype, np.float64)
+        want = [float(r["d9"]) if r["d9"] is not None else None for r in rows]
+        self.assertEqual([None if v != v else v for v in floats["d9"].tolist()], want)
+        want38 = [float(r["d38"]) if r["d38"] is not None else None for r in rows]
+        got38 = [None if v != v else v for v in floats["d38"].tolist()]
+        for got, exp in zip(got38, want38):
+            self.assertTrue(got == exp or (got is not None and abs(got - exp) <= abs(exp) * 1e-15), (got, exp))
+        self.assertEqual(dates["day"].dtype.kind, "M")
+        self.assertEqual([None if v is pd.NaT else v.date() for v in dates["day"]], [r["day"] for r in rows])
+        self.assertEqual(str(nullable["s"].dtype), "string")
+        self.assertEqual([None if v is pd.NA else v for v in nullable["s"]], [r["s"] for r in rows])
+        self.assertEqual(str(nullable["id"].dtype), "Int64")
+        self.assertEqual(str(nullable["g"].dtype), "Float64")
+        self.assertEqual(str(nullable["b"].dtype), "boolean")
+        self.assertEqual([None if v is pd.NA else v for v in nullable["g"]], [r["g"] for r in rows])
+
+    def test_empty_scan_keeps_the_columns_and_their_kinds(self):
+        with without_pyarrow():
+            df = self.table.scan(row_filter="id < 0").to_pandas()
+            floats = self.table.scan(row_filter="id < 0").to_pandas(decimal_as_float=True, date_as_object=False)
+        self.assertEqual(list(df.columns), self.columns)
+        self.assertEqual(len(df), 0)
+        self.assertEqual(floats["d9"].dtype, np.float64)
+        self.assertEqual(floats["day"].dtype.kind, "M")
+
+    def test_append_of_a_to_pandas_frame_goes_as_arrow_columns(self):
+        columns = ["id", "i", "g", "b", "d38", "d9", "d18", "day", "ts", "tstz", "s", "raw"]
+        schema = {"type": "struct", "fields": [f for f in TYPES["fields"] if f["name"] in columns]}
+        with without_pyarrow():
+            df = self.table.scan(selected_fields=columns).to_pandas()
+        want = self.table.scan(selected_fields=columns).to_pylist()
+        with tempfile.TemporaryDirectory() as d, floe.Table.create(os.path.join(d, "copy"), schema) as copy, \
+                without_pyarrow(), no_json_rows():
+            copy.append(df)
+            got = copy.refresh().scan().to_pylist()
+        self.assertEqual(sorted(got, key=lambda r: r["id"]), want)
+
+
+@unittest.skipIf(pd is None, "pandas or numpy is not installed")
+class PandasDecimalAndDateAppendTest(unittest.TestCase):
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        schema = {"type": "struct", "fields": [field(1, "id", "long"), field(2, "p", "decimal(38, 10)"),
+                                               field(3, "q", "decimal(9, 2)"), field(4, "day", "date")]}
+        self.table = floe.Table.create(os.path.join(self._dir.name, "t"), schema)
+
+    def tearDown(self):
+        self.table.close()
+        self._dir.cleanup()
+
+    def test_decimals_and_dates_exact_with_nulls(self):
+        df = pd.DataFrame({
+            "id": [1, 2, 3, 4],
+            "p": [D("1234567890123456789012345678.0123456789"), None, D("-0.5"), D("-1E-10")],
+            "q": [D("1.5"), D("-9999999.99"), np.nan, D("0")],
+            "day": [datetime.date(1969, 12, 31), None, datetime.date(1, 1, 1), datetime.date(9999, 12, 31)],
+        })
+        with without_pyarrow(), no_json_rows():
+            self.table.append(df)
+        rows = sorted(self.table.refresh().scan().to_pylist(), key=lambda r: r["id"])
+        self.assertEqual([str(r["p"]) for r in rows], ["1234567890123456789012345678.0123456789", "None",
+                                                       "-0.5000000000", "-1E-10"])
+        self.assertEqual([str(r["q"]) for r in rows], ["1.50", "-9999999.99", "None", "0.00"])
+        self.assertEqual([r["day"] for r in rows], list(df["day"]))
+
+    def test_values_that_would_round_or_overflow_are_refused(self):
+        for value, why in ((D("1.234"), "rounding"), (D("12345678.00"), "9 digits"), (D("Infinity"), "rounding")):
+            with self.subTest(value=value), without_pyarrow(), self.assertRaises(ValueError) as ctx:
+                self.table.append(pd.DataFrame({"id": [1], "q": [value]}))
+            self.assertIn("'q'", str(ctx.exception))
+            self.assertIn(why, str(ctx.exception))
+        self.assertEqual(self.table.refresh().scan().to_pylist(), [])
+
+
+@unittest.skipIf(pd is None, "pandas or numpy is not installed")
+class MillionRowsTest(unittest.TestCase):
+    """A 1 M-row table of lineitem's kinds of columns with nulls, written
+    from a pandas frame: to_pandas equals to_pylist row for row."""
+
+    ROWS = 1_000_000
+
+    def test_a_million_rows_match_to_pylist(self):
+        n = self.ROWS
+        rng = np.random.default_rng(7)
+        nulls = rng.random((6, n)) < 0.03
+        cents = rng.integers(-10 ** 9, 10 ** 9, n)
+        big = rng.integers(0, 2, n)
+        words = np.array(["furiously", "régulier", "accounts", "sleep", "日本", "", "final deposits"], dtype=object)
+        text = words[rng.integers(0, len(words), n)] + np.array([str(k % 977) for k in range(n)], dtype=object)
+        decimals = pd.Series(cents).map(lambda c: D(int(c)).scaleb(-2))
+        wide = pd.Series(cents * big).map(lambda c: D(int(c) * 10 ** 20 + 7).scaleb(-6, floe_exact()))
+        days = np.datetime64("1965-01-01") + rng.integers(0, 30_000, n).astype("timedelta64[D]")
+        df = pd.DataFrame({
+            "k": pd.array(np.arange(n), dtype="Int64"),
+            "price": decimals.where(~nulls[0], None),
+            "wide": wide.where(~nulls[1], None),
+            "note": pd.Series(text).where(~nulls[2], None),
+            "day": pd.Series(days).dt.date.where(~nulls[3], None),
+            "at": pd.Series(np.datetime64("1960-01-01T00:00:00", "us") + rng.integers(0, 2 ** 40, n).astype(
+                "timedelta64[us]")).dt.tz_localize("UTC").where(~nulls[4]),
+            "ok": pd.array(rng.random(n) < 0.5, dtype="boolean"),
+        })
+        df.loc[nulls[0], "k"] = pd.NA
+        df.loc[nulls[5], "ok"] = pd.NA
+        schema = {"type": "struct", "fields": [
+            field(1, "k", "long"), field(2, "price", "decimal(15, 2)"), field(3, "wide", "decimal(38, 6)"),
+            field(4, "note", "string"), field(5, "day", "date"), field(6, "at", "timestamptz"),
+            field(7, "ok", "boolean")]}
+        with tempfile.TemporaryDirectory() as d, floe.Table.create(os.path.join(d, "m"), schema) as t, \
+                without_pyarrow(), no_json_rows():
+            t.append(df)
+            t = t.refresh()
+            frame = t.scan().to_pandas()
+            rows = t.scan().to_pylist()
+        assert_frame_matches_rows(self, frame, rows, list(df.columns))
+        self.assertEqual(str(frame["k"].dtype), "Int64")
+        self.assertEqual(int(frame["price"].isna().sum()), int(nulls[0].sum()))
+
+
+def floe_exact():
+    return decimal.Context(prec=100)
+
+
+if __name__ == "__main__":
+    unittest.main()
