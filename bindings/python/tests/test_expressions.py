@@ -117,10 +117,17 @@ class Generator:
         self.values = {c.name: [v for v in (c.get(r) for r in rows) if v is not None] for c in columns}
 
     def literal(self, col):
-        """A value of the column's type: one of its own, or one beside it."""
+        """A value of the column's type: one of its own, or one beside it;
+        now and then one of another type that the column's converts from
+        (an int for a decimal, a date or a timestamp, a float for a
+        decimal, a Decimal for an integer)."""
         rng, vals = self.rng, self.values[col.name]
         v = rng.choice(vals) if vals else None
         k = col.kind
+        if v is not None and rng.random() < 0.15:
+            other = self.other_type(k, v)
+            if other is not None:
+                return other
         if k in ("int", "long"):
             v = 0 if v is None else v
             return v + rng.choice((0, 0, -1, 1))
@@ -159,6 +166,21 @@ class Generator:
         if k == "time":
             return v if v is not None else datetime.time(12, 0)
         raise AssertionError(f"no literal for {col.type}")
+
+    @staticmethod
+    def other_type(k, v):
+        if k == "decimal":
+            return int(v) if v == v.to_integral_value() else float(v)
+        if k in ("int", "long"):
+            return decimal.Decimal(v)
+        if k == "double" and math.isfinite(v) and v == int(v):
+            return int(v)
+        if k == "date":
+            return (v - datetime.date(1970, 1, 1)).days  # a number for a date is days
+        if k in ("timestamp", "timestamptz"):
+            delta = v.replace(tzinfo=None) - datetime.datetime(1970, 1, 1)
+            return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds  # µs
+        return None
 
     def predicate(self, col):
         rng, k = self.rng, col.kind
@@ -271,6 +293,18 @@ def python_value(lit, col):
         return uuid.UUID(bytes=v)
     if isinstance(lit, ex.DoubleLiteral) and k == "float":
         return float32(v) if math.isfinite(v) and abs(v) <= FLOAT_MAX else v
+    if isinstance(lit, ex.DoubleLiteral) and k == "decimal":
+        return decimal.Decimal(repr(v))  # the float's shortest text, as pyiceberg converts it
+    if isinstance(lit, ex.LongLiteral):
+        if k == "date":
+            return datetime.date(1970, 1, 1) + datetime.timedelta(days=v)
+        if k in ("timestamp", "timestamptz"):
+            t = datetime.datetime(1970, 1, 1, tzinfo=UTC) + datetime.timedelta(microseconds=v)
+            return t if k == "timestamptz" else t.replace(tzinfo=None)
+        if k == "float":
+            return float32(float(v))
+        if k == "double":
+            return float(v)
     return v
 
 
