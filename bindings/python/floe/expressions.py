@@ -206,9 +206,12 @@ class BinaryLiteral(Literal):
 def literal(value):
     """The Literal for a Python value, as pyiceberg's literal() picks it:
     bool, int, float, str, uuid.UUID, bytes, decimal.Decimal, datetime,
-    date, time (a Literal is returned as it is)."""
+    date, time (a Literal is returned as it is), and numpy's bool, integer
+    and float scalars as the Python values they hold."""
     if isinstance(value, Literal):
         return value
+    if type(value).__module__ == "numpy" and getattr(getattr(value, "dtype", None), "kind", "") in "biuf":
+        value = value.item()  # a value taken from a pandas column: its Python bool, int or float
     if isinstance(value, bool):
         return BooleanLiteral(value)
     if isinstance(value, int):

@@ -719,6 +719,18 @@ class ConstructionTest(unittest.TestCase):
         self.assertEqual(IsNull("a") & NotNull("b"), And(IsNull("a"), NotNull("b")))
         self.assertEqual(IsNull("a") | NotNull("b"), Or(IsNull("a"), NotNull("b")))
 
+    def test_numpy_scalars(self):
+        try:
+            import numpy as np
+        except ImportError:
+            self.skipTest("numpy is not installed")
+        self.assertEqual(EqualTo("a", np.int64(5)), EqualTo("a", 5))
+        self.assertEqual(EqualTo("a", np.bool_(True)), EqualTo("a", True))
+        self.assertEqual(EqualTo("a", np.float32(0.5)), EqualTo("a", 0.5))
+        self.assertEqual(In("a", np.array([1, 2])), In("a", [1, 2]))
+        with self.assertRaises(TypeError):
+            EqualTo("a", np.datetime64("2024-01-01"))  # no unit-free reading: pass a date
+
     def test_refused(self):
         for bad, error in ((lambda: EqualTo("a", math.nan), ValueError),
                            (lambda: EqualTo("a", decimal.Decimal("NaN")), ValueError),
