@@ -501,6 +501,8 @@ class UnaryPredicate(UnboundPredicate):
 
 
 class IsNull(UnaryPredicate):
+    """Rows whose value is null."""
+
     __slots__ = ()
     _op = "is-null"
 
@@ -509,6 +511,8 @@ class IsNull(UnaryPredicate):
 
 
 class NotNull(UnaryPredicate):
+    """Rows whose value is not null."""
+
     __slots__ = ()
     _op = "not-null"
 
@@ -557,6 +561,8 @@ class LiteralPredicate(UnboundPredicate):
 
 
 class EqualTo(LiteralPredicate):
+    """Rows whose value equals literal: EqualTo(term, literal)."""
+
     __slots__ = ()
     _op = "eq"
 
@@ -565,6 +571,8 @@ class EqualTo(LiteralPredicate):
 
 
 class NotEqualTo(LiteralPredicate):
+    """Rows whose value is not null and differs from literal."""
+
     __slots__ = ()
     _op = "not-eq"
 
@@ -573,6 +581,8 @@ class NotEqualTo(LiteralPredicate):
 
 
 class LessThan(LiteralPredicate):
+    """Rows whose value is below literal (NaN and null fail)."""
+
     __slots__ = ()
     _op = "lt"
 
@@ -581,6 +591,8 @@ class LessThan(LiteralPredicate):
 
 
 class GreaterThanOrEqual(LiteralPredicate):
+    """Rows whose value is literal or above (NaN and null fail)."""
+
     __slots__ = ()
     _op = "gt-eq"
 
@@ -589,6 +601,8 @@ class GreaterThanOrEqual(LiteralPredicate):
 
 
 class GreaterThan(LiteralPredicate):
+    """Rows whose value is above literal (NaN and null fail)."""
+
     __slots__ = ()
     _op = "gt"
 
@@ -597,6 +611,8 @@ class GreaterThan(LiteralPredicate):
 
 
 class LessThanOrEqual(LiteralPredicate):
+    """Rows whose value is literal or below (NaN and null fail)."""
+
     __slots__ = ()
     _op = "lt-eq"
 
@@ -614,6 +630,8 @@ class _StartsWithBase(LiteralPredicate):
 
 
 class StartsWith(_StartsWithBase):
+    """Rows whose string begins with the str literal."""
+
     __slots__ = ()
     _op = "starts-with"
 
@@ -622,6 +640,8 @@ class StartsWith(_StartsWithBase):
 
 
 class NotStartsWith(_StartsWithBase):
+    """Rows whose string is not null and does not begin with the str literal."""
+
     __slots__ = ()
     _op = "not-starts-with"
 
