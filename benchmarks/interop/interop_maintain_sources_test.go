@@ -3,8 +3,8 @@ package interop
 import (
 	"context"
 	"fmt"
-	"maps"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
