@@ -1,29 +1,37 @@
 """The object columns of Scan.to_pandas (strings, binaries, decimals,
 dates), built in bulk with numpy from floe's Arrow buffers: no Python loop
-over the values, and each distinct value made into a Python object once.
+over the values, Python objects made by C-level calls (str.split,
+ndarray.astype, map over C constructors).
 
-Strings and binaries: the offsets and data buffers are read once; each
-value's bytes are gathered into a fixed-width matrix (one fancy index over
-overlapping windows of the data buffer, zeros past each value's end),
-which numpy turns into bytes objects as an "S" array. Rows are grouped by
-length so one long value does not widen every row. Numpy strips trailing
-NUL bytes from "S" values, so the few values ending in NUL are put right
-one by one afterwards.
+Strings and binaries take one of two paths, chosen from a sample of a few
+thousand values:
 
-Repeated values (a flag, a ship mode, a date, a discount) are common: the
-values are keyed by their bytes or integers and pandas.factorize finds the
-distinct ones; objects are made for those only and shared by their rows,
-as pyarrow's to_pandas does (deduplicate_objects).
+- Mostly distinct values (a comment): a byte the data lacks is put
+  between the values (one numpy copy of the data buffer), and the whole
+  buffer is decoded and split in C, one str or bytes per row.
+- Repeated values up to 64 bytes (a flag, a ship mode): each value's
+  bytes are gathered into a fixed-width matrix (one fancy index over
+  overlapping windows of the data buffer, zeroed past each value's end a
+  64-bit word at a time), rows are hashed and factorized (and checked
+  against their representative, so a hash collision can only cost the
+  sharing), and one object is made per distinct value, shared by its
+  rows, as pyarrow's to_pandas does (deduplicate_objects). numpy strips
+  trailing NULs from "S" values, so the few values ending in NUL are put
+  right one by one.
 
-Decimals: the 128-bit values become Python ints through int.from_bytes or,
-when they all fit 64 bits, numpy's tolist, and Decimals through
-Decimal(int).scaleb(-scale) in an exact context (no value is rounded to
-decimal's default 28 digits); as float64, one vectorised division.
+Decimals: the 128-bit values become Python ints through numpy's tolist
+when they all fit 64 bits (else int.from_bytes per value), Decimals
+through Decimal(int) times 1E-scale in a context wide enough never to
+round (exact at 38 digits); repeated values share one object unless a
+sample shows them mostly distinct. As float64: one vectorised division.
+Dates: one datetime.date per distinct day (numpy's datetime64[D] to
+object conversion), shared.
 """
 
 import decimal
 import functools
-from operator import methodcaller
+import itertools
+import operator
 
 import numpy as np
 import pandas as pd
@@ -77,6 +85,10 @@ def strings(offsets, data, decode):
     if n == 0:
         return out
     lengths = np.diff(offsets)
+    if n > 1 and not (int(lengths.max()) <= _SHARED_WIDTH and _mostly_repeated(offsets, data)):
+        split = _split(offsets, data, decode)
+        if split is not None:
+            return split
     width = _words(int(lengths.max())) * 8
     if width == 0:
         out[:] = "" if decode else b""
@@ -98,6 +110,57 @@ def strings(offsets, data, decode):
     return out
 
 
+def _split(offsets, data, decode):
+    """The values through one split of the data with a separator put
+    between them: a byte the data does not hold (an ASCII one for text,
+    so the UTF-8 stays valid), the separated buffer built with numpy, then
+    decoded and split in C: str and bytes objects made at C speed. None
+    when every candidate byte occurs in the data."""
+    n = len(offsets) - 1
+    sep = _free_byte(data, decode)
+    if sep is None:
+        return None
+    separated = np.full(len(data) + n - 1, sep, np.uint8)
+    # Value i's bytes move i places right: the i separators before them.
+    keep = np.ones(len(separated), bool)
+    keep[offsets[1:-1] + np.arange(n - 1)] = False
+    separated[keep] = data
+    raw = separated.tobytes()
+    if decode:
+        parts = raw.decode("utf-8").split(chr(sep))
+    else:
+        parts = raw.split(bytes([sep]))
+    return np.fromiter(parts, dtype=object, count=n)
+
+
+# ASCII control bytes text seldom holds: the unit, record, group and file
+# separators, DEL.
+_SEPARATORS = (0x1F, 0x1E, 0x1D, 0x1C, 0x7F)
+
+
+def _free_byte(data, ascii_only):
+    """A byte value data does not hold (ASCII when ascii_only), or None."""
+    for sep in _SEPARATORS:
+        if not np.count_nonzero(data == sep):
+            return sep
+    counts = np.bincount(data, minlength=256)[:128 if ascii_only else 256]
+    free = np.flatnonzero(counts == 0)
+    return int(free[0]) if len(free) else None
+
+
+def _mostly_repeated(offsets, data):
+    """Whether a sample of the values (a few thousand, evenly spread)
+    repeats: then one object per distinct value (the byte-matrix path)
+    beats making one per row."""
+    n = len(offsets) - 1
+    rows = np.arange(0, n, max(1, n // _SAMPLE))
+    raw = data.tobytes() if len(data) <= 1 << 20 else None
+    sample = set()
+    for a, b in zip(offsets[rows].tolist(), offsets[rows + 1].tolist()):
+        sample.add(raw[a:b] if raw is not None else data[a:b].tobytes())
+    return len(sample) * 2 <= len(rows)
+
+
 def _words(nbytes):
     return (nbytes + 7) // 8
 
@@ -106,6 +169,9 @@ def _words(nbytes):
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 # A sample of this many rows tells a column of mostly distinct values.
 _SAMPLE = 4096
+# Repeated values up to this many bytes take the byte-matrix path, one
+# object per distinct value; the rest are split out of the data.
+_SHARED_WIDTH = 64
 
 
 def _gathered(windows, starts, lengths, width, decode):
@@ -206,7 +272,14 @@ _FROM_LE = functools.partial(int.from_bytes, byteorder="little", signed=True)
 
 
 def _scaled(ints, scale):
-    return list(map(methodcaller("scaleb", -scale, EXACT), map(decimal.Decimal, ints)))
+    """Decimal(i) * 10^-scale for each int: a product with 1E-scale keeps
+    the integer's digits and gives the exponent -scale, as scaleb does,
+    in a context wide enough never to round; it is the faster C call."""
+    values = map(decimal.Decimal, ints)
+    if scale == 0:
+        return list(values)
+    with decimal.localcontext(EXACT):
+        return list(map(operator.mul, values, itertools.repeat(decimal.Decimal(1).scaleb(-scale, EXACT))))
 
 
 def decimals_as_float(lo, hi, scale):
