@@ -24,18 +24,29 @@ const (
 	rewriteManifestsUsage = "usage: floe rewrite-manifests TABLE [--target-size 8MiB] [--token T] [--branch NAME] [--property K=V]..."
 	rewriteDeletesUsage   = "usage: floe rewrite-deletes TABLE [--position | --convert-equality] [--token T] [--branch NAME] [--property K=V]..."
 	statsUsage            = "usage: floe stats TABLE [--columns a,b.c] [--snapshot ID] [--no-ndv] [--no-partition-stats]"
-	maintainUsage         = "usage: floe maintain TABLE [--dry-run] [--skip-orphans]"
+	maintainUsage         = "usage: floe maintain TABLE [--dry-run] [--skip-orphans] [--min-equality-delete-files N] [--min-position-delete-files N]"
 	healthUsage           = "usage: floe inspect TABLE health [--skip-orphans]"
 )
 
 // runMaintain runs the maintenance planner: what the table needs, in a
 // safe order, or with --dry-run only the report of it.
 func runMaintain(ctx context.Context, raw []string, out, errOut io.Writer) error {
-	a, err := parseArgs(raw, []string{"warehouse", "map"}, []string{"no-relocate", "dry-run", "skip-orphans"})
+	a, err := parseArgs(raw, []string{"warehouse", "map", "min-equality-delete-files", "min-position-delete-files"}, []string{"no-relocate", "dry-run", "skip-orphans"})
 	if err != nil {
 		return err
 	}
 	opts := map[string]any{"dry_run": a.bools["dry-run"], "skip_orphans": a.bools["skip-orphans"]}
+	// The delete rewrites' thresholds (0: the default, negative: never),
+	// checked by the planner's own options.
+	for _, flag := range []string{"min-equality-delete-files", "min-position-delete-files"} {
+		if v, ok := a.last(flag); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("--%s wants a whole number of files (0: the default, negative: never), got %q", flag, v)
+			}
+			opts[strings.ReplaceAll(flag, "-", "_")] = n
+		}
+	}
 	return runMaintenance(ctx, a, "maintain", maintainUsage, "maintain", opts, out, errOut)
 }
 

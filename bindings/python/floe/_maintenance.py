@@ -163,19 +163,32 @@ class MaintenanceTable:
         statistics are current."""
         return self._run("health", {"skip_orphans": bool(skip_orphans) or None, "timeout_ms": timeout_ms})
 
-    def plan(self, skip_orphans=False, timeout_ms=None):
+    def plan(self, skip_orphans=False, timeout_ms=None, min_equality_delete_files=None,
+             min_position_delete_files=None):
         """The maintenance planner's dry run: {"dry_run": True, "health":
         {...}, "actions": [{"action", "reason"}, ...]} in the order
-        maintain() would run them, changing nothing."""
+        maintain() would run them, changing nothing. The thresholds are
+        maintain()'s."""
         return self._run("maintain", {"dry_run": True, "skip_orphans": bool(skip_orphans) or None,
-                                      "timeout_ms": timeout_ms})
+                                      "timeout_ms": timeout_ms,
+                                      "min_equality_delete_files": min_equality_delete_files,
+                                      "min_position_delete_files": min_position_delete_files})
 
-    def maintain(self, skip_orphans=False, timeout_ms=None, progress=None):
-        """Runs what the table needs in a safe order (compaction,
-        dangling deletes, manifests, snapshot expiry, orphan files,
-        statistics), each judged on the table the earlier left; returns
-        the plan's report with each action's "result"."""
-        return self._run("maintain", {"skip_orphans": bool(skip_orphans) or None, "timeout_ms": timeout_ms}, progress)
+    def maintain(self, skip_orphans=False, timeout_ms=None, progress=None, min_equality_delete_files=None,
+                 min_position_delete_files=None):
+        """Runs what the table needs in a safe order (compaction, equality
+        deletes converted, position deletes merged, dangling deletes,
+        manifests, snapshot expiry, orphan files, statistics), each judged
+        on the table the earlier left; returns the plan's report with each
+        action's "result". min_equality_delete_files: equality deletes are
+        converted when at least this many apply to live data (default 1);
+        min_position_delete_files: position delete files are merged when
+        at least this many can be (default 5 on v2; on v3 any is turned
+        into deletion vectors); a negative threshold never runs that
+        action."""
+        return self._run("maintain", {"skip_orphans": bool(skip_orphans) or None, "timeout_ms": timeout_ms,
+                                      "min_equality_delete_files": min_equality_delete_files,
+                                      "min_position_delete_files": min_position_delete_files}, progress)
 
     def __repr__(self):
         return f"<floe.MaintenanceTable of {self._table!r}>"

@@ -108,6 +108,39 @@ class MaintenanceTest(unittest.TestCase):
             t.maintenance._run("maintain", {"dry_runn": True})
         self.assertIn("dry_run", str(e.exception))
 
+    def test_planner_delete_thresholds(self):
+        """min_equality_delete_files and min_position_delete_files reach
+        the planner: with an equality delete file and two position delete
+        files, the defaults (1, 5) plan the conversion and not the merge;
+        -1 and 2 plan the merge and not the conversion, in plan() as in
+        maintain()."""
+        t = floe.Table.create(os.path.join(self.dir, "d"), SCHEMA, format_version=2)
+        # Ten rows a file and one deleted in each: too few deleted for
+        # compaction (its delete ratio is 0.3), which would apply them all.
+        for i in range(3):
+            t.append([{"id": 10 * i + j, "kind": "a"} for j in range(10)])
+        t.delete_rows("id = 0", delete_mode="merge-on-read")
+        t.delete_rows("id = 10", delete_mode="merge-on-read")
+        t.upsert([{"id": 25, "kind": "new"}], join_cols=["id"], mode="equality-deletes")
+        before = rows_of(t)
+
+        def actions(rep):
+            return [a["action"] for a in rep["actions"]]
+
+        planned = actions(t.maintenance.plan(skip_orphans=True))
+        self.assertIn("convert_equality_deletes", planned)
+        self.assertNotIn("rewrite_position_deletes", planned)
+        planned = actions(t.maintenance.plan(skip_orphans=True, min_equality_delete_files=-1,
+                                             min_position_delete_files=2))
+        self.assertNotIn("convert_equality_deletes", planned)
+        self.assertIn("rewrite_position_deletes", planned)
+        done = t.maintenance.maintain(skip_orphans=True, min_equality_delete_files=-1, min_position_delete_files=2)
+        self.assertEqual(actions(done), planned)
+        h = t.maintenance.health(skip_orphans=True)
+        self.assertEqual(h["equality_delete_files_applied"], 1)
+        self.assertEqual(h["position_delete_files_to_rewrite"], 0)
+        self.assertEqual(rows_of(t), before)
+
     def test_delete_rewrites(self):
         t = floe.Table.create(os.path.join(self.dir, "d"), SCHEMA, format_version=2)
         for i in range(3):
