@@ -206,6 +206,9 @@ func Maintain(ctx context.Context, t *table.Table, opts MaintainOptions) (Mainta
 			if cur, err = CheckHealth(ctx, t, opts.Health); err != nil {
 				return rep, err
 			}
+			// The run's own expiry drops the statistics files of the
+			// snapshots it expires: the table kept statistics all the same.
+			cur.StatisticsFiles = max(cur.StatisticsFiles, rep.Health.StatisticsFiles)
 		}
 		reason, needed := s.need(&cur, &opts)
 		if !needed {
