@@ -28,9 +28,16 @@ type args struct {
 	creates bool
 }
 
+// parsedFlags, set by a test, is told the flags each parseArgs call
+// takes: help_test checks that a command's help names every one.
+var parsedFlags func(valueFlags, boolFlags []string)
+
 // parseArgs splits raw arguments; valueFlags take a value (as the next
 // argument or after "="), boolFlags take none.
 func parseArgs(raw []string, valueFlags, boolFlags []string) (*args, error) {
+	if parsedFlags != nil {
+		parsedFlags(valueFlags, boolFlags)
+	}
 	a := &args{values: map[string][]string{}, bools: map[string]bool{}}
 	// Every command takes a catalog.
 	isValue := map[string]bool{"catalog": true, "catalog-prop": true}

@@ -86,7 +86,7 @@ var commandHelp = []struct{ name, text string }{
              one snapshot. Prints {"command", "snapshot_id", "committed",
              "token_found", "rows_updated", "rows_inserted", "rows_deleted"}`},
 	{"compact", `floe compact TABLE [--strategy binpack|sort|zorder|hilbert] [--sort-order-id N]
-             [--zorder-columns a,b]
+             [--zorder-columns a,b] [--output-spec-id N]
              [--target-file-size 512MiB] [--min-file-size SIZE]
              [--max-file-size SIZE] [--min-input-files N] [--rewrite-all]
              [--delete-file-threshold N] [--max-group-size SIZE]
@@ -103,7 +103,10 @@ var commandHelp = []struct{ name, text string }{
              the groups only; --strategy sort writes each group sorted by
              the table's sort order (or --sort-order-id); zorder and
              hilbert order each group's rows along that curve over
-             --zorder-columns. Prints the result as one JSON object`},
+             --zorder-columns. The new files are partitioned by the
+             table's default spec, or --output-spec-id's (files of other
+             specs are rewritten into it). Prints the result as one JSON
+             object`},
 	{"remove-orphans", `floe remove-orphans TABLE [--dry-run] [--older-than 3d|36h|MS] [--force]
              [--location DIR]
              deletes files under the table's location that no snapshot or
@@ -138,14 +141,21 @@ var commandHelp = []struct{ name, text string }{
              write.statistics.on-commit=true gets both after each append,
              delete and upsert too. Prints one JSON object`},
 	{"maintain", `floe maintain TABLE [--dry-run] [--skip-orphans]
+             [--min-equality-delete-files N] [--min-position-delete-files N]
              reads the table's health and runs what it needs, in this
-             order: compact (rewrite_data_files), remove dangling deletes,
-             rewrite manifests, expire snapshots (the table's retention),
-             remove orphan files (older than 3 days), compute statistics
-             (when the table keeps them); each judged on the table the
-             earlier ones left. --dry-run only reports. Prints one JSON
-             object: the health, and each action with its reason and
-             result`},
+             order: compact (rewrite_data_files), convert equality deletes
+             (when at least --min-equality-delete-files, default 1, apply
+             to live data; then compact again), merge position delete
+             files (when at least --min-position-delete-files, default 5,
+             can merge on v2; on v3 any becomes deletion vectors), remove
+             dangling deletes, rewrite manifests, expire snapshots (the
+             table's retention), remove orphan files (older than 3 days),
+             compute statistics (when the table keeps them: column
+             sketches and, when partitioned, the partition statistics
+             file); each judged on the table the earlier ones left. A
+             negative threshold never runs that action. --dry-run only
+             reports. Prints one JSON object: the health, and each action
+             with its reason and result`},
 	{"alter", `floe alter TABLE ACTION [ARGS]… [ACTION [ARGS]…]…
              changes the schema, partition spec, sort order, properties or
              format version: every action given in one commit (consecutive

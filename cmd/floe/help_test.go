@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -45,6 +46,47 @@ func TestVersion(t *testing.T) {
 		status, out, errOut := runCLI(t, argv...)
 		if status != 0 || out != "floe "+string(want[1])+"\n" || errOut != "" {
 			t.Errorf("floe %v: status %d, stdout %q, stderr %q", argv, status, out, errOut)
+		}
+	}
+}
+
+// Every flag a command parses is in its help (`floe CMD --help`): its
+// own text, what every command takes, or for the writing commands what
+// writeHelp describes. Each command runs on a table that does not exist,
+// which fails after its flags are read.
+func TestHelpNamesEveryFlag(t *testing.T) {
+	t.Setenv("FLOE_CATALOG", "")
+	t.Setenv("FLOE_WAREHOUSE", "")
+	var flags []string
+	parsedFlags = func(valueFlags, boolFlags []string) {
+		flags = append(append(flags, valueFlags...), boolFlags...)
+	}
+	defer func() { parsedFlags = nil }()
+	missing := filepath.Join(t.TempDir(), "no-such-table")
+	for name := range commands {
+		argv := []string{name, missing}
+		switch name {
+		case "alter":
+			argv = append(argv, "set-property", "a=b")
+		case "branch", "tag":
+			argv = []string{name, "create", missing, "b"}
+		case "catalog":
+			argv = []string{name, "namespaces"}
+		}
+		flags = nil
+		runCLI(t, argv...)
+		if len(flags) == 0 {
+			t.Errorf("floe %v read no flags", argv)
+			continue
+		}
+		var help strings.Builder
+		if !printCommandHelp(&help, name) {
+			t.Fatalf("no help for %s", name)
+		}
+		for _, f := range flags {
+			if !regexp.MustCompile(`--` + regexp.QuoteMeta(f) + `([^a-z-]|$)`).MatchString(help.String()) {
+				t.Errorf("floe %s takes --%s, which its help does not name", name, f)
+			}
 		}
 	}
 }
