@@ -71,6 +71,14 @@ floe_status floe_table_metadata_location(floe_table* table, char** out) {
   return capiTableMetadataLocation((uintptr_t)table, out);
 }
 
+floe_status floe_table_progress(floe_table* table, char** json_out) {
+  capi_clear_error();
+  REQUIRE(json_out != NULL, "floe_table_progress", "json_out");
+  *json_out = NULL;
+  REQUIRE(table != NULL, "floe_table_progress", "table");
+  return capiTableProgress((uintptr_t)table, json_out);
+}
+
 floe_status floe_table_free(floe_table* table) {
   capi_clear_error();
   if (table == NULL) return FLOE_OK;

@@ -51,7 +51,7 @@ func runMaintain(th *tableHandle, req maintainRequest, progress maintenance.Prog
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	ctx, cancel := callContext(context.Background(), overridden(th.timeout, req.timeout))
+	ctx, cancel := callContext(th.metered(context.Background()), overridden(th.timeout, req.timeout))
 	defer cancel()
 	res, err := req.Run(ctx, &base, progress)
 	if err != nil {

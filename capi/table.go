@@ -7,10 +7,12 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/progress"
 )
 
 // tableHandle is what a floe_table* stands for. Commits replace the table
@@ -28,6 +30,9 @@ type tableHandle struct {
 	// onFree runs when the handle is freed: a table loaded from a catalog
 	// lets go of the catalog it commits through.
 	onFree func()
+	// meter counts the work of the handle's latest long call
+	// (floe_table_progress); see table_progress.go.
+	meter atomic.Pointer[progress.Meter]
 }
 
 // current is the table version the handle holds now.

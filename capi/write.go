@@ -102,7 +102,7 @@ func writeAndCommit(fn string, h C.uintptr_t, data *C.struct_ArrowArrayStream, c
 		return fail(fn, err, statusInvalidArgument)
 	}
 	return runOnHandle(fn, h, snapshotID, timeout, func(t *table.Table, ctx context.Context) (ops.Result, error) {
-		return op(ctx, t, rdr, opts)
+		return op(ctx, t, countRows(ctx, rdr), opts)
 	})
 }
 
@@ -303,7 +303,7 @@ func runOnHandle(fn string, h C.uintptr_t, snapshotID *C.int64_t, timeout *time.
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	ctx, cancel := callContext(context.Background(), overridden(th.timeout, timeout))
+	ctx, cancel := callContext(th.metered(context.Background()), overridden(th.timeout, timeout))
 	defer cancel()
 	res, err := op(&base, ctx)
 	if err != nil {
@@ -341,7 +341,7 @@ func capiExpireSnapshots(h C.uintptr_t, optionsJSON *C.char, resultJSON **C.char
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	res, err := base.ExpireSnapshots(context.Background(), opts.OlderThanMs, opts.RetainLast, table.ExpireOptions{KeepFiles: opts.KeepFiles})
+	res, err := base.ExpireSnapshots(th.metered(context.Background()), opts.OlderThanMs, opts.RetainLast, table.ExpireOptions{KeepFiles: opts.KeepFiles})
 	if err != nil {
 		return fail(fn, err, commitFailureStatus(err))
 	}

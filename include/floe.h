@@ -262,6 +262,20 @@ floe_status floe_table_metadata_json(floe_table* table, char** out);
  * floe_string_free. */
 floe_status floe_table_metadata_location(floe_table* table, char** out);
 
+/* How far the long call running on this table handle is (floe_append,
+ * floe_replace_partitions, floe_overwrite, floe_add_files, floe_commit,
+ * floe_expire_snapshots, floe_table_maintain, ...), or the last one that
+ * finished, as a JSON object in a new string to free with
+ * floe_string_free: {"files", "files_total", "bytes", "bytes_total",
+ * "rows", "rows_total"}, the counts the CLI's status line shows; a total
+ * of 0 is not known, and all are 0 before the handle's first such call.
+ * What counts: rows taken from the input stream (appends, overwrites),
+ * files whose footers were read and their bytes (add_files), files
+ * deleted (expire_snapshots, remove_orphan_files). Meant to be called from
+ * another thread while the call blocks its own; calls on one handle run
+ * one at a time, and each starts its counts from 0. */
+floe_status floe_table_progress(floe_table* table, char** json_out);
+
 /* Release a table. Scans opened from it stay usable. Freeing NULL is
  * FLOE_OK; freeing twice is FLOE_INVALID_ARGUMENT. */
 floe_status floe_table_free(floe_table* table);
@@ -1082,7 +1096,12 @@ floe_status floe_scan_add_filter(floe_scan* scan, const char* filter);
  *                                          (compressed bytes);
  *   "rows_filtered", "rows_deleted"        rows decoded then dropped by the
  *                                          filter and by deletes;
- *   "rows_returned"                        rows the streams returned.
+ *   "rows_returned"                        rows the streams returned;
+ *   "tasks_planned", "task_bytes_planned", the scan's tasks (floe_scan_plan)
+ *   "tasks_done", "task_bytes_done"        and the bytes of their files they
+ *                                          cover, and those of the tasks
+ *                                          read to their end: how far a
+ *                                          read is (the CLI's status line).
  * New counters may be added. Safe to call from any thread at any time,
  * including while streams of the scan are read. */
 floe_status floe_scan_metrics(floe_scan* scan, char** json_out);
