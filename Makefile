@@ -5,7 +5,7 @@ FUZZTIME  ?= 10m
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib install wheel test-python-package test-dask test-rust test test-go test-race test-c test-install test-python test-benchmarks fuzz fuzz-long demo bench bench-c test-duckdb clean
+.PHONY: all build cli lib install wheel test-python-package test-dask test-rust test test-go test-race test-c test-install test-python test-benchmarks fuzz fuzz-long demo bench bench-c bench-python test-duckdb clean
 
 all: build
 
@@ -223,6 +223,12 @@ bench:
 	cd benchmarks && bash -o pipefail -c '$(GO) run -tags duckdb_arrow ./cmd/bench -foreign 2>&1 | tee results/latest-foreign.txt'
 	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -writes 2>&1 | tee results/latest-writes.txt'
 	cd benchmarks && bash -o pipefail -c '$(GO) run ./cmd/bench -planning 2>&1 | tee results/latest-planning.txt'
+	$(MAKE) bench-python
+
+# to_pandas without pyarrow against floe's Arrow scan, 1 M lineitem rows
+# (benchmarks/python/to_pandas_bench.py; issue 31's ratios).
+bench-python: lib
+	bash -o pipefail -c 'FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) benchmarks/python/to_pandas_bench.py 2>&1 | tee benchmarks/results/latest-pandas.txt'
 
 # DuckDB SQL over floe scans (benchmarks module, cgo; first build ~1-2 min).
 test-duckdb:
