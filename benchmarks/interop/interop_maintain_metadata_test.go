@@ -192,4 +192,3 @@ func TestExpiredAndOrphansRemovedReadByIcebergGo(t *testing.T) {
 		m.goWritesAfter(t)
 	})
 }
-
