@@ -32,7 +32,8 @@ type tableHandle struct {
 	onFree func()
 	// meter counts the work of the handle's latest long call
 	// (floe_table_progress); see table_progress.go.
-	meter atomic.Pointer[progress.Meter]
+	meter     atomic.Pointer[progress.Meter]
+	meterCall atomic.Int64
 }
 
 // current is the table version the handle holds now.

@@ -20,6 +20,10 @@ import (
 
 // progressJSON is floe_table_progress's answer; a total of 0 is not known.
 type progressJSON struct {
+	// Call numbers the handle's metered calls from 1 (0: none yet), so a
+	// host polling from before its call began can tell the earlier call's
+	// final counts from its own.
+	Call       int64 `json:"call"`
 	Files      int64 `json:"files"`
 	FilesTotal int64 `json:"files_total"`
 	Bytes      int64 `json:"bytes"`
@@ -31,6 +35,7 @@ type progressJSON struct {
 // metered gives a call's context a new Meter, published on the handle.
 func (h *tableHandle) metered(ctx context.Context) context.Context {
 	m := &progress.Meter{}
+	h.meterCall.Add(1)
 	h.meter.Store(m)
 	return progress.With(ctx, m)
 }
@@ -66,8 +71,12 @@ func capiTableProgress(h C.uintptr_t, out **C.char) (rc C.int) {
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
+	// The call number first: a sample read after a newer call published
+	// its Meter is that call's, under the older number at worst, which
+	// the host then ignores until the next poll.
+	call := th.meterCall.Load()
 	s := th.meter.Load().Sample() // a nil Meter (no call yet) samples zeros
-	data, err := json.Marshal(progressJSON{Files: s.Files, FilesTotal: s.FilesTotal, Bytes: s.Bytes,
+	data, err := json.Marshal(progressJSON{Call: call, Files: s.Files, FilesTotal: s.FilesTotal, Bytes: s.Bytes,
 		BytesTotal: s.BytesTotal, Rows: s.Rows, RowsTotal: s.RowsTotal})
 	if err != nil {
 		return fail(fn, err, statusInternal)

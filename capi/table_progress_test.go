@@ -35,7 +35,7 @@ func TestTableProgressCountsTheLatestCall(t *testing.T) {
 	if num(res["deleted_files_count"]) != 2 {
 		t.Fatalf("orphans: %v", res)
 	}
-	if got := th.meter.Load().Sample(); got != (progress.Sample{Files: 2, FilesTotal: 2}) {
+	if got := th.meter.Load().Sample(); got != (progress.Sample{Files: 2, FilesTotal: 2}) || th.meterCall.Load() != 1 {
 		t.Errorf("after removing 2 orphans: %+v", got)
 	}
 	maintainCall(t, th, "rewrite_manifests", "")

@@ -266,9 +266,11 @@ floe_status floe_table_metadata_location(floe_table* table, char** out);
  * floe_replace_partitions, floe_overwrite, floe_add_files, floe_commit,
  * floe_expire_snapshots, floe_table_maintain, ...), or the last one that
  * finished, as a JSON object in a new string to free with
- * floe_string_free: {"files", "files_total", "bytes", "bytes_total",
- * "rows", "rows_total"}, the counts the CLI's status line shows; a total
- * of 0 is not known, and all are 0 before the handle's first such call.
+ * floe_string_free: {"call", "files", "files_total", "bytes",
+ * "bytes_total", "rows", "rows_total"}, the counts the CLI's status line
+ * shows; a total of 0 is not known. "call" numbers the handle's long
+ * calls from 1 (0 and all counts 0 before the first), so a host that
+ * read it before starting its call can skip samples of the one before.
  * What counts: rows taken from the input stream (appends, overwrites),
  * files whose footers were read and their bytes (add_files), files
  * deleted (expire_snapshots, remove_orphan_files). Meant to be called from
