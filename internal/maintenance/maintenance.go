@@ -321,6 +321,12 @@ func parseStatisticsRequest(data []byte) (Request, error) {
 	return Request{TimeoutMs: o.TimeoutMs, run: func(ctx context.Context, t *table.Table, progress Progress) (any, error) {
 		var out statisticsResultJSON
 		snapshotID := o.SnapshotID
+		partitions := o.PartitionStatistics == nil && maintain.IsPartitioned(t.Metadata) || o.PartitionStatistics != nil && *o.PartitionStatistics
+		if !ndv && !partitions {
+			// Known only now (the table's specs): refused as both false
+			// are, rather than a success that wrote nothing.
+			return nil, invalid("%s: ndv is false and the table is unpartitioned (no partition statistics): nothing to compute", action)
+		}
 		if ndv {
 			res, err := maintain.ComputeStatistics(ctx, t, maintain.StatisticsOptions{SnapshotID: o.SnapshotID, Columns: o.Columns})
 			if err != nil {
@@ -329,7 +335,6 @@ func parseStatisticsRequest(data []byte) (Request, error) {
 			out = newStatisticsResult(res)
 			snapshotID = &res.SnapshotID
 		}
-		partitions := o.PartitionStatistics == nil && maintain.IsPartitioned(t.Metadata) || o.PartitionStatistics != nil && *o.PartitionStatistics
 		if partitions {
 			res, err := maintain.ComputePartitionStatistics(ctx, t, maintain.PartitionStatisticsOptions{SnapshotID: snapshotID})
 			if err != nil {

@@ -138,3 +138,19 @@ func TestAfterCommitKeepsPartitionStatistics(t *testing.T) {
 		t.Fatalf("column statistics %v, want one a snapshot", tbl.Metadata.Statistics)
 	}
 }
+
+// ndv false on an unpartitioned table leaves compute_statistics nothing
+// to compute (partition statistics default to partitioned tables only):
+// refused as both false are, not a success naming snapshot 0 with no
+// file written.
+func TestComputeStatisticsNothingOnUnpartitioned(t *testing.T) {
+	flat := rowstest.CopyFixture(t, "impala_iceberg_v3_deletion_vectors")
+	before := flat.MetadataLocation
+	res, err := runStatistics(t, flat, `{"ndv": false}`)
+	if !errors.Is(err, errkind.InvalidArgument) {
+		t.Fatalf("ndv false on an unpartitioned table: %+v, %v; want InvalidArgument", res, err)
+	}
+	if flat.MetadataLocation != before || len(flat.Metadata.Statistics)+len(flat.Metadata.PartitionStatistics) != 0 {
+		t.Fatalf("a refused run committed %s", flat.MetadataLocation)
+	}
+}
