@@ -11,6 +11,7 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/rowstest"
+	"github.com/floedb/floe/maintain"
 )
 
 // Copies of the shared fixture tables (Impala's, Spark's) are maintained
@@ -124,4 +125,33 @@ func goScanErr(goTbl *icebergtable.Table) ([]arrow.RecordBatch, error) {
 		out = append(out, rec)
 	}
 	return out, nil
+}
+
+// Compaction of fixture copies with their deletes, by the curve and
+// bin-pack strategies: Impala's partitioned table with position deletes
+// (z-order over id and user), Spark's v3 table with deletion vectors
+// (Hilbert over i) and DuckDB's table with equality deletes (bin-pack);
+// iceberg-go reads the rows floe read before, and plans no delete file.
+func TestFixtureCompactedReadByIcebergGo(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts maintain.RewriteDataFilesOptions
+	}{
+		{"impala_iceberg_v2_partitioned_position_deletes", maintain.RewriteDataFilesOptions{Strategy: maintain.StrategyZOrder, ZOrderColumns: []string{"id", "user"}}},
+		{"impala_iceberg_v3_deletion_vectors", maintain.RewriteDataFilesOptions{Strategy: maintain.StrategyHilbert, ZOrderColumns: []string{"i"}}},
+		{"duckdb_equality_deletes/mytable", maintain.RewriteDataFilesOptions{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			goTbl := maintainFixture(t, c.name, func(t *testing.T, tbl *table.Table) {
+				o := c.opts
+				o.RewriteAll = true
+				if _, err := maintain.RewriteDataFiles(context.Background(), tbl, o); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if k := goPlanDeletes(t, goTbl); k != (goDeleteKinds{}) {
+				t.Errorf("iceberg-go plans delete files after compaction: %+v", k)
+			}
+		})
+	}
 }
