@@ -72,6 +72,16 @@ type Health struct {
 	StatisticsFiles       int      `json:"statistics_files"`
 	StatisticsCurrent     bool     `json:"statistics_current"`
 	StatisticsOnCommitSet bool     `json:"statistics_on_commit"`
+	// Partitioned: some spec has a partition field, so the table can
+	// have partition statistics; their files, and whether the current
+	// snapshot has one.
+	Partitioned                bool `json:"partitioned"`
+	PartitionStatisticsFiles   int  `json:"partition_statistics_files"`
+	PartitionStatisticsCurrent bool `json:"partition_statistics_current"`
+	// StaleStatistics are the statistics the current snapshot lacks
+	// although the table keeps statistics (StaleNDV,
+	// StalePartitionStatistics): what the planner computes.
+	StaleStatistics []string `json:"stale_statistics,omitempty"`
 }
 
 // PartitionHealth is one partition's files.
@@ -109,8 +119,7 @@ func CheckHealth(ctx context.Context, t *table.Table, opts HealthOptions) (Healt
 	md := t.Metadata
 	h.FormatVersion = md.FormatVersion
 	h.Snapshots = len(md.Snapshots)
-	h.StatisticsFiles = len(md.Statistics)
-	h.StatisticsOnCommitSet = md.Properties[PropStatisticsOnCommit] == "true"
+	statisticsHealth(&h, md)
 	expirable, refs, err := t.ExpirableSnapshots(now.UnixMilli())
 	if err != nil {
 		return h, err
@@ -128,11 +137,6 @@ func CheckHealth(ctx context.Context, t *table.Table, opts HealthOptions) (Healt
 		return h, nil
 	}
 	h.SnapshotID = snap.SnapshotID
-	for _, s := range md.Statistics {
-		if s.SnapshotID == snap.SnapshotID {
-			h.StatisticsCurrent = true
-		}
-	}
 	rw, err := opts.Rewrite.resolved(md)
 	if err != nil {
 		return h, err

@@ -167,14 +167,7 @@ var steps = []step{
 			res, err := t.RemoveOrphanFiles(ctx, table.OrphanOptions{})
 			return map[string]any{"orphan_files": len(res.Orphans), "deleted": res.Deleted, "failed_deletes": res.FailedDeletes}, err
 		}},
-	{name: ActionComputeStatistics,
-		need: func(h *Health, _ *MaintainOptions) (string, bool) {
-			wanted := h.StatisticsFiles > 0 || h.StatisticsOnCommitSet
-			return "the current snapshot has no statistics file, and the table keeps statistics", wanted && !h.StatisticsCurrent && h.SnapshotID != 0
-		},
-		run: func(ctx context.Context, t *table.Table, _ *MaintainOptions) (any, error) {
-			return UpdateStatistics(ctx, t, StatisticsOptions{})
-		}},
+	{name: ActionComputeStatistics, need: statisticsNeed, run: computeStaleStatistics},
 }
 
 // Maintain checks the table's health and runs what it calls for, in a
