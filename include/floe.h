@@ -688,7 +688,10 @@ typedef void (*floe_progress_fn)(const char* progress_json, void* user_data);
  *    "partition_statistics": {"statistics_path", "file_size_in_bytes",
  *    "partitions"}}, keys of what was skipped left out.
  *  "rewrite_data_files": compact small files (bin-pack) and apply
- *    deletes. Java's options in snake case: "target_file_size_bytes",
+ *    deletes. "strategy": "binpack" (default), "sort" (each group
+ *    sorted by the table's sort order or "sort_order_id"), "zorder" or
+ *    "hilbert" (each group ordered along that curve over
+ *    "zorder_columns"). Java's options in snake case: "target_file_size_bytes",
  *    "min_file_size_bytes", "max_file_size_bytes", "min_input_files",
  *    "delete_file_threshold", "delete_ratio_threshold", "rewrite_all",
  *    "max_file_group_size_bytes", "partial_progress_enabled",
@@ -716,14 +719,24 @@ typedef void (*floe_progress_fn)(const char* progress_json, void* user_data);
  *    "data_files", "small_data_files", "worst_partitions", delete files
  *    by kind, "dangling_delete_files", "compaction_groups",
  *    "mergeable_manifests", "expirable_snapshots", "orphan_files",
- *    "statistics_current", ...}.
+ *    "statistics_current", "partition_statistics_current",
+ *    "stale_statistics": ["ndv", "partition_statistics"] (what the
+ *    current snapshot lacks on a table that keeps statistics: one with a
+ *    statistics file or write.statistics.on-commit=true), ...}.
  *  "maintain": the maintenance planner: the health, then the actions it
- *    calls for in this order: rewrite_data_files, remove_dangling_deletes,
+ *    calls for in this order: rewrite_data_files,
+ *    convert_equality_deletes (then rewrite_data_files again),
+ *    rewrite_position_deletes, remove_dangling_deletes,
  *    rewrite_manifests, expire_snapshots, remove_orphan_files,
- *    compute_statistics, each judged on the table the earlier left;
- *    "dry_run": <bool> only reports, "skip_orphans". Result: {"dry_run",
- *    "health", "actions": [{"action", "reason", "result"}]}; a failing
- *    action stops the run with its error.
+ *    compute_statistics (the stale statistics), each judged on the table
+ *    the earlier left; "dry_run": <bool> only reports, "skip_orphans",
+ *    "min_equality_delete_files" (convert when at least this many
+ *    equality delete files apply to live data; default 1),
+ *    "min_position_delete_files" (merge when at least this many position
+ *    delete files can merge, v2; default 5; on v3 any is turned into
+ *    deletion vectors); a negative threshold never runs that action.
+ *    Result: {"dry_run", "health", "actions": [{"action", "reason",
+ *    "result"}]}; a failing action stops the run with its error.
  * FLOE_CONFLICT, committing nothing, when another writer removed what a
  * commit replaces (with partial progress, only that group fails). */
 floe_status floe_table_maintain(floe_table* table, const char* action, const char* options_json,

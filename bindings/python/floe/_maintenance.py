@@ -1,13 +1,17 @@
 """Table maintenance (floe_table_maintain): ``t.maintenance.remove_orphan_files()``,
-``rewrite_manifests()``, ``remove_dangling_deletes()``, ``compute_statistics()``
-and ``rewrite_data_files()``, each returning the action's result as a dict.
-Keyword names are the C API's options (Java's option names in snake case)."""
+``rewrite_manifests()``, ``remove_dangling_deletes()``, ``compute_statistics()``,
+``rewrite_data_files()``, ``rewrite_position_deletes()``,
+``convert_equality_deletes()``, and the planner's ``health()``, ``plan()``
+and ``maintain()``, each returning the action's result as a dict. Keyword
+names are the C API's options (Java's option names in snake case)."""
 
 import ctypes
+import dataclasses
 import datetime
 import json
 import time
 
+from . import _progress
 from ._calls import _c_str, _check, _json_arg, _take_string
 from ._lib import PROGRESS_FN, library
 from ._table import _epoch_ms
@@ -32,9 +36,12 @@ def _older_than_ms(older_than):
 class MaintenanceTable:
     """The maintenance actions of one Table (``t.maintenance``). Each call
     commits (unless it changes nothing or dry_run is set) and returns a
-    dict; progress, when given, is called with a dict {"action", "done",
-    "total"} (and "group" per compacted file group) as the action goes,
-    once at the end for the actions without steps. FloeError
+    dict; progress, when given, is called with a floe.Progress as the
+    action goes (steps, or file groups for rewrite_data_files, done of the
+    total, and the groups' input bytes; ``p["action"]``, ``p["done"]``,
+    ``p["total"]``, ``p["group"]`` read the C API's progress JSON), once at
+    the end for the actions without steps; progress=True draws it on
+    stderr when it is a terminal. FloeError
     (INVALID_ARGUMENT) names a bad option, (CONFLICT) says another writer
     removed what a commit replaces."""
 
@@ -43,9 +50,14 @@ class MaintenanceTable:
 
     def _run(self, action, opts, progress=None):
         callback = PROGRESS_FN()  # NULL: no callback
-        if progress is not None:
+        reporter = _progress.reporter(progress)
+        if reporter is not None:
+            input_bytes = [0]
+
             def call(progress_json, _user_data):
-                progress(json.loads(progress_json.decode("utf-8")))
+                detail = json.loads(progress_json.decode("utf-8"))
+                input_bytes[0] += (detail.get("group") or {}).get("input_bytes", 0)
+                reporter(dataclasses.replace(_progress.maintenance_progress(action, detail), bytes=input_bytes[0]))
 
             callback = PROGRESS_FN(call)
         out = ctypes.c_void_p()
@@ -55,6 +67,8 @@ class MaintenanceTable:
                                                  callback, None, ctypes.byref(out)))
         finally:
             self._table._metadata = None
+            if reporter is not None:
+                reporter.finish()
         return json.loads(_take_string(out))
 
     def remove_orphan_files(self, older_than=None, dry_run=False, location=None, force=False, timeout_ms=None,
@@ -115,17 +129,24 @@ class MaintenanceTable:
                            delete_ratio_threshold=None, rewrite_all=False, max_file_group_size_bytes=None,
                            partial_progress_enabled=False, partial_progress_max_commits=None,
                            max_concurrent_file_group_rewrites=None, token=None, branch=None, timeout_ms=None,
-                           progress=None, output_spec_id=None):
+                           progress=None, output_spec_id=None, strategy=None, sort_order_id=None,
+                           zorder_columns=None):
         """Compacts small files (bin-pack, Java's options and defaults),
         applying every delete, and drops delete files nothing needs any
         more; row_filter (text or REST JSON dict) limits it to files that
-        may hold the rows it selects. The new files are partitioned by the
-        table's default spec, or output_spec_id's (files of older specs
-        are rewritten into it, as Java's output-spec-id does). Returns {"starting_snapshot_id",
+        may hold the rows it selects. strategy: "binpack" (default, rows
+        in the order read), "sort" (each group sorted by the table's sort
+        order, or sort_order_id's), "zorder" or "hilbert" (each group
+        ordered along that curve over zorder_columns, a list of column
+        names). The new files are partitioned by the table's default spec,
+        or output_spec_id's (files of older specs are rewritten into it,
+        as Java's output-spec-id does). Returns {"starting_snapshot_id",
         "groups": [...], "rewritten_data_files_count",
         "added_data_files_count", "rewritten_bytes_count",
         "removed_delete_files_count", "failed_data_files_count",
         "snapshot_ids": [ids]}; progress is called per file group."""
+        if isinstance(zorder_columns, str):
+            raise TypeError("zorder_columns takes a list of column names")
         return self._run("rewrite_data_files", {
             "filter": None if row_filter is None else _filter(row_filter), "target_file_size_bytes": target_file_size_bytes,
             "min_file_size_bytes": min_file_size_bytes, "max_file_size_bytes": max_file_size_bytes,
@@ -135,7 +156,9 @@ class MaintenanceTable:
             "partial_progress_enabled": bool(partial_progress_enabled) or None,
             "partial_progress_max_commits": partial_progress_max_commits,
             "max_concurrent_file_group_rewrites": max_concurrent_file_group_rewrites, "token": token,
-            "branch": branch, "timeout_ms": timeout_ms, "output_spec_id": output_spec_id}, progress)
+            "branch": branch, "timeout_ms": timeout_ms, "output_spec_id": output_spec_id, "strategy": strategy,
+            "sort_order_id": sort_order_id,
+            "zorder_columns": list(zorder_columns) if zorder_columns is not None else None}, progress)
 
     def rewrite_position_deletes(self, target_file_size_bytes=None, token=None, properties=None, branch=None,
                                  timeout_ms=None, progress=None):
@@ -159,8 +182,12 @@ class MaintenanceTable:
         health): a dict of small files (and the worst partitions), delete
         files by kind, dangling deletes, the compaction's planned groups,
         manifests that can merge, snapshots past retention, orphan files
-        (unless skip_orphans: listing the location) and whether the
-        statistics are current."""
+        (unless skip_orphans: listing the location), and whether the
+        statistics are current: "statistics_current",
+        "partition_statistics_current" and "stale_statistics" (["ndv",
+        "partition_statistics"]: what the current snapshot lacks on a
+        table that keeps statistics, one with a statistics file or
+        write.statistics.on-commit=true; maintain() computes them)."""
         return self._run("health", {"skip_orphans": bool(skip_orphans) or None, "timeout_ms": timeout_ms})
 
     def plan(self, skip_orphans=False, timeout_ms=None, min_equality_delete_files=None,

@@ -108,6 +108,60 @@ class MaintenanceTest(unittest.TestCase):
             t.maintenance._run("maintain", {"dry_runn": True})
         self.assertIn("dry_run", str(e.exception))
 
+    def test_rewrite_strategy(self):
+        """strategy, sort_order_id and zorder_columns reach compaction: a
+        sort rewrite writes the rows in the table's sort order (id
+        descending), a z-order rewrite keeps the rows, and what the
+        strategies refuse is refused."""
+        t = floe.Table.create(os.path.join(self.dir, "s"), SCHEMA, format_version=2)
+        ids = [7, 3, 11, 0, 14, 5, 9, 1, 12, 6, 2, 13, 4, 10, 8]
+        for i in range(3):
+            t.append([{"id": n, "kind": f"k{n % 3}"} for n in ids[5 * i:5 * i + 5]])
+        with t.update_sort_order() as o:
+            o.desc("id")
+        before = rows_of(t)
+        res = t.maintenance.rewrite_data_files(strategy="sort", rewrite_all=True)
+        self.assertEqual(res["added_data_files_count"], 1)
+        self.assertEqual([r["id"] for r in t.scan().to_pylist()], sorted(ids, reverse=True))
+        t.maintenance.rewrite_data_files(strategy="zorder", zorder_columns=["id", "kind"], rewrite_all=True)
+        self.assertEqual(rows_of(t), before)
+        with self.assertRaises(FloeError) as e:
+            t.maintenance.rewrite_data_files(strategy="sort", sort_order_id=99, rewrite_all=True)
+        self.assertEqual(e.exception.code, Status.NOT_FOUND)
+        with self.assertRaises(FloeError) as e:
+            t.maintenance.rewrite_data_files(zorder_columns=["id"], rewrite_all=True)
+        self.assertEqual(e.exception.code, Status.INVALID_ARGUMENT)
+        with self.assertRaises(TypeError):
+            t.maintenance.rewrite_data_files(strategy="zorder", zorder_columns="id")
+
+    def test_partition_statistics_stale(self):
+        """A partitioned table with column sketches of its current snapshot
+        but no partition statistics file: health names them stale, plan()
+        and maintain() compute that file alone, and then nothing is
+        stale."""
+        t = floe.Table.create(os.path.join(self.dir, "p"), SCHEMA, format_version=2)
+        with t.update_spec() as u:
+            u.add_identity("kind")
+        t.append([{"id": n, "kind": f"k{n % 3}"} for n in range(12)])
+        h = t.maintenance.health(skip_orphans=True)
+        self.assertNotIn("stale_statistics", h)  # keeps no statistics yet
+        t.maintenance.compute_statistics(partition_statistics=False)
+        h = t.maintenance.health(skip_orphans=True)
+        self.assertTrue(h["statistics_current"])
+        self.assertFalse(h["partition_statistics_current"])
+        self.assertEqual(h["stale_statistics"], ["partition_statistics"])
+        self.assertEqual([a["action"] for a in t.maintenance.plan(skip_orphans=True)["actions"]],
+                         ["compute_statistics"])
+        done = t.maintenance.maintain(skip_orphans=True)
+        self.assertEqual([a["action"] for a in done["actions"]], ["compute_statistics"])
+        result = done["actions"][0]["result"]
+        self.assertNotIn("ndv", result)
+        self.assertEqual(result["partition-statistics"]["partitions"], 3)
+        h = t.maintenance.health(skip_orphans=True)
+        self.assertTrue(h["partition_statistics_current"])
+        self.assertNotIn("stale_statistics", h)
+        self.assertEqual(t.maintenance.maintain(skip_orphans=True)["actions"], [])
+
     def test_planner_delete_thresholds(self):
         """min_equality_delete_files and min_position_delete_files reach
         the planner: with an equality delete file and two position delete
