@@ -140,12 +140,16 @@ func pathMayBeInBounds(d *DeleteFile, task *DataFileTask, t *Table) bool {
 }
 
 // partitionKey identifies a partition under a spec; values are in the
-// canonical Go forms, whose %v renderings are distinct per value.
+// canonical Go forms, whose %v renderings are distinct per value. Each
+// rendering is prefixed by its length: joined bare, string tuples such as
+// ("a|string:b", "c") and ("a", "b|string:c") made one key, and a delete
+// or a replace of one partition reached the other.
 func partitionKey(specID int, partition []any) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d", specID)
 	for _, v := range partition {
-		fmt.Fprintf(&b, "|%T:%v", v, v)
+		s := fmt.Sprint(v)
+		fmt.Fprintf(&b, "|%T:%d:%s", v, len(s), s)
 	}
 	return b.String()
 }

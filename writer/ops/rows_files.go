@@ -329,11 +329,15 @@ func (c *rowChange) partitionDir(specID int, partition []any) (string, error) {
 }
 
 // partitionText identifies a partition under a spec; values are in the
-// canonical Go forms, whose %T:%v renderings are distinct per value.
+// canonical Go forms, whose %T:%v renderings are distinct per value,
+// each prefixed by its length: joined bare, ("a|string:b", "c") and
+// ("a", "b|string:c") were one partition, and an upsert put the
+// equality deletes of both in one file of one of them.
 func partitionText(specID int, partition []any) string {
 	s := fmt.Sprint(specID)
 	for _, v := range partition {
-		s += fmt.Sprintf("|%T:%v", v, v)
+		r := fmt.Sprint(v)
+		s += fmt.Sprintf("|%T:%d:%s", v, len(r), r)
 	}
 	return s
 }
