@@ -290,11 +290,14 @@ func cmpString(a, b string) int {
 }
 
 // partitionKey identifies a partition under a spec; values are in the
-// canonical Go forms, whose %T:%v renderings are distinct per value.
+// canonical Go forms, whose %T:%v renderings are distinct per value,
+// each prefixed by its length so that no two tuples join alike (see
+// table's partitionKey).
 func partitionKey(specID int, partition []any) string {
 	key := fmt.Sprint(specID)
 	for _, v := range partition {
-		key += fmt.Sprintf("|%T:%v", v, v)
+		s := fmt.Sprint(v)
+		key += fmt.Sprintf("|%T:%d:%s", v, len(s), s)
 	}
 	return key
 }
