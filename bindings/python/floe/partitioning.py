@@ -12,7 +12,7 @@ Table.spec() returns one. A transform may be given by its spelling
 import json
 
 from .transforms import VoidTransform, parse_transform
-from .types import NestedField, StructType, UnknownType, _Frozen
+from .types import NestedField, StructType, UnknownType, _extra, _Frozen
 
 INITIAL_PARTITION_SPEC_ID = 0
 PARTITION_FIELD_ID_START = 1000
@@ -35,8 +35,7 @@ class PartitionField(_Frozen):
         field_id = data.pop("field-id", field_id)
         transform = data.pop("transform", transform)
         name = data.pop("name", name)
-        if data:
-            raise TypeError(f"PartitionField got unexpected arguments: {', '.join(sorted(data))}")
+        _extra("PartitionField", data)
         if source_id is None or transform is None or name is None:
             raise ValueError("a PartitionField needs source_id, transform and name")
         self._set(source_id=int(source_id), field_id=None if field_id is None else int(field_id),
@@ -73,8 +72,7 @@ class PartitionSpec(_Frozen):
             fields = tuple(fields[0])
         spec_id = data.pop("spec-id", data.pop("spec_id", INITIAL_PARTITION_SPEC_ID))
         fields = fields or data.pop("fields", ())
-        if data:
-            raise TypeError(f"PartitionSpec got unexpected arguments: {', '.join(sorted(data))}")
+        _extra("PartitionSpec", data)
         self._set(spec_id=int(spec_id),
                   fields=tuple(f if isinstance(f, PartitionField) else PartitionField(**f) for f in fields))
 

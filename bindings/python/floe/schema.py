@@ -13,7 +13,7 @@ fresh ones assigned."""
 
 import json
 
-from .types import ListType, MapType, NestedField, StructType, _fields, _Frozen
+from .types import ListType, MapType, NestedField, StructType, _extra, _fields, _Frozen
 
 INITIAL_SCHEMA_ID = 0
 
@@ -39,8 +39,7 @@ class Schema(_Frozen):
         schema_id = data.pop("schema-id", data.pop("schema_id", INITIAL_SCHEMA_ID))
         ids = data.pop("identifier-field-ids", data.pop("identifier_field_ids", None))
         fields = _fields(fields or data.pop("fields", ()))
-        if data:
-            raise TypeError(f"Schema got unexpected arguments: {', '.join(sorted(data))}")
+        _extra("Schema", data)
         self._set(fields=fields, schema_id=int(schema_id), identifier_field_ids=[int(i) for i in ids or []])
 
     @classmethod

@@ -33,6 +33,16 @@ _GEOGRAPHY = re.compile(r"^geography\s*(?:\(\s*['\"]?([^'\"(),]+?)['\"]?\s*"
                         r"(?:,\s*['\"]?([^'\"(),]+?)['\"]?\s*)?\))?$", re.IGNORECASE)
 
 
+def _extra(what, data):
+    """Arguments a constructor did not take: Iceberg JSON keys (spelt with
+    "-") it does not know are ignored, as pyiceberg ignores them, so
+    metadata a newer writer extended still reads; any other name is a
+    misspelt keyword."""
+    unknown = sorted(k for k in data if "-" not in k)
+    if unknown:
+        raise TypeError(f"{what} got unexpected arguments: {', '.join(unknown)}")
+
+
 class _Frozen:
     """pyiceberg's models are frozen: attributes are set once, in
     __init__, so objects can be hashed and shared."""
@@ -337,8 +347,7 @@ class NestedField(_Frozen, IcebergType):
         field_type = data.pop("type", field_type)
         initial_default = data.pop("initial-default", initial_default)
         write_default = data.pop("write-default", write_default)
-        if data:
-            raise TypeError(f"NestedField got unexpected arguments: {', '.join(sorted(data))}")
+        _extra("NestedField", data)
         if field_type is None:
             raise ValueError(f"field {name!r} needs a field_type")
         self._set(field_id=int(field_id) if field_id is not None else 0, name=name,
@@ -392,8 +401,7 @@ class StructType(_Frozen, IcebergType):
         if fields and len(fields) == 1 and isinstance(fields[0], (list, tuple)):
             fields = tuple(fields[0])
         self._set(fields=_fields(fields or data.pop("fields", ())))
-        if data:
-            raise TypeError(f"StructType got unexpected arguments: {', '.join(sorted(data))}")
+        _extra("StructType", data)
 
     def field(self, field_id):
         return next((f for f in self.fields if f.field_id == field_id), None)
@@ -431,8 +439,7 @@ class ListType(_Frozen, IcebergType):
         element = data.pop("element", element)
         element = data.pop("element_type", element)
         element_required = data.pop("element-required", element_required)
-        if data:
-            raise TypeError(f"ListType got unexpected arguments: {', '.join(sorted(data))}")
+        _extra("ListType", data)
         self._set(element_id=int(element_id), element_type=parse_type(element),
                   element_required=bool(element_required))
 
@@ -469,8 +476,7 @@ class MapType(_Frozen, IcebergType):
         value_id = data.pop("value-id", value_id)
         value_type = data.pop("value", value_type)
         value_required = data.pop("value-required", value_required)
-        if data:
-            raise TypeError(f"MapType got unexpected arguments: {', '.join(sorted(data))}")
+        _extra("MapType", data)
         self._set(key_id=int(key_id), key_type=parse_type(key_type), value_id=int(value_id),
                   value_type=parse_type(value_type), value_required=bool(value_required))
 

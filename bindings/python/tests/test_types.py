@@ -125,6 +125,16 @@ class NestedTypeTest(unittest.TestCase):
         with self.assertRaises(AttributeError):
             NestedField(1, "a", StringType()).name = "b"
 
+    def test_unknown_arguments(self):
+        # A misspelt keyword is an error; an Iceberg JSON key floe does not
+        # know (a newer writer's) is ignored, as pyiceberg ignores it.
+        with self.assertRaisesRegex(TypeError, "requird"):
+            NestedField(1, "a", LongType(), requird=True)
+        self.assertEqual(NestedField(**{"id": 1, "name": "a", "type": "long", "some-new-key": 1}),
+                         NestedField(1, "a", LongType()))
+        with self.assertRaisesRegex(TypeError, "specid"):
+            PartitionSpec(specid=1)
+
     def test_struct_list_map(self):
         struct = StructType(NestedField(1, "required_field", StringType(), True, "this is a doc"),
                             NestedField(2, "optional_field", IntegerType()))

@@ -13,7 +13,7 @@ import enum
 import json
 
 from ..transforms import IdentityTransform, parse_transform
-from ..types import _Frozen
+from ..types import _extra, _Frozen
 
 
 class SortDirection(str, enum.Enum):
@@ -88,8 +88,7 @@ class SortField(_Frozen):
         transform = data.pop("transform", transform)
         direction = data.pop("direction", direction)
         null_order = data.pop("null-order", null_order)
-        if data:
-            raise TypeError(f"SortField got unexpected arguments: {', '.join(sorted(data))}")
+        _extra("SortField", data)
         if source_id is None:
             raise ValueError("a SortField needs a source_id")
         direction = SortDirection.ASC if not direction else _enum(SortDirection, direction, "direction")
@@ -132,8 +131,7 @@ class SortOrder(_Frozen):
             fields = tuple(fields[0])
         order_id = data.pop("order-id", data.pop("order_id", INITIAL_SORT_ORDER_ID))
         fields = fields or data.pop("fields", ())
-        if data:
-            raise TypeError(f"SortOrder got unexpected arguments: {', '.join(sorted(data))}")
+        _extra("SortOrder", data)
         self._set(order_id=int(order_id), fields=[f if isinstance(f, SortField) else SortField(**f) for f in fields])
 
     @classmethod
