@@ -1,8 +1,6 @@
 package maintain
 
 import (
-	"fmt"
-
 	"github.com/floedb/floe/iceberg/manifest"
 	"github.com/floedb/floe/iceberg/table"
 )
@@ -42,7 +40,7 @@ func (dh *deleteHealth) add(dt *table.DataFileTask) {
 			dh.equality[writtenKey(&d.File)] = true
 		case isPositionFile(d):
 			pos++
-			k := fmt.Sprint(dt.File.SpecID, dt.File.Partition)
+			k := partitionKey(dt.File.SpecID, dt.File.Partition)
 			if dh.positions[k] == nil {
 				dh.positions[k] = map[string]bool{}
 			}

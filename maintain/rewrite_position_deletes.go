@@ -121,7 +121,6 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 	}
 	dvs := t.Metadata.FormatVersion >= 3
 	target := deleteTargetSize(t, opts)
-	partitionKey := func(df *manifest.DataFile) string { return fmt.Sprint(df.SpecID, df.Partition) }
 
 	// The data files touched and the source files, per partition; then
 	// partitions sharing a source file (a delete file of an older spec may
@@ -155,7 +154,11 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 		if len(mine) == 0 {
 			continue
 		}
-		k := partitionKey(&dt.File)
+		// Keyed as the planner keys partitions: fmt.Sprint of the tuple
+		// printed ("a b", "c") and ("a", "b c") alike, and their files were
+		// merged into one file of the first partition, which a position
+		// delete leaves the other's rows alone in.
+		k := partitionKey(dt.File.SpecID, dt.File.Partition)
 		p := parts[k]
 		if p == nil {
 			p = &partition{sources: map[string]*table.DeleteFile{}}
