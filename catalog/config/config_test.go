@@ -1,9 +1,15 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // The first file found is read, in pyiceberg's order ($PYICEBERG_HOME,
@@ -58,5 +64,27 @@ func TestSearchOrder(t *testing.T) {
 	}
 	if _, err := c.Resolve("c", nil); err == nil {
 		t.Errorf("a catalog of a file not read was found")
+	}
+}
+
+// Nested aliases that would expand to 10^9 values ("billion laughs") are
+// refused as malformed, quickly, instead of exhausting memory.
+func TestAliasExpansionBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 9; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	start := time.Now()
+	_, err := parseYAML([]byte(b.String()))
+	if !errors.Is(err, errkind.InvalidArgument) {
+		t.Fatalf("a billion laughs: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("refused after %v", d)
+	}
+	small := "catalog:\n  default: &d\n    uri: sqlite:///x.db\n  other: *d\n"
+	if _, err := parseYAML([]byte(small)); err != nil {
+		t.Fatalf("a real alias: %v", err)
 	}
 }

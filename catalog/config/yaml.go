@@ -43,7 +43,8 @@ func parseYAML(data []byte) (map[string]any, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, errkind.Errorf(errkind.InvalidArgument, "malformed configuration: line %d: the top level is not a mapping", root.Line)
 	}
-	v, err := nodeValue(root)
+	budget := maxConfigValues
+	v, err := nodeValue(root, &budget)
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +57,17 @@ func malformed(err error) error {
 	return errkind.Errorf(errkind.InvalidArgument, "malformed YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 }
 
-func nodeValue(n *yaml.Node) (any, error) {
+// maxConfigValues bounds the values a configuration expands to: aliases
+// are followed, so a small file of nested aliases ("billion laughs") would
+// otherwise expand without end. A real .pyiceberg.yaml holds dozens.
+const maxConfigValues = 100_000
+
+func nodeValue(n *yaml.Node, budget *int) (any, error) {
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
+	}
+	if *budget--; *budget < 0 {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "malformed configuration: it expands to more than %d values (aliases nested too deep?)", maxConfigValues)
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -66,7 +75,7 @@ func nodeValue(n *yaml.Node) (any, error) {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := nodeValue(c)
+			v, err := nodeValue(c, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -87,7 +96,7 @@ func nodeValue(n *yaml.Node) (any, error) {
 			if _, dup := out[key]; dup {
 				return nil, errkind.Errorf(errkind.InvalidArgument, "malformed configuration: line %d: key %q is given twice", k.Line, key)
 			}
-			v, err := nodeValue(n.Content[i+1])
+			v, err := nodeValue(n.Content[i+1], budget)
 			if err != nil {
 				return nil, err
 			}
