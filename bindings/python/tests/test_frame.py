@@ -122,6 +122,15 @@ def comparable(name, v):
     return v
 
 
+def same_list(test, got, want):
+    """assertEqual for long lists, naming the first difference (unittest's
+    diff of two long lists takes minutes)."""
+    test.assertEqual(len(got), len(want))
+    if got != want:
+        bad = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
+        test.fail(f"item {bad}: got {got[bad]!r}, want {want[bad]!r}")
+
+
 def assert_frame_matches_rows(test, df, rows, columns):
     test.assertEqual(len(df), len(rows))
     test.assertEqual(list(df.columns), columns)
@@ -246,6 +255,70 @@ class FrameTypesTest(unittest.TestCase):
             copy.append(df)
             got = copy.refresh().scan().to_pylist()
         self.assertEqual(sorted(got, key=lambda r: r["id"]), want)
+
+
+@unittest.skipIf(pd is None, "pandas or numpy is not installed")
+class BulkConversionTest(unittest.TestCase):
+    """floe._frame_objects' paths one by one against per-value Python on
+    random data (each path forced, as a table's data would pick only one)."""
+
+    def random_values(self, rng, n, repeated):
+        alphabet = ["a", "Z", " ", "é", "日", "🐟", "\x00", "\x1f", "\x7f", "~"]
+        pool = ["".join(rng.choice(alphabet, size=rng.integers(0, 12))) for _ in range(n if not repeated else 7)]
+        return [pool[i] for i in rng.integers(0, len(pool), n)]
+
+    def arrow(self, values):
+        raw = [v.encode("utf-8") if isinstance(v, str) else v for v in values]
+        offsets = np.zeros(len(raw) + 1, np.int64)
+        np.cumsum([len(r) for r in raw], out=offsets[1:])
+        return offsets, np.frombuffer(b"".join(raw) or b"", np.uint8)
+
+    def test_strings_and_binaries_on_every_path(self):
+        from floe import _frame_objects as fo
+
+        rng = np.random.default_rng(31)
+        for repeated in (False, True):
+            for decode in (True, False):
+                values = self.random_values(rng, 5000, repeated)
+                if not decode:
+                    values = [v.encode("utf-8")[::-1] for v in values]  # not UTF-8 any more
+                offsets, data = self.arrow(values)
+                for path in ("split", "matrix"):
+                    with self.subTest(repeated=repeated, decode=decode, path=path), \
+                            mock.patch.object(fo, "_mostly_repeated", lambda o, d: path == "matrix"):
+                        got = fo.strings(offsets, data, decode)
+                        same_list(self, got.tolist(), values)
+                        if path == "matrix" and repeated:
+                            self.assertLess(len({id(v) for v in got}), 8)  # one object per distinct value
+
+    def test_split_without_a_free_byte_falls_back(self):
+        from floe import _frame_objects as fo
+
+        values = [bytes([i, (i * 7) % 256]) for i in range(256)] * 3
+        offsets, data = self.arrow(values)
+        self.assertIsNone(fo._split(offsets, data, False))
+        same_list(self, fo.strings(offsets, data, False).tolist(), values)
+
+    def test_decimals_wide_and_narrow(self):
+        from floe import _frame_objects as fo
+
+        rng = np.random.default_rng(5)
+        for wide in (False, True):
+            for repeated in (False, True):
+                n = 3000
+                small = rng.integers(-(2 ** 63), 2 ** 63 - 1, 4 if repeated else n, dtype=np.int64)
+                small = small[rng.integers(0, len(small), n)]
+                ints = [int(v) * (10 ** 19 + 3 if wide and k % 2 else 1) for k, v in enumerate(small.tolist())]
+                raw = b"".join(i.to_bytes(16, "little", signed=True) for i in ints)
+                words = np.frombuffer(raw, "<u8").reshape(-1, 2)
+                lo, hi = words[:, 0].copy(), words[:, 1].view(np.int64).copy()
+                for scale in (0, 2, 38):
+                    with self.subTest(wide=wide, repeated=repeated, scale=scale):
+                        got = fo.decimals(lo, hi, scale)
+                        want = [D(i).scaleb(-scale, decimal.Context(prec=100)) for i in ints]
+                        same_list(self, [str(v) for v in got], [str(v) for v in want])
+                        floats = fo.decimals_as_float(lo, hi, scale)
+                        np.testing.assert_allclose(floats, [float(v) for v in want], rtol=1e-15)
 
 
 @unittest.skipIf(pd is None, "pandas or numpy is not installed")
