@@ -125,11 +125,10 @@ def _split(offsets, data, decode):
     keep = np.ones(len(separated), bool)
     keep[offsets[1:-1] + np.arange(n - 1)] = False
     separated[keep] = data
-    raw = separated.tobytes()
     if decode:
-        parts = raw.decode("utf-8").split(chr(sep))
+        parts = str(separated, "utf-8").split(chr(sep))  # decoded from numpy's buffer, no bytes copy
     else:
-        parts = raw.split(bytes([sep]))
+        parts = separated.tobytes().split(bytes([sep]))
     return np.fromiter(parts, dtype=object, count=n)
 
 
