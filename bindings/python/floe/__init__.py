@@ -30,6 +30,7 @@ from ._lib import library
 from ._table import HostIO, Scan, Table, Task
 from ._inspect import InspectResult, InspectTable, InspectTask
 from ._maintenance import MaintenanceTable
+from ._progress import Progress
 from ._version import __version__
 from ._write import UpsertResult
 
@@ -53,4 +54,4 @@ def runtime_stats():
     return json.loads(_take_string(out))
 
 
-__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "InspectResult", "InspectTable", "InspectTask", "MaintenanceTable", "Scan", "Status", "Table", "Task", "UpsertResult", "load_catalog", "runtime_stats", "version"]
+__all__ = ["__version__", "Catalog", "Field", "FloeError", "HostIO", "InspectResult", "InspectTable", "InspectTask", "MaintenanceTable", "Progress", "Scan", "Status", "Table", "Task", "UpsertResult", "load_catalog", "runtime_stats", "version"]

@@ -92,6 +92,7 @@ _SIGNATURES = {
     "floe_table_metadata_json": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p)]),
     "floe_table_metadata_location": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p)]),
     "floe_table_free": (_c.c_int, [_c.c_void_p]),
+    "floe_table_progress": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p)]),
     "floe_scan_open": (_c.c_int, [_c.c_void_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_scan_schema": (_c.c_int, [_c.c_void_p, _c.c_void_p]),
     "floe_scan_plan": (_c.c_int, [_c.c_void_p, _P(_c.c_int64)]),

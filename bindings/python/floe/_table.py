@@ -5,7 +5,7 @@ import datetime
 import json
 import threading
 
-from . import _arrow
+from . import _arrow, _progress
 from ._errors import FloeError, Status
 from .expressions import _filter
 from ._calls import _c_str, _check, _dumps, _json_arg, _take_string
@@ -290,9 +290,17 @@ class _Readable:
         self._open_stream(ptr)
         return capsule
 
-    def _batches(self):
+    def _progress_sampler(self):
+        """A function of the rows read so far giving the read's Progress
+        (a scan's from its metrics, see Scan); made before the read opens."""
+        return lambda rows: _progress.Progress("read", rows=rows)
+
+    def _batches(self, reporter=None):
         """Yields (schema Field, ArrowArray) per batch, releasing each batch
-        when the caller moves on and the stream at the end."""
+        when the caller moves on and the stream at the end. reporter (from
+        _progress.reporter) is told the progress after each batch."""
+        sample = reporter and self._progress_sampler()
+        rows = 0
         stream = ArrowArrayStream()
         self._open_stream(ctypes.addressof(stream))
         try:
@@ -302,6 +310,9 @@ class _Readable:
                 rc = stream.get_next(ctypes.byref(stream), ctypes.byref(batch))
                 if rc != 0:
                     raise _stream_error(stream, rc)
+                if reporter:
+                    rows += batch.length if batch.release else 0
+                    reporter(sample(rows))
                 if not batch.release:
                     return
                 try:
@@ -312,13 +323,17 @@ class _Readable:
         finally:
             if stream.release:
                 stream.release(ctypes.byref(stream))
+            if reporter:
+                reporter.finish()
 
-    def to_pylist(self):
+    def to_pylist(self, progress=None):
         """Every row as a dict of Python values (see floe._arrow for the
-        type mapping), decoded with ctypes alone."""
+        type mapping), decoded with ctypes alone. progress: a callable
+        told the read's floe.Progress after each batch, or True for a
+        status line on stderr when it is a terminal."""
         decoder = _arrow.Decoder(self._iceberg_types())
         rows = []
-        for field, batch in self._batches():
+        for field, batch in self._batches(_progress.reporter(progress)):
             rows.extend(decoder.batch_rows(field, batch))
         return rows
 
@@ -337,26 +352,45 @@ class _Readable:
         self._open_stream(ctypes.addressof(stream))
         return pa.RecordBatchReader._import_from_c(ctypes.addressof(stream))
 
-    def to_arrow(self):
-        """A pyarrow.Table of every row (needs pyarrow)."""
-        return self.to_arrow_batch_reader().read_all()
+    def to_arrow(self, progress=None):
+        """A pyarrow.Table of every row (needs pyarrow). progress as
+        to_pylist takes it."""
+        reporter = _progress.reporter(progress)
+        if reporter is None:
+            return self.to_arrow_batch_reader().read_all()
+        import pyarrow as pa
 
-    def to_pandas(self, **kwargs):
+        sample = self._progress_sampler()
+        reader = self.to_arrow_batch_reader()
+        batches, rows = [], 0
+        try:
+            for batch in reader:
+                batches.append(batch)
+                rows += batch.num_rows
+                reporter(sample(rows))
+        finally:
+            reporter.finish()
+        return pa.Table.from_batches(batches, schema=reader.schema)
+
+    def to_pandas(self, progress=None, **kwargs):
         """A pandas.DataFrame of every row: through pyarrow when it is
         installed (kwargs go to pyarrow's to_pandas), else built in bulk
         with numpy from floe's buffers (see floe._frame for the types and
         the options date_as_object, dtype_backend and decimal_as_float,
-        which both ways take)."""
+        which both ways take). progress: a callable told the read's
+        floe.Progress (files, bytes, rows done of the totals) after each
+        batch, or True for a status line on stderr when it is a terminal."""
+        reporter = _progress.reporter(progress)
         try:
             import pyarrow  # noqa: F401
         except ImportError:
             from . import _frame
 
-            return _frame.to_pandas(self._batches(), self._schema_fields(), _arrow.Decoder(self._iceberg_types()),
-                                    **kwargs)
+            return _frame.to_pandas(self._batches(reporter), self._schema_fields(),
+                                    _arrow.Decoder(self._iceberg_types()), **kwargs)
         from . import _frame_pyarrow
 
-        return _frame_pyarrow.to_pandas(self.to_arrow(), **kwargs)
+        return _frame_pyarrow.to_pandas(self.to_arrow(progress=reporter), **kwargs)
 
     def to_polars(self):
         """A polars.DataFrame of every row, through the Arrow PyCapsule
@@ -450,6 +484,23 @@ class Scan(_Handle, _Readable):
 
     def _open_stream(self, address):
         _check(library().floe_scan_stream(self._handle, address))
+
+    def _progress_sampler(self):
+        # The scan's metrics sum every read of it: this read's work done is
+        # what they gained since it began; the plan is the scan's.
+        try:
+            base = self.metrics()
+        except FloeError:  # a changelog scan keeps no metrics: rows only
+            return _Readable._progress_sampler(self)
+        noun = "splits" if base.get("tasks_planned") != base.get("files_planned") else "files"
+
+        def sample(rows):
+            m = self.metrics()
+            return _progress.Progress("scan", m["tasks_done"] - base["tasks_done"], m["tasks_planned"] or None,
+                                      m["task_bytes_done"] - base["task_bytes_done"],
+                                      m["task_bytes_planned"] or None, rows, None, noun)
+
+        return sample
 
     def cancel(self):
         """Stops every read of this scan, running (in any thread) or to

@@ -17,6 +17,7 @@ import json
 import re
 import uuid
 
+from . import _progress
 from ._calls import _c_str, _check, _dumps, _json_arg, _take_bytes, _take_string
 from ._lib import ArrowArrayStream, library
 from ._metadata import Schema, StructType
@@ -177,23 +178,31 @@ class TableWrites:
         self._metadata = None  # the handle now holds the committed version
         return snapshot_id.value
 
-    def _commit_stream(self, fn, data, token, properties, run_id=None, branch=None):
+    def _commit_stream(self, fn, data, token, properties, run_id=None, branch=None, progress=None, verb="append"):
         arg = _StreamArg(self, data)
         snapshot_id = ctypes.c_int64()
-        _check(fn(self._handle, arg.address, _commit_options(token, properties, run_id, branch),
-                  ctypes.byref(snapshot_id)))
+        options = _commit_options(token, properties, run_id, branch)
+        _progress.polled(self, progress, verb,
+                         lambda: _check(fn(self._handle, arg.address, options, ctypes.byref(snapshot_id))),
+                         rows_total=_rows_total(data))
         return self._committed(snapshot_id)
 
-    def append(self, data, token=None, properties=None, branch=None):
+    def append(self, data, token=None, properties=None, branch=None, progress=None):
         """Writes data as new data files and commits them in one append
-        snapshot. Appending nothing still commits an empty snapshot."""
-        return self._commit_stream(library().floe_append, data, token, properties, branch=branch)
+        snapshot. Appending nothing still commits an empty snapshot.
+        progress: a callable told the append's floe.Progress (rows taken
+        from data, of its length when data has one) while it runs, or True
+        for a status line on stderr when it is a terminal."""
+        return self._commit_stream(library().floe_append, data, token, properties, branch=branch,
+                                   progress=progress)
 
-    def replace_partitions(self, data, token=None, properties=None, run_id=None, branch=None):
+    def replace_partitions(self, data, token=None, properties=None, run_id=None, branch=None, progress=None):
         """Writes data and commits it in place of what other writers left in
         the partitions it lands in. With run_id, only the run's first commit
-        to a partition replaces; its later ones append."""
-        return self._commit_stream(library().floe_replace_partitions, data, token, properties, run_id, branch)
+        to a partition replaces; its later ones append. progress as append
+        takes it."""
+        return self._commit_stream(library().floe_replace_partitions, data, token, properties, run_id, branch,
+                                   progress=progress, verb="replace partitions")
 
     def delete_rows(self, row_filter, token=None, properties=None, delete_mode=None, branch=None):
         """Deletes the rows row_filter selects (pyiceberg text such as
@@ -303,7 +312,7 @@ class TableWrites:
         files = bytes(files)
         _check(library().floe_discard_files(self._handle, files, len(files)))
 
-    def add_files(self, file_paths, token=None, properties=None, branch=None):
+    def add_files(self, file_paths, token=None, properties=None, branch=None, progress=None):
         """Registers Parquet files that already exist (their locations) as
         data files in one append snapshot, without rewriting them
         (pyiceberg's add_files). Metrics come from each file's footer;
@@ -311,13 +320,17 @@ class TableWrites:
         values come from Hive-style name=value directories or from
         statistics showing one value per file. Raises FloeError
         (INVALID_ARGUMENT) naming the file and column when a file does not
-        fit the table, and (CONFLICT) when the table already has it."""
+        fit the table, and (CONFLICT) when the table already has it.
+        progress: a callable told the call's floe.Progress (files whose
+        footers were read, and their bytes) while it runs, or True for a
+        status line on stderr when it is a terminal."""
         if isinstance(file_paths, (str, bytes)):
             raise TypeError("add_files takes a list of paths")
         paths = json.dumps([str(p) for p in file_paths]).encode("utf-8")
         snapshot_id = ctypes.c_int64()
-        _check(library().floe_add_files(self._handle, paths, _commit_options(token, properties, branch=branch),
-                                        ctypes.byref(snapshot_id)))
+        options = _commit_options(token, properties, branch=branch)
+        _progress.polled(self, progress, "add-files", lambda: _check(
+            library().floe_add_files(self._handle, paths, options, ctypes.byref(snapshot_id))))
         return self._committed(snapshot_id)
 
     def commit(self, added=None, removed=None, token=None, properties=None, branch=None):
@@ -333,13 +346,15 @@ class TableWrites:
                                      ctypes.byref(snapshot_id)))
         return self._committed(snapshot_id)
 
-    def expire_snapshots(self, older_than_ms=None, retain_last=None, keep_files=False):
+    def expire_snapshots(self, older_than_ms=None, retain_last=None, keep_files=False, progress=None):
         """Expires snapshots older than older_than_ms (ms since the epoch;
         default from history.expire.max-snapshot-age-ms) beyond the newest
         retain_last, and deletes files no snapshot references any more.
         Returns a dict: expired_snapshots, removed_refs, deleted_files,
         failed_deletes, outside (unreferenced files left because they lie
-        outside the table's location)."""
+        outside the table's location). progress: a callable told the
+        call's floe.Progress (files deleted of those to delete) while it
+        runs, or True for a status line on stderr when it is a terminal."""
         opts = {}
         if older_than_ms is not None:
             opts["older_than_ms"] = int(older_than_ms)
@@ -348,9 +363,22 @@ class TableWrites:
         if keep_files:
             opts["keep_files"] = True
         out = ctypes.c_void_p()
-        _check(library().floe_expire_snapshots(self._handle, _json_arg(opts), ctypes.byref(out)))
-        self._metadata = None
+        try:
+            _progress.polled(self, progress, "expire", lambda: _check(
+                library().floe_expire_snapshots(self._handle, _json_arg(opts), ctypes.byref(out))),
+                noun="files deleted")
+        finally:
+            self._metadata = None
         return json.loads(_take_string(out))
+
+
+def _rows_total(data):
+    """The rows data holds, when it says without being read: a list of
+    rows, a pandas DataFrame, a pyarrow Table or RecordBatch; else None."""
+    if isinstance(data, (list, tuple)) or _is_pandas_frame(data):
+        return len(data)
+    n = getattr(data, "num_rows", None)
+    return n if isinstance(n, int) else None
 
 
 def _schema_json(schema):
