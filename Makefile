@@ -5,7 +5,7 @@ FUZZTIME  ?= 10m
 FIX       := testdata/fixtures
 export CGO_ENABLED := 1
 
-.PHONY: all build cli lib install wheel test-python-package test-dask test-rust test test-go test-race test-c test-install test-python test-benchmarks fuzz fuzz-long demo bench bench-c bench-python test-duckdb clean
+.PHONY: all build cli lib install wheel test-python-package test-dask test-rust test test-go test-race test-c test-install test-python docs docs-check test-benchmarks fuzz fuzz-long demo bench bench-c bench-python test-duckdb clean
 
 all: build
 
@@ -77,8 +77,17 @@ test-c:
 	cmake --build $(CMAKE_DIR) -j2
 	cd $(CMAKE_DIR) && ctest --output-on-failure
 
-test-python: lib
+test-python: lib docs-check
 	env -u FLOE_REQUIRE_DASK FLOE_LIBRARY=$(CURDIR)/$(LIB) python3 -m unittest discover -s bindings/python/tests
+
+# docs/python.md: the pyiceberg migration guide and the API reference,
+# generated from the package's docstrings (bindings/python/tools/
+# gen_api_docs.py). docs-check fails when the checked-in file drifts.
+docs: lib
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) python3 bindings/python/tools/gen_api_docs.py --out docs/python.md
+
+docs-check: lib
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) python3 bindings/python/tools/gen_api_docs.py --check docs/python.md
 
 # The Python package as a user installs it: README.md's install command run
 # exactly as written (fresh HOME, Debian's python3, no network), then floe
