@@ -65,6 +65,6 @@ func capiOverwrite(h C.uintptr_t, filter *C.char, data *C.struct_ArrowArrayStrea
 		return fail(fn, err, statusInvalidArgument)
 	}
 	return runOnHandle(fn, h, snapshotID, timeout, func(t *table.Table, ctx context.Context) (ops.Result, error) {
-		return ops.OverwriteRows(ctx, t, where, rdr, opts)
+		return ops.OverwriteRows(ctx, t, where, countRows(ctx, rdr), opts)
 	})
 }

@@ -87,9 +87,9 @@ func capiUpsert(h C.uintptr_t, data *C.struct_ArrowArrayStream, optionsJSON *C.c
 	th.commitMu.Lock()
 	defer th.commitMu.Unlock()
 	base := *th.current()
-	ctx, cancel := callContext(context.Background(), overridden(th.timeout, timeout))
+	ctx, cancel := callContext(th.metered(context.Background()), overridden(th.timeout, timeout))
 	defer cancel()
-	res, err := ops.Upsert(ctx, &base, rdr, opts)
+	res, err := ops.Upsert(ctx, &base, countRows(ctx, rdr), opts)
 	if err != nil {
 		return fail(fn, err, commitFailureStatus(err))
 	}

@@ -263,19 +263,19 @@ floe_status floe_table_metadata_json(floe_table* table, char** out);
 floe_status floe_table_metadata_location(floe_table* table, char** out);
 
 /* How far the long call running on this table handle is (floe_append,
- * floe_replace_partitions, floe_overwrite, floe_add_files, floe_commit,
- * floe_expire_snapshots, floe_table_maintain, ...), or the last one that
- * finished, as a JSON object in a new string to free with
+ * floe_replace_partitions, floe_overwrite, floe_upsert, floe_add_files,
+ * floe_commit, floe_expire_snapshots, floe_table_maintain, ...), or the
+ * last one that finished, as a JSON object in a new string to free with
  * floe_string_free: {"call", "files", "files_total", "bytes",
  * "bytes_total", "rows", "rows_total"}, the counts the CLI's status line
  * shows; a total of 0 is not known. "call" numbers the handle's long
  * calls from 1 (0 and all counts 0 before the first), so a host that
  * read it before starting its call can skip samples of the one before.
- * What counts: rows taken from the input stream (appends, overwrites),
- * files whose footers were read and their bytes (add_files), files
- * deleted (expire_snapshots, remove_orphan_files). Meant to be called from
- * another thread while the call blocks its own; calls on one handle run
- * one at a time, and each starts its counts from 0. */
+ * What counts: rows taken from the input stream (appends, overwrites,
+ * upserts), files whose footers were read and their bytes (add_files),
+ * files deleted (expire_snapshots, remove_orphan_files). Meant to be
+ * called from another thread while the call blocks its own; calls on one
+ * handle run one at a time, and each starts its counts from 0. */
 floe_status floe_table_progress(floe_table* table, char** json_out);
 
 /* Release a table. Scans opened from it stay usable. Freeing NULL is

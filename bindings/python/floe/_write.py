@@ -217,18 +217,20 @@ class TableWrites:
                                           ctypes.byref(snapshot_id)))
         return self._committed(snapshot_id)
 
-    def overwrite(self, data, row_filter, token=None, properties=None, delete_mode=None, branch=None):
+    def overwrite(self, data, row_filter, token=None, properties=None, delete_mode=None, branch=None, progress=None):
         """Replaces the rows row_filter selects with data, in one overwrite
-        snapshot."""
+        snapshot. progress as append takes it."""
         arg = _StreamArg(self, data)
         snapshot_id = ctypes.c_int64()
-        _check(library().floe_overwrite(self._handle, _filter_arg(row_filter), arg.address,
-                                        _commit_options(token, properties, branch=branch, delete_mode=delete_mode),
-                                        ctypes.byref(snapshot_id)))
+        where = _filter_arg(row_filter)
+        options = _commit_options(token, properties, branch=branch, delete_mode=delete_mode)
+        _progress.polled(self, progress, "overwrite", lambda: _check(
+            library().floe_overwrite(self._handle, where, arg.address, options, ctypes.byref(snapshot_id))),
+            rows_total=_rows_total(data))
         return self._committed(snapshot_id)
 
     def upsert(self, df, join_cols=None, when_matched_update_all=True, when_not_matched_insert_all=True,
-               case_sensitive=True, branch=None, snapshot_properties=None, token=None, mode=None):
+               case_sensitive=True, branch=None, snapshot_properties=None, token=None, mode=None, progress=None):
         """Merges df (anything append takes) into the table by key, as
         pyiceberg's upsert does, in one snapshot: rows whose key (join_cols,
         default the schema's identifier fields) matches live rows replace
@@ -237,7 +239,8 @@ class TableWrites:
         deletes or deletion vectors), "copy-on-write" or "equality-deletes".
         Two rows of df with one key raise FloeError (INVALID_ARGUMENT)
         before anything is written. Returns UpsertResult(rows_updated,
-        rows_inserted), with the snapshot's id as its snapshot_id."""
+        rows_inserted), with the snapshot's id as its snapshot_id. progress
+        as append takes it (the rows of df taken)."""
         opts = {
             "when_matched_update_all": bool(when_matched_update_all),
             "when_not_matched_insert_all": bool(when_not_matched_insert_all),
@@ -257,7 +260,9 @@ class TableWrites:
             opts["branch"] = str(branch)
         arg = _StreamArg(self, df)
         out = ctypes.c_void_p()
-        _check(library().floe_upsert(self._handle, arg.address, _json_arg(opts), ctypes.byref(out)))
+        _progress.polled(self, progress, "upsert", lambda: _check(
+            library().floe_upsert(self._handle, arg.address, _json_arg(opts), ctypes.byref(out))),
+            rows_total=_rows_total(df))
         self._metadata = None
         res = json.loads(_take_string(out))
         return UpsertResult(res["rows_updated"], res["rows_inserted"], snapshot_id=res["snapshot_id"])

@@ -107,7 +107,9 @@ class ProgressTest(unittest.TestCase):
         t = floe.Table.create(os.path.join(self.dir, "e"), {"type": "struct", "fields": [
             {"id": 1, "name": "id", "required": False, "type": "long"}]})
         for i in range(4):
-            t.overwrite([{"id": i}], "true")
+            seen = []
+            t.overwrite([{"id": i}, {"id": i + 10}], "true", progress=seen.append)
+            self.assertEqual((seen[-1].rows, seen[-1].rows_total, seen[-1].verb), (2, 2, "overwrite"))
         seen = []
         res = t.expire_snapshots(older_than_ms=2**62, retain_last=1, progress=seen.append)
         self.assertRising(seen)
@@ -130,6 +132,10 @@ class ProgressTest(unittest.TestCase):
         self.assertEqual([(p.files, p.files_total, p.noun) for p in seen], [(1, 1, "groups")])
         self.assertGreater(seen[0].bytes, 0)
         self.assertEqual(seen[0]["group"]["input_files"], 3)
+
+        seen = []
+        res = t.upsert([{"id": 1}, {"id": 7}, {"id": 8}], join_cols=["id"], progress=seen.append)
+        self.assertEqual((res.rows_inserted, seen[-1].rows, seen[-1].rows_total), (2, 3, 3))
 
     def test_progress_true_draws_on_a_terminal_only(self):
         scan = self.lineitem_scan()

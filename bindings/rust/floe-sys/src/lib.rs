@@ -121,6 +121,7 @@ extern "C" {
     pub fn floe_table_metadata_json(table: *mut floe_table, out: *mut *mut c_char) -> floe_status;
     pub fn floe_table_metadata_location(table: *mut floe_table, out: *mut *mut c_char) -> floe_status;
     pub fn floe_table_free(table: *mut floe_table) -> floe_status;
+    pub fn floe_table_progress(table: *mut floe_table, json_out: *mut *mut c_char) -> floe_status;
 
     pub fn floe_catalog_open(uri: *const c_char, properties_json: *const c_char, out: *mut *mut floe_catalog) -> floe_status;
     pub fn floe_catalog_free(catalog: *mut floe_catalog) -> floe_status;
