@@ -93,7 +93,10 @@ const (
 	opMaintDuckCopy       = "duckdb COPY read_parquet"
 	opMaintAppend         = "floe ops.Append"
 	opMaintUpsert         = "floe ops.Upsert"
-	opMaintScan           = "floe scan"
+	// maintSpreadKeys labels the upsert whose existing keys reach every
+	// file of the base table.
+	maintSpreadKeys = "keys spread"
+	opMaintScan     = "floe scan"
 )
 
 // maintJob is one measurement, as the child is told it.

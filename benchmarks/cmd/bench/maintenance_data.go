@@ -39,7 +39,7 @@ type maintParams struct {
 	Version     int   `json:"version"`
 }
 
-const maintGeneratorVersion = 1
+const maintGeneratorVersion = 2
 
 // maintData is the generated data.
 type maintData struct {
@@ -54,10 +54,14 @@ type maintData struct {
 	FloeBytes int64 `json:"floe_bytes"`
 	// UpsertBase is the base table's metadata file (UpsertBase rows, ids
 	// 0..n-1, floe's files); UpsertBaseFiles its data files; UpsertInput
-	// a Parquet file of UpsertKeys rows, ids n-k/2..n+k/2-1, other values.
-	UpsertBase      string   `json:"upsert_base"`
-	UpsertBaseFiles []string `json:"upsert_base_files"`
-	UpsertInput     string   `json:"upsert_input"`
+	// a Parquet file of UpsertKeys rows, ids n-k/2..n+k/2-1, other values;
+	// UpsertSpreadInput as many rows whose existing half is every
+	// (n/(k/2))-th id, reaching every file of the base, the other half
+	// ids n..n+k/2-1.
+	UpsertBase        string   `json:"upsert_base"`
+	UpsertBaseFiles   []string `json:"upsert_base_files"`
+	UpsertInput       string   `json:"upsert_input"`
+	UpsertSpreadInput string   `json:"upsert_spread_input"`
 }
 
 // maintSchema is the Iceberg schema of the rows maintRowsSQL makes.
@@ -76,11 +80,17 @@ func maintSchema() *iceberg.Schema {
 // maintRowsSQL selects rows with ids in [from, to); variant changes every
 // value but the id (the upsert's new versions of rows).
 func maintRowsSQL(from, to int64, variant int) string {
-	return fmt.Sprintf(`SELECT i::BIGINT AS id, ((i * 7 + %[3]d) %% 50)::INTEGER AS qty,
-		(((i * 37 + %[3]d) %% 100000) / 100.0)::DOUBLE AS price, (['A', 'N', 'R'])[((i + %[3]d) %% 3) + 1] AS flag,
-		'note ' || md5((i + %[3]d)::VARCHAR)[1:(i %% 24) + 4] AS comment,
-		DATE '2020-01-01' + (i %% 2000)::INTEGER AS ship_date, TIMESTAMP '2020-01-01' + to_microseconds(i * 1000 + %[3]d) AS ts
-		FROM range(%[1]d, %[2]d) t(i)`, from, to, variant)
+	return maintRowsOfSQL(fmt.Sprintf("range(%d, %d)", from, to), variant)
+}
+
+// maintRowsOfSQL selects maintRowsSQL's rows for the ids of source, a
+// table expression of one BIGINT column.
+func maintRowsOfSQL(source string, variant int) string {
+	return fmt.Sprintf(`SELECT i::BIGINT AS id, ((i * 7 + %[2]d) %% 50)::INTEGER AS qty,
+		(((i * 37 + %[2]d) %% 100000) / 100.0)::DOUBLE AS price, (['A', 'N', 'R'])[((i + %[2]d) %% 3) + 1] AS flag,
+		'note ' || md5((i + %[2]d)::VARCHAR)[1:(i %% 24) + 4] AS comment,
+		DATE '2020-01-01' + (i %% 2000)::INTEGER AS ship_date, TIMESTAMP '2020-01-01' + to_microseconds(i * 1000 + %[2]d) AS ts
+		FROM %[1]s t(i)`, source, variant)
 }
 
 // duckCopy writes the rows of query to path as one zstd Parquet file.
@@ -267,5 +277,12 @@ func generateUpsert(ctx context.Context, db *sql.DB, loc string, p maintParams, 
 	}
 	d.UpsertInput = filepath.Join(loc, "upsert-input.parquet")
 	half := p.UpsertKeys / 2
-	return duckCopy(db, maintRowsSQL(p.UpsertBase-half, p.UpsertBase-half+p.UpsertKeys, 1), d.UpsertInput)
+	if err := duckCopy(db, maintRowsSQL(p.UpsertBase-half, p.UpsertBase-half+p.UpsertKeys, 1), d.UpsertInput); err != nil {
+		return err
+	}
+	d.UpsertSpreadInput = filepath.Join(loc, "upsert-input-spread.parquet")
+	step := max(1, p.UpsertBase/max(1, half))
+	spread := fmt.Sprintf("(SELECT * FROM (SELECT * FROM range(0, %d, %d) LIMIT %d) UNION ALL SELECT * FROM range(%d, %d))",
+		p.UpsertBase, step, half, p.UpsertBase, p.UpsertBase+p.UpsertKeys-half)
+	return duckCopy(db, maintRowsOfSQL(spread, 1), d.UpsertSpreadInput)
 }
