@@ -529,6 +529,12 @@ class Scan(_Handle, _Readable):
         _check(lib.floe_scan_schema(self._handle, ptr))
         return capsule
 
+    def _schema_fields(self):
+        # The schema every stream of the scan exports, without opening one
+        # (a parallel stream opened only for its schema could finish tasks
+        # behind a progress= read's back).
+        return self.schema.children
+
     @property
     def schema(self):
         """The Arrow schema as a floe._arrow.Field tree (no pyarrow needed)."""
