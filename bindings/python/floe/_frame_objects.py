@@ -1,31 +1,33 @@
 """The object columns of Scan.to_pandas (strings, binaries, decimals,
 dates), built in bulk with numpy from floe's Arrow buffers: no Python loop
-over the values, Python objects made by C-level calls (str.split,
-ndarray.astype, map over C constructors).
+over the values, Python objects made by C-level calls (map over str
+slicing and C constructors, ndarray.astype).
 
 Strings and binaries take one of two paths, chosen from a sample of a few
 thousand values:
 
-- Mostly distinct values (a comment): a byte the data lacks is put
-  between the values (one numpy copy of the data buffer), and the whole
-  buffer is decoded and split in C, one str or bytes per row.
-- Repeated values up to 64 bytes (a flag, a ship mode): each value's
-  bytes are gathered into a fixed-width matrix (one fancy index over
-  overlapping windows of the data buffer, zeroed past each value's end a
-  64-bit word at a time), rows are hashed and factorized (and checked
-  against their representative, so a hash collision can only cost the
-  sharing), and one object is made per distinct value, shared by its
-  rows, as pyarrow's to_pandas does (deduplicate_objects). numpy strips
-  trailing NULs from "S" values, so the few values ending in NUL are put
-  right one by one.
+- Mostly distinct values (a comment): the column's data becomes one str
+  (one decode straight from the buffer) or bytes, and each value is a
+  C-level slice of it (text by character offsets, counted from the UTF-8
+  continuation bytes when the text is not ASCII). No separator byte, no
+  copy of the data.
+- Repeated values up to 64 bytes (a flag, a ship mode): each value is
+  keyed exactly by its length and its 64-bit words (read unaligned with
+  one fancy index per word), the words are hashed, the hashes factorized,
+  and every row checked against its key's first row (a collision only
+  costs the sharing); one object is made per distinct value and shared
+  by its rows, as pyarrow's to_pandas does (deduplicate_objects).
+  Single-byte values index a table of the 256 bytes directly.
 
 Decimals: the 128-bit values become Python ints through numpy's tolist
 when they all fit 64 bits (else int.from_bytes per value), Decimals
 through Decimal(int) times 1E-scale in a context wide enough never to
-round (exact at 38 digits); repeated values share one object unless a
-sample shows them mostly distinct. As float64: one vectorised division.
-Dates: one datetime.date per distinct day (numpy's datetime64[D] to
-object conversion), shared.
+round (exact at 38 digits). Values within a narrow range (a quantity, a
+discount) index a table of Decimals made for the range; other repeated
+values share one object per distinct value, unless a sample shows them
+mostly distinct. As float64: one vectorised division. Dates: the same
+table of datetime.date objects for the days' range (numpy's
+datetime64[D] to object conversion), shared.
 """
 
 import decimal
@@ -35,14 +37,9 @@ import operator
 
 import numpy as np
 import pandas as pd
-from numpy.lib.stride_tricks import as_strided
 
 # Exact for every decimal128 and decimal256 (76 digits).
 EXACT = decimal.Context(prec=100, Emin=-999999, Emax=999999)
-
-# At most this many padding bytes per byte of data (plus 16 a row) before
-# rows are grouped by length.
-_PADDING = 2
 
 
 def shared(keys):
@@ -64,6 +61,24 @@ def by_distinct(keys, make):
     return by_codes(*shared(keys), make)
 
 
+def by_value(keys, make):
+    """make(values) for each distinct value of the integer keys, spread to
+    every row (an object array). Keys within a narrow range (a quantity, a
+    day, a flag's code) index a table made for the whole range, with no
+    hashing; other keys are factorized."""
+    if _narrow(keys):
+        low, high = int(keys.min()), int(keys.max())
+        table = _object_array(make(np.arange(low, high + 1, dtype=keys.dtype)))
+        return table.take(keys - keys.dtype.type(low))
+    codes, rows = shared(keys)
+    return _object_array(make(keys[rows])).take(codes)
+
+
+# A table of the keys' whole range is made when the range is at most
+# 1/_RANGE of the rows: its unused objects then cost little.
+_RANGE = 8
+
+
 def by_codes(codes, rows, make):
     """make(rows) (objects for rows holding each distinct value) taken for
     every row by codes."""
@@ -81,76 +96,38 @@ def strings(offsets, data, decode):
     objects. offsets are the array's n+1 offsets (int64, relative to data),
     data its bytes as uint8."""
     n = len(offsets) - 1
-    out = np.empty(n, dtype=object)
     if n == 0:
-        return out
-    lengths = np.diff(offsets)
-    if n > 1 and not (int(lengths.max()) <= _SHARED_WIDTH and _mostly_repeated(offsets, data)):
-        split = _split(offsets, data, decode)
-        if split is not None:
-            return split
-    width = _words(int(lengths.max())) * 8
-    if width == 0:
-        out[:] = "" if decode else b""
-        return out
-    padded = np.zeros(len(data) + width, np.uint8)
-    padded[:len(data)] = data
-    windows = as_strided(padded, shape=(len(data) + 1, width), strides=(1, 1))
-    starts = offsets[:-1]
-    if n * width <= _PADDING * len(data) + 16 * n:
-        out[:] = _gathered(windows, starts, lengths, width, decode)
-    else:
-        # Groups of lengths within a factor of two: [2^(k-1), 2^k).
-        group = np.frexp(lengths)[1]
-        for k in np.unique(group):
-            rows = np.flatnonzero(group == k)
-            w = max(_words(int(lengths[rows].max())), 1) * 8
-            out[rows] = _gathered(windows[:, :w], starts[rows], lengths[rows], w, decode)
-    _fix_trailing_nuls(out, offsets, lengths, data, decode)
-    return out
+        return np.empty(0, dtype=object)
+    if n > 1 and _mostly_repeated(offsets, data):
+        repeated = _repeated(offsets, data, decode)
+        if repeated is not None:
+            return repeated
+    return _sliced(offsets, data, decode)
 
 
-def _split(offsets, data, decode):
-    """The values through one split of the data with a separator put
-    between them: a byte the data does not hold (an ASCII one for text,
-    so the UTF-8 stays valid), the separated buffer built with numpy, then
-    decoded and split in C: str and bytes objects made at C speed. None
-    when every candidate byte occurs in the data."""
-    n = len(offsets) - 1
-    sep = _free_byte(data, decode)
-    if sep is None:
-        return None
-    separated = np.full(len(data) + n - 1, sep, np.uint8)
-    # Value i's bytes move i places right: the i separators before them.
-    keep = np.ones(len(separated), bool)
-    keep[offsets[1:-1] + np.arange(n - 1)] = False
-    separated[keep] = data
+def _sliced(offsets, data, decode, rows=None):
+    """The values (of rows, or all) sliced out of the column's data made
+    one str or bytes (one decode, no copy for text), one C-level slice per
+    value. Text is sliced by characters: a value's character offset is its
+    byte offset less the UTF-8 continuation bytes before it (none in ASCII
+    text)."""
     if decode:
-        parts = str(separated, "utf-8").split(chr(sep))  # decoded from numpy's buffer, no bytes copy
+        whole = str(data, "utf-8")  # straight from numpy's buffer
+        if len(whole) != len(data):
+            continuation = np.zeros(len(data) + 1, np.int64)
+            np.cumsum((data & 0xC0) == 0x80, out=continuation[1:])
+            offsets = offsets - continuation[offsets]
     else:
-        parts = separated.tobytes().split(bytes([sep]))
-    return np.fromiter(parts, dtype=object, count=n)
-
-
-# ASCII control bytes text seldom holds: the unit, record, group and file
-# separators, DEL.
-_SEPARATORS = (0x1F, 0x1E, 0x1D, 0x1C, 0x7F)
-
-
-def _free_byte(data, ascii_only):
-    """A byte value data does not hold (ASCII when ascii_only), or None."""
-    for sep in _SEPARATORS:
-        if not np.count_nonzero(data == sep):
-            return sep
-    counts = np.bincount(data, minlength=256)[:128 if ascii_only else 256]
-    free = np.flatnonzero(counts == 0)
-    return int(free[0]) if len(free) else None
+        whole = data.tobytes()
+    starts, ends = (offsets[:-1], offsets[1:]) if rows is None else (offsets[rows], offsets[rows + 1])
+    values = map(whole.__getitem__, map(slice, starts.tolist(), ends.tolist()))
+    return np.fromiter(values, dtype=object, count=len(starts))
 
 
 def _mostly_repeated(offsets, data):
     """Whether a sample of the values (a few thousand, evenly spread)
-    repeats: then one object per distinct value (the byte-matrix path)
-    beats making one per row."""
+    repeats: then one object per distinct value beats making one per
+    row."""
     n = len(offsets) - 1
     rows = np.arange(0, n, max(1, n // _SAMPLE))
     raw = data.tobytes() if len(data) <= 1 << 20 else None
@@ -160,32 +137,80 @@ def _mostly_repeated(offsets, data):
     return len(sample) * 2 <= len(rows)
 
 
-def _words(nbytes):
-    return (nbytes + 7) // 8
-
-
 # _LOW_BYTES[k]: a 64-bit word's k low bytes (little-endian) set.
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 # A sample of this many rows tells a column of mostly distinct values.
 _SAMPLE = 4096
-# Repeated values up to this many bytes take the byte-matrix path, one
-# object per distinct value; the rest are split out of the data.
+# Repeated values up to this many bytes are keyed exactly by their 64-bit
+# words; longer ones are sliced one object per row.
 _SHARED_WIDTH = 64
 
 
-def _gathered(windows, starts, lengths, width, decode):
-    """The values starting at starts, as objects, through a (rows, width)
-    byte matrix (width a multiple of 8): each row a value's bytes, then
-    zeros (masked a 64-bit word at a time)."""
-    matrix = windows[starts]
-    words = matrix.view("<u8")
-    # Row l of by_length: the word masks of a value of l bytes.
-    by_length = _LOW_BYTES[np.clip(np.arange(width + 1)[:, None] - 8 * np.arange(width // 8)[None, :], 0, 8)]
-    words &= by_length[lengths]
-    shared_rows = _shared_rows(words)
-    if shared_rows is None:
-        return _object_array(_decoded(matrix, decode))
-    return by_codes(*shared_rows, lambda rows: _decoded(matrix[rows], decode))
+def _repeated(offsets, data, decode):
+    """The values, one object per distinct value shared by its rows, or
+    None when they are longer than _SHARED_WIDTH or mostly distinct.
+
+    A value of length l >= 8 is exactly its length and the 64-bit words
+    at byte min(8j, l - 8) for j < ceil(l / 8) (the last word overlaps
+    the one before it, so no masking); a shorter one its length and its
+    first word masked to l bytes. The words are hashed together into one
+    key that is factorized; every row is then compared with its key's
+    first row, word by word, so a hash collision only costs the sharing,
+    never a wrong value."""
+    n = len(offsets) - 1
+    lengths = np.diff(offsets)
+    longest = int(lengths.max())
+    if longest > _SHARED_WIDTH:
+        return None
+    if longest <= 1:
+        # Flags: the byte itself (256 for the empty value) is the code.
+        codes = np.where(lengths == 1, data[np.minimum(offsets[:-1], max(len(data) - 1, 0))] if len(data) else 0, 256)
+        table = [bytes([b]) for b in range(256)] + [b""]
+        if decode:
+            table = [b.decode("latin-1") if b < b"\x80" else None for b in table]  # non-ASCII bytes never stand alone in UTF-8
+        return np.array(table, dtype=object).take(codes)
+    words = _key_words(offsets[:-1], lengths, data, longest)
+    with np.errstate(over="ignore"):
+        h = lengths.astype(np.uint64)
+        for w in words:
+            h ^= w
+            h *= np.uint64(0x9E3779B97F4A7C15)
+            h ^= h >> np.uint64(29)
+    codes, distinct = pd.factorize(h, sort=False)
+    if len(distinct) * 2 > n:
+        return None
+    first = np.empty(len(distinct), np.int64)
+    first[codes] = np.arange(n)
+    representative = first[codes]
+    if not np.array_equal(lengths, lengths[representative]):
+        return None
+    for w in words:
+        if not np.array_equal(w, w[representative]):
+            return None
+    return _sliced(offsets, data, decode, first).take(codes)
+
+
+def _key_words(starts, lengths, data, longest):
+    """The 64-bit key words of each value (see _repeated), read unaligned:
+    a uint64 view of the data stepping one byte, indexed (numpy's fancy
+    indexing copies 8 bytes a row; its take is several times slower)."""
+    padded = np.zeros(len(data) + 8, np.uint8)
+    padded[:len(data)] = data
+    unaligned = np.ndarray(shape=(len(data) + 1,), dtype="<u8", buffer=padded, strides=(1,))
+    last = np.maximum(lengths - 8, 0)  # a short value's words all start at 0
+    short = np.flatnonzero(lengths < 8)
+    short_mask = _LOW_BYTES[lengths[short]]
+    words = []
+    for j in range(_words(longest)):
+        word = unaligned[starts + np.minimum(8 * j, last) if j else starts]
+        if len(short):
+            word[short] &= short_mask
+        words.append(word)
+    return words
+
+
+def _words(nbytes):
+    return (nbytes + 7) // 8
 
 
 def mostly_distinct(keys):
@@ -196,53 +221,6 @@ def mostly_distinct(keys):
     return len(pd.unique(sample)) * 2 > len(sample)
 
 
-def _row_hashes(words):
-    """A 64-bit hash of each row of a (rows, words) uint64 matrix."""
-    with np.errstate(over="ignore"):
-        h = words[:, 0].copy()
-        for c in range(1, words.shape[1]):
-            h ^= h >> np.uint64(29)
-            h *= np.uint64(0x9E3779B97F4A7C15)
-            h += words[:, c]
-    return h
-
-
-def _shared_rows(words):
-    """shared() of the rows of a zero-padded word matrix: (codes, a row
-    of each distinct value), or None when most rows are distinct. Rows are
-    hashed; every row is then compared with its hash's representative, so
-    a collision only costs the sharing (None), never a wrong value."""
-    rows = len(words)
-    if rows < 2 or mostly_distinct(_row_hashes(words[::max(1, rows // _SAMPLE)])):
-        return None
-    codes, distinct = pd.factorize(_row_hashes(words), sort=False)
-    if len(distinct) * 2 > rows:
-        return None
-    first = np.empty(len(distinct), np.int64)
-    first[codes] = np.arange(rows)
-    if words.shape[1] > 1 and not np.array_equal(words, words[first[codes]]):
-        return None
-    return codes, first
-
-
-def _decoded(matrix, decode):
-    """Rows of a zero-padded byte matrix as bytes, or str (UTF-8)."""
-    values = np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel().astype(object)
-    if decode:
-        return list(map(bytes.decode, values))
-    return values
-
-
-def _fix_trailing_nuls(out, offsets, lengths, data, decode):
-    """Values whose last byte is NUL, which "S" arrays strip, taken from
-    the data again (rare, so one at a time)."""
-    ends = offsets[1:] - 1
-    nul = np.flatnonzero((lengths > 0) & (data[np.maximum(ends, 0)] == 0)) if len(data) else []
-    for i in nul:
-        raw = data[offsets[i]:offsets[i + 1]].tobytes()
-        out[i] = raw.decode("utf-8") if decode else raw
-
-
 def decimals(lo, hi, scale):
     """Decimal objects of 128-bit values given as their low and high 64
     bits (uint64, int64)."""
@@ -250,9 +228,9 @@ def decimals(lo, hi, scale):
         return np.empty(0, dtype=object)
     small = lo.view(np.int64)
     if np.array_equal(hi, small >> 63):
-        if mostly_distinct(small):
+        if not _narrow(small) and mostly_distinct(small):
             return _object_array(_scaled(small.tolist(), scale))
-        return by_distinct(small, lambda rows: _scaled(small[rows].tolist(), scale))
+        return by_value(small, lambda values: _scaled(values.tolist(), scale))
     pairs = np.empty((len(lo), 2), np.uint64)
     pairs[:, 0] = lo
     pairs[:, 1] = hi.view(np.uint64)
@@ -295,5 +273,12 @@ def decimals_as_float(lo, hi, scale):
 
 def dates(days):
     """datetime.date objects of days since 1970-01-01 (int32/int64)."""
-    return by_distinct(days, lambda rows: days[rows].astype("datetime64[D]").astype(object))
+    if not len(days):
+        return np.empty(0, dtype=object)
+    return by_value(days, lambda values: values.astype("datetime64[D]").astype(object))
+
+
+def _narrow(keys):
+    """Whether by_value would take keys through a table of their range."""
+    return int(keys.max()) - int(keys.min()) < len(keys) // _RANGE + 64
 

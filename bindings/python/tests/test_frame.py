@@ -283,21 +283,39 @@ class BulkConversionTest(unittest.TestCase):
                 if not decode:
                     values = [v.encode("utf-8")[::-1] for v in values]  # not UTF-8 any more
                 offsets, data = self.arrow(values)
-                for path in ("split", "matrix"):
+                for path in ("sliced", "repeated"):
                     with self.subTest(repeated=repeated, decode=decode, path=path), \
-                            mock.patch.object(fo, "_mostly_repeated", lambda o, d: path == "matrix"):
+                            mock.patch.object(fo, "_mostly_repeated", lambda o, d: path == "repeated"):
                         got = fo.strings(offsets, data, decode)
                         same_list(self, got.tolist(), values)
-                        if path == "matrix" and repeated:
+                        if path == "repeated" and repeated:
                             self.assertLess(len({id(v) for v in got}), 8)  # one object per distinct value
 
-    def test_split_without_a_free_byte_falls_back(self):
+    def test_every_byte_and_length_on_the_repeated_path(self):
         from floe import _frame_objects as fo
 
-        values = [bytes([i, (i * 7) % 256]) for i in range(256)] * 3
+        # Values of every length around the 8-byte words and the 64-byte
+        # limit, differing only in one byte (first, middle or last), so a
+        # key that missed any byte would share a wrong object; and flags
+        # of every single byte.
+        base = bytes(range(1, 80))
+        values = [b""]
+        for n in (1, 2, 7, 8, 9, 15, 16, 17, 24, 25, 63, 64, 65, 79):
+            for at in {0, n // 2, n - 1}:
+                values += [base[:n], base[:at] + b"\x00" + base[at + 1:n]]
+        values += [bytes([i]) for i in range(256)]
+        values = values * 3
         offsets, data = self.arrow(values)
-        self.assertIsNone(fo._split(offsets, data, False))
-        same_list(self, fo.strings(offsets, data, False).tolist(), values)
+        with mock.patch.object(fo, "_mostly_repeated", lambda o, d: True):
+            same_list(self, fo.strings(offsets, data, False).tolist(), values)
+            short = [v for v in values if len(v) <= 64]
+            offsets, data = self.arrow(short)
+            got = fo.strings(offsets, data, False)
+            same_list(self, got.tolist(), short)
+            self.assertEqual(len({id(v) for v in got}), len(set(short)))
+            flags = [bytes([i % 128]) for i in range(300)] + [b""]
+            offsets, data = self.arrow(flags)
+            same_list(self, fo.strings(offsets, data, True).tolist(), [f.decode() for f in flags])
 
     def test_decimals_wide_and_narrow(self):
         from floe import _frame_objects as fo
