@@ -258,7 +258,14 @@ def _joined(pieces):
 def _series_values(pieces, options):
     """What pandas gets for one column."""
     kind = pieces[0].kind
-    values, mask = _joined(pieces)
+    if kind.startswith("d:"):
+        # The low and high words joined apart (one copy each), not as
+        # (n, 2) rows then split.
+        lo = _joined([Piece(kind, p.values[:, 0], p.mask) for p in pieces])[0]
+        hi, mask = _joined([Piece(kind, p.values[:, 1].view(np.int64), p.mask) for p in pieces])
+        lo, hi = np.ascontiguousarray(lo), np.ascontiguousarray(hi)
+    else:
+        values, mask = _joined(pieces)
     has_nulls = mask is not None and mask.any()
     if kind == "date":
         if not options.date_as_object:
@@ -267,7 +274,6 @@ def _series_values(pieces, options):
             kind, values = "object", _frame_objects.dates(values)
     elif kind.startswith("d:"):
         scale = int(kind[2:])
-        lo, hi = np.ascontiguousarray(values[:, 0]), np.ascontiguousarray(values[:, 1]).view(np.int64)
         if options.decimal_as_float:
             kind, values = "g", _frame_objects.decimals_as_float(lo, hi, scale)
         else:

@@ -119,9 +119,14 @@ def _sliced(offsets, data, decode, rows=None):
             offsets = offsets - continuation[offsets]
     else:
         whole = data.tobytes()
-    starts, ends = (offsets[:-1], offsets[1:]) if rows is None else (offsets[rows], offsets[rows + 1])
-    values = map(whole.__getitem__, map(slice, starts.tolist(), ends.tolist()))
-    return np.fromiter(values, dtype=object, count=len(starts))
+    if rows is None:
+        # One list of the offsets, read from 0 and from 1 (map stops at the shorter).
+        starts = offsets.tolist()
+        ends = itertools.islice(starts, 1, None)
+    else:
+        starts, ends = offsets[rows].tolist(), offsets[rows + 1].tolist()
+    values = map(whole.__getitem__, map(slice, starts, ends))
+    return np.fromiter(values, dtype=object, count=len(offsets) - 1 if rows is None else len(rows))
 
 
 def _mostly_repeated(offsets, data):
@@ -229,8 +234,8 @@ def decimals(lo, hi, scale):
     small = lo.view(np.int64)
     if np.array_equal(hi, small >> 63):
         if not _narrow(small) and mostly_distinct(small):
-            return _object_array(_scaled(small.tolist(), scale))
-        return by_value(small, lambda values: _scaled(values.tolist(), scale))
+            return _scaled(small.tolist(), scale, len(small))
+        return by_value(small, lambda values: _scaled(values.tolist(), scale, len(values)))
     pairs = np.empty((len(lo), 2), np.uint64)
     pairs[:, 0] = lo
     pairs[:, 1] = hi.view(np.uint64)
@@ -240,7 +245,7 @@ def decimals(lo, hi, scale):
 
     def make(rows):
         raw = np.ascontiguousarray(pairs[rows]).view("V16").ravel().astype(object)
-        return _scaled(map(_FROM_LE, raw), scale)
+        return _scaled(map(_FROM_LE, raw), scale, len(raw))
 
     return by_distinct(keys, make)
 
@@ -248,15 +253,17 @@ def decimals(lo, hi, scale):
 _FROM_LE = functools.partial(int.from_bytes, byteorder="little", signed=True)
 
 
-def _scaled(ints, scale):
-    """Decimal(i) * 10^-scale for each int: a product with 1E-scale keeps
+def _scaled(ints, scale, count):
+    """Decimal(i) * 10^-scale for each of count ints, an object array
+    (filled straight from the iterator, no list between): a product with 1E-scale keeps
     the integer's digits and gives the exponent -scale, as scaleb does,
     in a context wide enough never to round; it is the faster C call."""
     values = map(decimal.Decimal, ints)
     if scale == 0:
-        return list(values)
+        return np.fromiter(values, dtype=object, count=count)
     with decimal.localcontext(EXACT):
-        return list(map(operator.mul, values, itertools.repeat(decimal.Decimal(1).scaleb(-scale, EXACT))))
+        scaled = map(operator.mul, values, itertools.repeat(decimal.Decimal(1).scaleb(-scale, EXACT)))
+        return np.fromiter(scaled, dtype=object, count=count)
 
 
 def decimals_as_float(lo, hi, scale):
