@@ -11,7 +11,7 @@ Table.spec() returns one. A transform may be given by its spelling
 
 import json
 
-from .transforms import VoidTransform, parse_transform
+from .transforms import VoidTransform, _pop_source_id, parse_transform
 from .types import NestedField, StructType, UnknownType, _extra, _Frozen
 
 INITIAL_PARTITION_SPEC_ID = 0
@@ -23,15 +23,7 @@ class PartitionField(_Frozen):
     the transform and the name."""
 
     def __init__(self, source_id=None, field_id=None, transform=None, name=None, **data):
-        source_id = data.pop("source-id", source_id)
-        if source_id is None and "source-ids" in data:
-            ids = data.pop("source-ids")
-            if not ids:
-                raise ValueError("Empty source-ids is not allowed")
-            if len(ids) > 1:
-                raise ValueError("Multi argument transforms are not yet supported")
-            source_id = ids[0]
-        data.pop("source-ids", None)
+        source_id = _pop_source_id(data, source_id)
         field_id = data.pop("field-id", field_id)
         transform = data.pop("transform", transform)
         name = data.pop("name", name)

@@ -224,3 +224,19 @@ def parse_transform(v):
 
 __all__ = ["BucketTransform", "DayTransform", "HourTransform", "IdentityTransform", "MonthTransform", "Transform",
            "TruncateTransform", "UnknownTransform", "VoidTransform", "YearTransform", "parse_transform"]
+
+
+def _pop_source_id(data, source_id):
+    """The source column's id of a partition or sort field: given
+    positionally, as JSON's "source-id", or as a one-element "source-ids"
+    (v3's form; transforms of several columns are not supported)."""
+    source_id = data.pop("source-id", source_id)
+    if source_id is None and "source-ids" in data:
+        ids = data.pop("source-ids")
+        if not ids:
+            raise ValueError("Empty source-ids is not allowed")
+        if len(ids) > 1:
+            raise ValueError("Multi argument transforms are not yet supported")
+        source_id = ids[0]
+    data.pop("source-ids", None)
+    return source_id

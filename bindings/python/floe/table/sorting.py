@@ -12,7 +12,7 @@ fields were."""
 import enum
 import json
 
-from ..transforms import IdentityTransform, parse_transform
+from ..transforms import IdentityTransform, _pop_source_id, parse_transform
 from ..types import _extra, _Frozen
 
 
@@ -76,15 +76,7 @@ class SortField(_Frozen):
     nulls last for descending)."""
 
     def __init__(self, source_id=None, transform=None, direction=None, null_order=None, **data):
-        source_id = data.pop("source-id", source_id)
-        if source_id is None and "source-ids" in data:
-            ids = data.pop("source-ids")
-            if not ids:
-                raise ValueError("Empty source-ids is not allowed")
-            if len(ids) > 1:
-                raise ValueError("Multi argument transforms are not yet supported")
-            source_id = ids[0]
-        data.pop("source-ids", None)
+        source_id = _pop_source_id(data, source_id)
         transform = data.pop("transform", transform)
         direction = data.pop("direction", direction)
         null_order = data.pop("null-order", null_order)
