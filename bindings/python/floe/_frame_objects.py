@@ -69,9 +69,9 @@ def by_value(keys, make):
     if _narrow(keys):
         low, high = int(keys.min()), int(keys.max())
         table = _object_array(make(np.arange(low, high + 1, dtype=keys.dtype)))
-        return table.take(keys - keys.dtype.type(low))
+        return spread(table, keys - keys.dtype.type(low))
     codes, rows = shared(keys)
-    return _object_array(make(keys[rows])).take(codes)
+    return spread(_object_array(make(keys[rows])), codes)
 
 
 # A table of the keys' whole range is made when the range is at most
@@ -82,7 +82,13 @@ _RANGE = 8
 def by_codes(codes, rows, make):
     """make(rows) (objects for rows holding each distinct value) taken for
     every row by codes."""
-    return _object_array(make(rows)).take(codes)
+    return spread(_object_array(make(rows)), codes)
+
+
+def spread(objects, codes):
+    """objects[codes]: each row the object of its code. numpy's fancy
+    index of an object array is twice as fast as its take."""
+    return objects[codes]
 
 
 def _object_array(values):
@@ -173,14 +179,13 @@ def _repeated(offsets, data, decode):
         table = [bytes([b]) for b in range(256)] + [b""]
         if decode:
             table = [b.decode("latin-1") if b < b"\x80" else None for b in table]  # non-ASCII bytes never stand alone in UTF-8
-        return np.array(table, dtype=object).take(codes)
+        return spread(np.array(table, dtype=object), codes)
     words = _key_words(offsets[:-1], lengths, data, longest)
     with np.errstate(over="ignore"):
         h = lengths.astype(np.uint64)
         for w in words:
-            h ^= w
             h *= np.uint64(0x9E3779B97F4A7C15)
-            h ^= h >> np.uint64(29)
+            h += w
     codes, distinct = pd.factorize(h, sort=False)
     if len(distinct) * 2 > n:
         return None
@@ -192,7 +197,7 @@ def _repeated(offsets, data, decode):
     for w in words:
         if not np.array_equal(w, w[representative]):
             return None
-    return _sliced(offsets, data, decode, first).take(codes)
+    return spread(_sliced(offsets, data, decode, first), codes)
 
 
 def _key_words(starts, lengths, data, longest):
@@ -203,13 +208,12 @@ def _key_words(starts, lengths, data, longest):
     padded[:len(data)] = data
     unaligned = np.ndarray(shape=(len(data) + 1,), dtype="<u8", buffer=padded, strides=(1,))
     last = np.maximum(lengths - 8, 0)  # a short value's words all start at 0
-    short = np.flatnonzero(lengths < 8)
-    short_mask = _LOW_BYTES[lengths[short]]
+    # All ones for 8 bytes or more: a short value's words keep its bytes only.
+    keep = _LOW_BYTES[np.minimum(lengths, 8)]
     words = []
     for j in range(_words(longest)):
         word = unaligned[starts + np.minimum(8 * j, last) if j else starts]
-        if len(short):
-            word[short] &= short_mask
+        word &= keep
         words.append(word)
     return words
 
