@@ -309,10 +309,33 @@ def _series_values(pieces, options):
     if has_nulls:
         values = values.copy()
         values[mask] = np.datetime64("NaT")
+    values = _nanoseconds(values)
     zone = kind[4:] if kind.startswith("ts") else ""
     if not zone:
         return values
     return pd.DatetimeIndex(values).tz_localize("UTC").tz_convert(zone).array
+
+
+_NS_PER_UNIT = {"D": 86_400 * 10 ** 9, "s": 10 ** 9, "ms": 10 ** 6, "us": 10 ** 3}
+_NAT = np.iinfo(np.int64).min
+
+
+def _nanoseconds(values):
+    """datetime64 values in nanoseconds (pandas 1.x's one unit), converted
+    by numpy (NaT kept) when every value fits: pandas converts another
+    unit checking value by value, some 50 ms a million. Values out of
+    pandas' range are returned as they are, for pandas to refuse them as
+    it always has (OutOfBoundsDatetime)."""
+    unit = np.datetime_data(values.dtype)[0]
+    if unit not in _NS_PER_UNIT or not len(values):
+        return values
+    ints = values.view(np.int64)
+    nat = ints == _NAT
+    present = ints[~nat] if nat.any() else ints
+    limit = (2 ** 63 - 1) // _NS_PER_UNIT[unit]
+    if len(present) and (int(present.min()) < -limit or int(present.max()) > limit):
+        return values
+    return values.astype("datetime64[ns]")
 
 
 def to_pandas(batches, fields, decoder, **kwargs):

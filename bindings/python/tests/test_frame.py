@@ -317,6 +317,23 @@ class BulkConversionTest(unittest.TestCase):
             offsets, data = self.arrow(flags)
             same_list(self, fo.strings(offsets, data, True).tolist(), [f.decode() for f in flags])
 
+    def test_datetimes_made_nanoseconds_as_pandas_would(self):
+        from floe import _frame
+
+        for unit, per in (("D", 86_400 * 10 ** 9), ("s", 10 ** 9), ("ms", 10 ** 6), ("us", 10 ** 3)):
+            limit = (2 ** 63 - 1) // per
+            for ints in ([0, -1, 19_000, -limit, limit], [5, _frame._NAT, -7], [limit + 1, 0], [0, -limit - 1]):
+                values = np.array(ints, np.int64).view(f"datetime64[{unit}]")
+                with self.subTest(unit=unit, ints=ints):
+                    got = _frame._nanoseconds(values)
+                    if abs(ints[0]) > limit or abs(ints[-1]) > limit:
+                        self.assertIs(got, values)  # left to pandas, which refuses them
+                        with self.assertRaises(pd.errors.OutOfBoundsDatetime):
+                            pd.Series(values)
+                    else:
+                        self.assertEqual(got.dtype, np.dtype("datetime64[ns]"))
+                        self.assertEqual(pd.Series(got).tolist(), pd.Series(values).tolist())
+
     def test_decimals_wide_and_narrow(self):
         from floe import _frame_objects as fo
 
