@@ -98,13 +98,20 @@ test-python-package: lib
 # floe.dask on a distributed.LocalCluster of 2 worker processes, with
 # Debian's python3 and python3-distributed (.ci/run installs them); the
 # pyiceberg-named API there too, where pandas is (to_pandas without pyarrow),
-# and writes of pandas frames without pyarrow (and the write property test).
+# and writes of pandas frames without pyarrow (and the write property test);
+# the pyiceberg getting-started flow, progress of to_pandas and the bulk
+# to_pandas paths, which need pandas.
 test-dask: lib
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_dask.py
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_dask_rewrite.py
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_pyiceberg_api.py
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_pandas_write.py
 	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_write_property.py
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_pyiceberg_flow.py
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_progress.py
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_frame.py
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_inspect.py
+	FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) -m unittest discover -s bindings/python/tests -p test_upsert.py
 
 # bindings/rust: floe-sys and floe against build/libfloe.so, offline (no
 # dependencies outside std).

@@ -3,6 +3,7 @@ the totals, for a scan of DuckDB's lineitem fixture (to_pylist and
 to_pandas), an append, add_files, expire_snapshots and compaction; and
 progress=True draws on a terminal only."""
 
+import importlib.util
 import io
 import os
 import shutil
@@ -20,6 +21,7 @@ from floe import _progress  # noqa: E402
 from fixtures import fixture  # noqa: E402
 
 LINEITEM_ROWS = 51793
+HAVE_PANDAS = importlib.util.find_spec("pandas") is not None
 COUNTS = ("files", "bytes", "rows")
 
 
@@ -60,6 +62,8 @@ class ProgressTest(unittest.TestCase):
             tasks = scan.plan_tasks()
             spans = sum(ft.get("length") or ft["file_size"] for task in tasks for ft in task.file_tasks)
             for read in ("to_pylist", "to_pandas", "to_pylist"):  # the scan read again counts from zero
+                if read == "to_pandas" and not HAVE_PANDAS:
+                    continue  # make test-dask runs this with pandas
                 seen = []
                 out = getattr(scan, read)(progress=seen.append)
                 what = f"{name} {read}"
