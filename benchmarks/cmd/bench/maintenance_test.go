@@ -8,8 +8,9 @@ import (
 
 // TestMaintenanceSection runs the maintenance section on small data: every
 // compaction (floe's, iceberg-go's, DuckDB's COPY) of floe's and DuckDB's
-// small files must keep every row in a file or two, the upsert must update
-// half its keys and insert the rest, the scans must read the rows the
+// small files must keep every row in a file or two, both upserts (keys
+// the table's last ids, and keys spread over every file) must update half
+// their keys and insert the rest, the scans must read the rows the
 // table holds, and every ratio and goal must be worked out.
 func TestMaintenanceSection(t *testing.T) {
 	p := maintParams{Files: 12, RowsPerFile: 2000, UpsertBase: 30_000, UpsertKeys: 4000}
@@ -17,8 +18,10 @@ func TestMaintenanceSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Runs) != 10 {
-		t.Fatalf("%d runs, want 10", len(res.Runs))
+	// Six compactions, the append, the two upserts (recent and spread
+	// keys) and the three scans.
+	if len(res.Runs) != 12 {
+		t.Fatalf("%d runs, want 12", len(res.Runs))
 	}
 	for _, r := range res.Runs {
 		if r.Status != "ok" || r.WallMs <= 0 || r.CPUMs <= 0 || r.PeakRSSMB <= 0 {
@@ -28,12 +31,13 @@ func TestMaintenanceSection(t *testing.T) {
 			t.Errorf("%s on %s: %d files after, %.1f MB/s per core", r.Op, r.Files, r.OutFiles, r.MBPerCPUSecond)
 		}
 	}
-	if len(res.Ratios) != 6 || len(res.Targets) != 4 {
+	if len(res.Ratios) != 8 || len(res.Targets) != 4 {
 		t.Errorf("ratios %v, goals %v", res.Ratios, res.Targets)
 	}
 	var out strings.Builder
 	res.print(&out)
-	if !strings.Contains(out.String(), "load average") || !strings.Contains(out.String(), "upsert/append wall") {
+	if !strings.Contains(out.String(), "load average") || !strings.Contains(out.String(), "upsert/append wall") ||
+		!strings.Contains(out.String(), "upsert (keys spread)/append wall") {
 		t.Errorf("report:\n%s", out.String())
 	}
 }
