@@ -9,10 +9,9 @@ Table.spec() returns one. A transform may be given by its spelling
 ("day", "bucket[16]"); floe also lets field_id be left out (numbered from
 1000 when the table is created)."""
 
-import json
 
 from .transforms import VoidTransform, _pop_source_id, parse_transform
-from .types import NestedField, StructType, UnknownType, _extra, _Frozen
+from .types import NestedField, StructType, UnknownType, _extra, _Frozen, _JsonModel
 
 INITIAL_PARTITION_SPEC_ID = 0
 PARTITION_FIELD_ID_START = 1000
@@ -54,7 +53,7 @@ class PartitionField(_Frozen):
                 f"transform={self.transform!r}, name={self.name!r})")
 
 
-class PartitionSpec(_Frozen):
+class PartitionSpec(_JsonModel, _Frozen):
     """A partition spec: PartitionSpec(*fields, spec_id=0)."""
 
     _floe_json = True
@@ -68,19 +67,8 @@ class PartitionSpec(_Frozen):
         self._set(spec_id=int(spec_id),
                   fields=tuple(f if isinstance(f, PartitionField) else PartitionField(**f) for f in fields))
 
-    @classmethod
-    def model_validate(cls, obj):
-        return obj if isinstance(obj, PartitionSpec) else cls(**obj)
-
-    @classmethod
-    def model_validate_json(cls, text):
-        return cls.model_validate(json.loads(text))
-
     def model_dump(self, **_kwargs):
         return {"spec-id": self.spec_id, "fields": [f.model_dump() for f in self.fields]}
-
-    def model_dump_json(self, **_kwargs):
-        return json.dumps(self.model_dump(), separators=(",", ":"))
 
     def is_unpartitioned(self):
         return not self.fields

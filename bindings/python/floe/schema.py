@@ -11,9 +11,8 @@ Unlike pyiceberg, floe keeps the field ids a schema is created with (they
 are in the data files written with it); give a schema all ids 0 to have
 fresh ones assigned."""
 
-import json
 
-from .types import ListType, MapType, NestedField, StructType, _extra, _fields, _Frozen
+from .types import ListType, MapType, NestedField, StructType, _extra, _fields, _Frozen, _JsonModel
 
 INITIAL_SCHEMA_ID = 0
 
@@ -27,7 +26,7 @@ class _ColumnNames(list):
         return self
 
 
-class Schema(_Frozen):
+class Schema(_JsonModel, _Frozen):
     """A schema: its top-level fields, id and identifier field ids.
     Schema(*fields, schema_id=0, identifier_field_ids=[]); the JSON names
     ("schema-id", "identifier-field-ids") are taken too."""
@@ -42,23 +41,9 @@ class Schema(_Frozen):
         _extra("Schema", data)
         self._set(fields=fields, schema_id=int(schema_id), identifier_field_ids=[int(i) for i in ids or []])
 
-    @classmethod
-    def model_validate(cls, obj):
-        """A Schema from Iceberg's JSON form (a dict)."""
-        if isinstance(obj, Schema):
-            return obj
-        return cls(**obj)
-
-    @classmethod
-    def model_validate_json(cls, text):
-        return cls.model_validate(json.loads(text))
-
     def model_dump(self, **_kwargs):
         return {"type": "struct", "fields": [f.model_dump() for f in self.fields], "schema-id": self.schema_id,
                 "identifier-field-ids": list(self.identifier_field_ids)}
-
-    def model_dump_json(self, **_kwargs):
-        return json.dumps(self.model_dump(), separators=(",", ":"))
 
     _floe_json = True
 

@@ -55,7 +55,24 @@ class _Frozen:
             object.__setattr__(self, k, v)
 
 
-class IcebergType:
+class _JsonModel:
+    """pydantic's model_* names over a class's Iceberg JSON form, as
+    pyiceberg's models have them: a subclass gives model_dump and takes
+    that form as keyword arguments."""
+
+    @classmethod
+    def model_validate(cls, obj):
+        return obj if isinstance(obj, cls) else cls(**obj)
+
+    @classmethod
+    def model_validate_json(cls, text):
+        return cls.model_validate(json.loads(text))
+
+    def model_dump_json(self, **_kwargs):
+        return json.dumps(self.model_dump(), separators=(",", ":"))
+
+
+class IcebergType(_JsonModel):
     """The base of every type."""
 
     @property
@@ -74,9 +91,6 @@ class IcebergType:
         """The type in Iceberg's JSON form (a string or a dict)."""
         raise NotImplementedError
 
-    def model_dump_json(self, **_kwargs):
-        return json.dumps(self.model_dump(), separators=(",", ":"))
-
     @classmethod
     def model_validate(cls, obj):
         """A type (or field) from its Iceberg JSON form."""
@@ -86,10 +100,6 @@ class IcebergType:
         if cls is not IcebergType and not isinstance(t, cls):
             raise ValueError(f"{obj!r} is not a {cls.__name__}")
         return t
-
-    @classmethod
-    def model_validate_json(cls, text):
-        return cls.model_validate(json.loads(text))
 
 
 class PrimitiveType(str, IcebergType):

@@ -98,11 +98,12 @@ def _public_names(module):
 def _members(cls, documented=()):
     """cls's public methods and properties, floe's own (not those of
     object, str, enum…), in definition order, most derived class first;
-    those of a base class the reference documents on its own are left to
-    it."""
+    those of a base class the reference documents on its own (or of a
+    class such a base derives from) are left to it."""
+    covered = [b for b in cls.__mro__[1:] if b in documented]
     seen, out = set(), []
     for klass in cls.__mro__:
-        if not klass.__module__.startswith("floe") or (klass is not cls and klass in documented):
+        if not klass.__module__.startswith("floe") or (klass is not cls and any(issubclass(b, klass) for b in covered)):
             continue
         for name, raw in vars(klass).items():
             if name in seen or (name.startswith("_") and name != "__call__"):

@@ -10,10 +10,9 @@ Iceberg values as strings (SortDirection.ASC == "asc"), as floe's sort
 fields were."""
 
 import enum
-import json
 
 from ..transforms import IdentityTransform, _pop_source_id, parse_transform
-from ..types import _extra, _Frozen
+from ..types import _extra, _Frozen, _JsonModel
 
 
 class SortDirection(str, enum.Enum):
@@ -113,7 +112,7 @@ INITIAL_SORT_ORDER_ID = 1
 UNSORTED_SORT_ORDER_ID = 0
 
 
-class SortOrder(_Frozen):
+class SortOrder(_JsonModel, _Frozen):
     """A sort order: SortOrder(*fields, order_id=1)."""
 
     _floe_json = True
@@ -126,19 +125,8 @@ class SortOrder(_Frozen):
         _extra("SortOrder", data)
         self._set(order_id=int(order_id), fields=[f if isinstance(f, SortField) else SortField(**f) for f in fields])
 
-    @classmethod
-    def model_validate(cls, obj):
-        return obj if isinstance(obj, SortOrder) else cls(**obj)
-
-    @classmethod
-    def model_validate_json(cls, text):
-        return cls.model_validate(json.loads(text))
-
     def model_dump(self, **_kwargs):
         return {"order-id": self.order_id, "fields": [f.model_dump() for f in self.fields]}
-
-    def model_dump_json(self, **_kwargs):
-        return json.dumps(self.model_dump(), separators=(",", ":"))
 
     @property
     def is_unsorted(self):
