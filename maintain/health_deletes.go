@@ -40,7 +40,7 @@ func (dh *deleteHealth) add(dt *table.DataFileTask) {
 			dh.equality[writtenKey(&d.File)] = true
 		case isPositionFile(d):
 			pos++
-			k := partitionKey(dt.File.SpecID, dt.File.Partition)
+			k := table.PartitionKey(dt.File.SpecID, dt.File.Partition)
 			if dh.positions[k] == nil {
 				dh.positions[k] = map[string]bool{}
 			}

@@ -57,7 +57,7 @@ func checkPartitions(t *testing.T, tbl *table.Table, want int) map[string]int {
 		if f.SpecID != want {
 			t.Fatalf("%s is of spec %d, want %d", f.FilePath, f.SpecID, want)
 		}
-		byPartition[partitionKey(f.SpecID, f.Partition)]++
+		byPartition[table.PartitionKey(f.SpecID, f.Partition)]++
 		for _, row := range rowstest.ReadFile(t, tbl.Locations.Apply(f.FilePath), schema) {
 			for k, pf := range spec.Fields {
 				src, _ := schema.FindField(pf.SourceID)

@@ -116,12 +116,12 @@ func PlanRewrite(ctx context.Context, t *table.Table, opts RewriteDataFilesOptio
 	// nulls (a default-spec file whose partition values are all null
 	// shares it, as in Java).
 	current := t.Metadata.DefaultSpec()
-	others := partitionKey(current.ID, make([]any, len(current.Fields)))
+	others := table.PartitionKey(current.ID, make([]any, len(current.Fields)))
 	for i := range files.Tasks {
 		dt := &files.Tasks[i]
 		key := others
 		if dt.File.SpecID == current.ID {
-			key = partitionKey(dt.File.SpecID, dt.File.Partition)
+			key = table.PartitionKey(dt.File.SpecID, dt.File.Partition)
 		}
 		if _, ok := byPartition[key]; !ok {
 			keys = append(keys, key)
@@ -289,19 +289,6 @@ func cmpString(a, b string) int {
 	return 0
 }
 
-// partitionKey identifies a partition under a spec; values are in the
-// canonical Go forms, whose %T:%v renderings are distinct per value,
-// each prefixed by its length so that no two tuples join alike (see
-// table's partitionKey).
-func partitionKey(specID int, partition []any) string {
-	key := fmt.Sprint(specID)
-	for _, v := range partition {
-		s := fmt.Sprint(v)
-		key += fmt.Sprintf("|%T:%d:%s", v, len(s), s)
-	}
-	return key
-}
-
 // describeGroup sets whether a group's files span several partitions or
 // specs and whether any is of another spec than the output spec, and
 // names the group for reports: its partition, or the specs its files
@@ -313,7 +300,7 @@ func describeGroup(t *table.Table, g *FileGroup, files []*table.DataFileTask) {
 		if !slices.Contains(specs, dt.File.SpecID) {
 			specs = append(specs, dt.File.SpecID)
 		}
-		partitions[partitionKey(dt.File.SpecID, dt.File.Partition)] = true
+		partitions[table.PartitionKey(dt.File.SpecID, dt.File.Partition)] = true
 	}
 	slices.Sort(specs)
 	g.SpecChange = len(specs) > 1 || specs[0] != g.SpecID

@@ -158,7 +158,7 @@ func rewriteDeletes(ctx context.Context, t *table.Table, opts DeleteRewriteOptio
 		// printed ("a b", "c") and ("a", "b c") alike, and their files were
 		// merged into one file of the first partition, which a position
 		// delete leaves the other's rows alone in.
-		k := partitionKey(dt.File.SpecID, dt.File.Partition)
+		k := table.PartitionKey(dt.File.SpecID, dt.File.Partition)
 		p := parts[k]
 		if p == nil {
 			p = &partition{sources: map[string]*table.DeleteFile{}}

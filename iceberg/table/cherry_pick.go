@@ -258,11 +258,11 @@ func (c *cherryPick) newProducer(src *metadata.Snapshot, replace bool, wapID str
 		replaced := map[string]bool{}
 		specs := map[int]bool{}
 		for i := range added {
-			replaced[partitionKey(added[i].SpecID, added[i].Partition)] = true
+			replaced[PartitionKey(added[i].SpecID, added[i].Partition)] = true
 		}
 		for i := range c.source.deleted {
 			df := &c.source.deleted[i].DataFile
-			replaced[partitionKey(df.SpecID, df.Partition)] = true
+			replaced[PartitionKey(df.SpecID, df.Partition)] = true
 			specs[df.SpecID] = true
 			rm.add(df)
 		}
@@ -279,7 +279,7 @@ func (c *cherryPick) newProducer(src *metadata.Snapshot, replace bool, wapID str
 			for _, group := range [][]manifest.Entry{ch.added, ch.deleted} {
 				for i := range group {
 					df := &group[i].DataFile
-					if replaced[partitionKey(df.SpecID, df.Partition)] {
+					if replaced[PartitionKey(df.SpecID, df.Partition)] {
 						return nil, fmt.Errorf("snapshot %d changed %s (file %s), which snapshot %d replaced on its parent %s: %w",
 							ch.snap.SnapshotID, describePartition(b.t, df), df.FilePath, srcID, idString(parent), ErrConflict)
 					}

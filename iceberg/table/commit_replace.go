@@ -50,7 +50,7 @@ func (t *Table) replacePartitionsUpdate(added []manifest.DataFile, opts CommitOp
 	targets := map[string]*manifest.DataFile{}
 	specs := map[int]bool{}
 	for i := range added {
-		targets[partitionKey(added[i].SpecID, added[i].Partition)] = &added[i]
+		targets[PartitionKey(added[i].SpecID, added[i].Partition)] = &added[i]
 		specs[added[i].SpecID] = true
 	}
 	u := &snapshotUpdate{what: "replace partitions", opts: opts, added: added, operation: func(*removal) string { return OpOverwrite }}
@@ -72,7 +72,7 @@ func (t *Table) replacePartitionsUpdate(added []manifest.DataFile, opts CommitOp
 			for _, group := range [][]manifest.Entry{c.added, c.deleted} {
 				for i := range group {
 					df := &group[i].DataFile
-					if target := targets[partitionKey(df.SpecID, df.Partition)]; target != nil {
+					if target := targets[PartitionKey(df.SpecID, df.Partition)]; target != nil {
 						since := "the snapshot the commit was planned on, " + idString(planned)
 						if run.first != nil {
 							since = fmt.Sprintf("run %q first committed (snapshot %d)", opts.RunID, run.first.SnapshotID)
@@ -87,7 +87,7 @@ func (t *Table) replacePartitionsUpdate(added []manifest.DataFile, opts CommitOp
 		rm.summary["replace-partitions"] = "true"
 		err = b.liveFiles(ctx, func(mf *manifest.ManifestFile) bool { return specs[mf.PartitionSpecID] }, func(lf liveFile) error {
 			df := &lf.entry.DataFile
-			key := partitionKey(df.SpecID, df.Partition)
+			key := PartitionKey(df.SpecID, df.Partition)
 			if targets[key] == nil || run.partitions[key] || run.snapshots[lf.entry.SnapshotID] {
 				return nil
 			}
@@ -139,7 +139,7 @@ func runHistory(ctx context.Context, b *commitBase, runID string) (*runCommits, 
 		for i := range c.added {
 			df := &c.added[i].DataFile
 			if df.Content == manifest.ContentData {
-				r.partitions[partitionKey(df.SpecID, df.Partition)] = true
+				r.partitions[PartitionKey(df.SpecID, df.Partition)] = true
 			}
 		}
 	}

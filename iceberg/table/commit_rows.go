@@ -218,7 +218,7 @@ func newRowsValidation(t *Table, plan *RowsPlan, changes *RowChanges) (*rowsVali
 		}
 		v.removed[key(p)] = df
 		v.rewritten[key(p)] = true
-		v.rewrittenPartitions[partitionKey(df.SpecID, df.Partition)] = true
+		v.rewrittenPartitions[PartitionKey(df.SpecID, df.Partition)] = true
 	}
 	for i := range changes.DataFiles {
 		if df := &changes.DataFiles[i]; df.Content != manifest.ContentData {
@@ -272,7 +272,7 @@ func (v *rowsValidation) checkNewDeletes(t *Table, history []snapshotChange, pla
 			case df.Content == manifest.ContentEqualityDeletes && isUnpartitionedSpec(t, df.SpecID):
 				hit = len(v.rewritten) > 0
 			default:
-				hit = v.rewrittenPartitions[partitionKey(df.SpecID, df.Partition)]
+				hit = v.rewrittenPartitions[PartitionKey(df.SpecID, df.Partition)]
 			}
 			if hit {
 				return fmt.Errorf("snapshot %d added delete file %s, which may apply to a data file this change rewrites or gives a deletion vector, after snapshot %s the change was planned on: %w",

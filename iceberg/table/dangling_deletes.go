@@ -81,7 +81,7 @@ func danglingDeletes(ctx context.Context, b *commitBase) ([]manifest.DataFile, e
 			return nil
 		}
 		liveData[key(df.FilePath)] = true
-		k := partitionKey(df.SpecID, df.Partition)
+		k := PartitionKey(df.SpecID, df.Partition)
 		if cur, ok := minSeq[k]; !ok || e.SequenceNumber < cur {
 			minSeq[k] = e.SequenceNumber
 		}
@@ -99,7 +99,7 @@ func danglingDeletes(ctx context.Context, b *commitBase) ([]manifest.DataFile, e
 			out = append(out, *df)
 			continue
 		}
-		floor, ok := minSeq[partitionKey(df.SpecID, df.Partition)]
+		floor, ok := minSeq[PartitionKey(df.SpecID, df.Partition)]
 		if spec := b.t.Metadata.SpecByID(df.SpecID); spec != nil && len(spec.Fields) == 0 {
 			floor, ok = tableMin, len(liveData) > 0
 		}

@@ -53,7 +53,7 @@ func (t *Table) buildDeleteIndex(deletes []*DeleteFile) (*deleteIndex, error) {
 				idx.posByPath[p] = append(idx.posByPath[p], d)
 				continue
 			}
-			key := partitionKey(d.File.SpecID, d.File.Partition)
+			key := PartitionKey(d.File.SpecID, d.File.Partition)
 			idx.posByPartition[key] = append(idx.posByPartition[key], d)
 		case manifest.ContentEqualityDeletes:
 			spec := t.Metadata.SpecByID(d.File.SpecID)
@@ -64,7 +64,7 @@ func (t *Table) buildDeleteIndex(deletes []*DeleteFile) (*deleteIndex, error) {
 				idx.eqGlobal = append(idx.eqGlobal, d)
 				continue
 			}
-			key := partitionKey(d.File.SpecID, d.File.Partition)
+			key := PartitionKey(d.File.SpecID, d.File.Partition)
 			idx.eqByPartition[key] = append(idx.eqByPartition[key], d)
 		}
 	}
@@ -79,7 +79,7 @@ func (idx *deleteIndex) forDataFile(task *DataFileTask, t *Table) []*DeleteFile 
 		// file.
 		out = append(out, dv)
 	} else {
-		key := partitionKey(task.File.SpecID, task.File.Partition)
+		key := PartitionKey(task.File.SpecID, task.File.Partition)
 		for _, d := range idx.posByPath[task.Path] {
 			if d.DataSequenceNumber >= seq {
 				out = append(out, d)
@@ -96,7 +96,7 @@ func (idx *deleteIndex) forDataFile(task *DataFileTask, t *Table) []*DeleteFile 
 			out = append(out, d)
 		}
 	}
-	for _, d := range idx.eqByPartition[partitionKey(task.File.SpecID, task.File.Partition)] {
+	for _, d := range idx.eqByPartition[PartitionKey(task.File.SpecID, task.File.Partition)] {
 		if d.DataSequenceNumber > seq {
 			out = append(out, d)
 		}
@@ -139,12 +139,14 @@ func pathMayBeInBounds(d *DeleteFile, task *DataFileTask, t *Table) bool {
 	return within(task.Path, t.Locations.Apply(string(lo)), t.Locations.Apply(string(hi)))
 }
 
-// partitionKey identifies a partition under a spec; values are in the
-// canonical Go forms, whose %v renderings are distinct per value. Each
+// PartitionKey identifies a partition under a spec, as a map key: values
+// are in the canonical Go forms, whose %v renderings are distinct per
+// value. The one rule for it: planning, compaction, delete rewrites,
+// health and row-level writes all group by it. Each
 // rendering is prefixed by its length: joined bare, string tuples such as
 // ("a|string:b", "c") and ("a", "b|string:c") made one key, and a delete
 // or a replace of one partition reached the other.
-func partitionKey(specID int, partition []any) string {
+func PartitionKey(specID int, partition []any) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d", specID)
 	for _, v := range partition {

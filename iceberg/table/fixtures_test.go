@@ -244,7 +244,7 @@ func TestDeletesArePlannedBesideTheirDataFiles(t *testing.T) {
 	}
 	for _, task := range plan.Tasks {
 		for _, d := range task.Deletes {
-			if d.File.Content != manifest.ContentPositionDeletes || partitionKey(d.File.SpecID, d.File.Partition) != partitionKey(task.File.SpecID, task.File.Partition) {
+			if d.File.Content != manifest.ContentPositionDeletes || PartitionKey(d.File.SpecID, d.File.Partition) != PartitionKey(task.File.SpecID, task.File.Partition) {
 				t.Errorf("%s (partition %v) got delete %s of partition %v", task.Path, task.File.Partition, d.Path, d.File.Partition)
 			}
 			if d.DataSequenceNumber < task.DataSequenceNumber {

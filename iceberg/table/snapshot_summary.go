@@ -55,12 +55,12 @@ func newSummaryBuilder() *summaryBuilder {
 
 func (b *summaryBuilder) addedFile(df *manifest.DataFile) {
 	b.added.add(df)
-	b.partitions[partitionKey(df.SpecID, df.Partition)] = true
+	b.partitions[PartitionKey(df.SpecID, df.Partition)] = true
 }
 
 func (b *summaryBuilder) removedFile(df *manifest.DataFile) {
 	b.removed.add(df)
-	b.partitions[partitionKey(df.SpecID, df.Partition)] = true
+	b.partitions[PartitionKey(df.SpecID, df.Partition)] = true
 }
 
 // build writes the summary of a snapshot whose parent is parent (nil for

@@ -271,7 +271,7 @@ func (c *rowChange) writePositionDeletes(files []pendingDeletes) ([]manifest.Dat
 	for _, f := range files {
 		key := f.file.FilePath
 		if c.perPartition {
-			key = partitionText(f.file.SpecID, f.file.Partition)
+			key = table.PartitionKey(f.file.SpecID, f.file.Partition)
 		}
 		g := byKey[key]
 		if g == nil {
@@ -326,18 +326,4 @@ func (c *rowChange) partitionDir(specID int, partition []any) (string, error) {
 		return "", err
 	}
 	return spec.PartitionPath(pt, partition), nil
-}
-
-// partitionText identifies a partition under a spec; values are in the
-// canonical Go forms, whose %T:%v renderings are distinct per value,
-// each prefixed by its length: joined bare, ("a|string:b", "c") and
-// ("a", "b|string:c") were one partition, and an upsert put the
-// equality deletes of both in one file of one of them.
-func partitionText(specID int, partition []any) string {
-	s := fmt.Sprint(specID)
-	for _, v := range partition {
-		r := fmt.Sprint(v)
-		s += fmt.Sprintf("|%T:%d:%s", v, len(r), r)
-	}
-	return s
 }

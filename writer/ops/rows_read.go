@@ -106,9 +106,9 @@ func (c *rowChange) rewrite(dt *table.DataFileTask, tasks []*scan.Task, matched 
 	for i := range files {
 		c.w.add(files[i].FilePath)
 	}
-	want := partitionText(dt.File.SpecID, dt.File.Partition)
+	want := table.PartitionKey(dt.File.SpecID, dt.File.Partition)
 	for i := range files {
-		if got := partitionText(files[i].SpecID, files[i].Partition); got != want {
+		if got := table.PartitionKey(files[i].SpecID, files[i].Partition); got != want {
 			return nil, fmt.Errorf("its rows rewritten land in partition %s, the file is in %s", got, want)
 		}
 	}

@@ -112,7 +112,7 @@ func (u *upsertRun) equalityGroups() ([]*eqDeleteGroup, error) {
 				continue
 			}
 			if g == nil {
-				key := partitionText(dt.File.SpecID, dt.File.Partition)
+				key := table.PartitionKey(dt.File.SpecID, dt.File.Partition)
 				if g = byKey[key]; g == nil {
 					g = &eqDeleteGroup{key: key, spec: dt.File.SpecID, partition: dt.File.Partition}
 					byKey[key] = g

@@ -16,7 +16,7 @@ import (
 )
 
 // eqDeleteKeys reads the snapshot's equality delete files: by each
-// file's spec and partition (partitionText), the keys it holds, and
+// file's spec and partition (table.PartitionKey), the keys it holds, and
 // checks every file compares exactly the key columns.
 func eqDeleteKeys(t *testing.T, tbl *table.Table, files []manifest.DataFile, keys ...iceberg.NestedField) map[string][][]any {
 	t.Helper()
@@ -33,7 +33,7 @@ func eqDeleteKeys(t *testing.T, tbl *table.Table, files []manifest.DataFile, key
 		if !slices.Equal(f.EqualityIDs, ids) {
 			t.Fatalf("%s compares field ids %v, want the keys %v", f.FilePath, f.EqualityIDs, ids)
 		}
-		key := partitionText(f.SpecID, f.Partition)
+		key := table.PartitionKey(f.SpecID, f.Partition)
 		if _, dup := out[key]; dup {
 			t.Fatalf("two equality delete files for partition %s", key)
 		}
@@ -134,7 +134,7 @@ func TestUpsertEqualityDeletesPartitioned(t *testing.T) {
 				spec, partition = 1, append(partition, bucket)
 			}
 			specs[spec] = true
-			if want := partitionText(spec, partition); key != want {
+			if want := table.PartitionKey(spec, partition); key != want {
 				t.Fatalf("id %d deleted in partition %s, its old row lies in %s", id, key, want)
 			}
 		}
@@ -188,8 +188,8 @@ func TestUpsertEqualityDeletesOnFlinkPartitioned(t *testing.T) {
 		slices.Sort(got[key])
 	}
 	wantKeys := map[string][]string{
-		partitionText(0, []any{dec24}): {"str1", "str2", "str3"},
-		partitionText(0, []any{dec25}): {"str1", "str2"},
+		table.PartitionKey(0, []any{dec24}): {"str1", "str2", "str3"},
+		table.PartitionKey(0, []any{dec25}): {"str1", "str2"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(wantKeys) {
 		t.Fatalf("equality deletes by partition %v, want %v", got, wantKeys)
@@ -221,8 +221,8 @@ func TestUpsertEqualityDeletesAcrossSpecs(t *testing.T) {
 	iField, _ := schema.FindField(1)
 	deleted := eqDeleteKeys(t, tbl, res.Files, iField)
 	wantKeys := map[string][][]any{
-		partitionText(0, nil):             {{int32(1)}},
-		partitionText(1, []any{int32(5)}): {{int32(3)}},
+		table.PartitionKey(0, nil):             {{int32(1)}},
+		table.PartitionKey(1, []any{int32(5)}): {{int32(3)}},
 	}
 	if fmt.Sprint(deleted) != fmt.Sprint(wantKeys) {
 		t.Fatalf("equality deletes by partition %v, want %v", deleted, wantKeys)
