@@ -39,6 +39,9 @@ type Options struct {
 	// environment alone. The client is made on first use, so tables on
 	// other storage never pay for it or fail on a bad S3 configuration.
 	S3 *S3Options `json:"s3,omitempty"`
+	// Azure configures abfs://, abfss://, wasb:// and wasbs:// locations;
+	// nil means the AZURE_STORAGE_* environment alone. Made on first use.
+	Azure *AzureOptions `json:"azure,omitempty"`
 }
 
 // ForLocation returns the FileIO for a table at location: a Router behind
@@ -49,6 +52,10 @@ func ForLocation(location string, opts Options) (FileIO, error) {
 	s3 := newLazyS3(opts.S3)
 	r.Register("s3", s3)
 	r.Register("s3a", s3)
+	azure := newLazyAzure(opts.Azure)
+	for _, scheme := range []string{"abfs", "abfss", "wasb", "wasbs"} {
+		r.Register(scheme, azure)
+	}
 	if _, err := r.Resolve(opts.LocationMap.Apply(location)); err != nil {
 		return nil, err
 	}
