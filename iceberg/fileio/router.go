@@ -39,6 +39,10 @@ type Options struct {
 	// environment alone. The client is made on first use, so tables on
 	// other storage never pay for it or fail on a bad S3 configuration.
 	S3 *S3Options `json:"s3,omitempty"`
+	// GCS configures gs:// locations; nil means the environment alone
+	// (STORAGE_EMULATOR_HOST, application default credentials). Made on
+	// first use, as S3's client is.
+	GCS *GCSOptions `json:"gcs,omitempty"`
 	// Azure configures abfs://, abfss://, wasb:// and wasbs:// locations;
 	// nil means the AZURE_STORAGE_* environment alone. Made on first use.
 	Azure *AzureOptions `json:"azure,omitempty"`
@@ -52,6 +56,7 @@ func ForLocation(location string, opts Options) (FileIO, error) {
 	s3 := newLazyS3(opts.S3)
 	r.Register("s3", s3)
 	r.Register("s3a", s3)
+	r.Register("gs", newLazyGCS(opts.GCS))
 	azure := newLazyAzure(opts.Azure)
 	for _, scheme := range []string{"abfs", "abfss", "wasb", "wasbs"} {
 		r.Register(scheme, azure)
