@@ -8,8 +8,11 @@ gone (floe recycles a batch's buffers when it is released). A scan of one
 batch therefore hands pandas floe's memory as is; more batches are joined
 once per column (np.concatenate), the one copy a contiguous column needs.
 Strings, binaries, decimals and dates become objects in bulk (see
-_frame_objects: one object per distinct value, shared by its rows, as
-pyarrow's deduplicate_objects does). What each Arrow type becomes:
+_frame_objects: one object per distinct value, shared by its rows and
+across batches, as pyarrow's deduplicate_objects does). Each batch is
+converted as it arrives while a thread of its own asks floe for the
+next (_frame_prefetch), so floe decodes on one core while Python makes
+objects on another. What each Arrow type becomes:
 
 ===========================  ==============================================
 Arrow                        pandas
@@ -50,7 +53,7 @@ import ctypes
 import numpy as np
 import pandas as pd
 
-from . import _frame_objects
+from . import _frame_objects, _frame_prefetch
 from ._lib import ArrowArray
 
 _NUMERIC = {"c": "i1", "C": "u1", "s": "<i2", "S": "<u2", "i": "<i4", "I": "<u4",
@@ -243,45 +246,60 @@ def _empty_piece(field, options):
     return Piece("object", np.empty(0, dtype=object))
 
 
-def _joined(pieces):
-    """One column from its pieces: the piece itself when there is one."""
-    mask = None
-    if any(p.mask is not None for p in pieces):
-        mask = np.concatenate([p.mask if p.mask is not None else np.zeros(len(p.values), bool) for p in pieces])
-    if isinstance(pieces[0].values, _Bytes):
-        return _Bytes.join([p.values for p in pieces]), mask
-    if len(pieces) == 1:
-        return pieces[0].values, mask
-    return np.concatenate([p.values for p in pieces]), mask
+class Column:
+    """One column built batch by batch: each batch's piece is converted
+    as it arrives (objects made while floe decodes the next batch on
+    another thread, see _frame_prefetch), and the parts are joined once
+    at the end. known carries what the column's batches share: the
+    objects made for repeated values and the path its strings take."""
+
+    __slots__ = ("field", "kind", "parts", "masks", "known")
+
+    def __init__(self, field):
+        self.field, self.kind, self.parts, self.masks, self.known = field, None, [], [], None
+
+    def add(self, piece, options):
+        kind, values, mask = piece.kind, piece.values, piece.mask
+        if kind == "date":
+            if not options.date_as_object:
+                kind, values = "tdD", values.astype("datetime64[D]")
+            else:
+                self.known = self.known or _frame_objects.Known()
+                kind, values = "object", _frame_objects.dates(values, self.known)
+        elif kind.startswith("d:"):
+            scale = int(kind[2:])
+            lo, hi = np.ascontiguousarray(values[:, 0]), np.ascontiguousarray(values[:, 1]).view(np.int64)
+            if options.decimal_as_float:
+                kind, values = "g", _frame_objects.decimals_as_float(lo, hi, scale)
+            else:
+                self.known = self.known or _frame_objects.Known()
+                kind, values = "object", _frame_objects.decimals(lo, hi, scale, self.known)
+        elif kind in ("utf8", "binary"):
+            self.known = self.known or _frame_objects.KnownText()
+            offsets, data = _Bytes.join([values])
+            values = _frame_objects.strings(offsets, data, kind == "utf8", self.known)
+            kind = "string" if kind == "utf8" else "object"
+        self.kind = kind
+        self.parts.append(values)
+        self.masks.append(mask)
+
+    def finish(self, options):
+        """What pandas gets for the column."""
+        if not self.parts:
+            self.add(_empty_piece(self.field, options), options)
+        kind = self.kind
+        values = self.parts[0] if len(self.parts) == 1 else np.concatenate(self.parts)
+        mask = None
+        if any(m is not None for m in self.masks):
+            mask = np.concatenate([m if m is not None else np.zeros(len(v), bool)
+                                   for v, m in zip(self.parts, self.masks)])
+        self.parts = self.masks = None
+        return _series(kind, values, mask, options)
 
 
-def _series_values(pieces, options):
-    """What pandas gets for one column."""
-    kind = pieces[0].kind
-    if kind.startswith("d:"):
-        # The low and high words joined apart (one copy each), not as
-        # (n, 2) rows then split.
-        lo = _joined([Piece(kind, p.values[:, 0], p.mask) for p in pieces])[0]
-        hi, mask = _joined([Piece(kind, p.values[:, 1].view(np.int64), p.mask) for p in pieces])
-        lo, hi = np.ascontiguousarray(lo), np.ascontiguousarray(hi)
-    else:
-        values, mask = _joined(pieces)
+def _series(kind, values, mask, options):
+    """A column's values (joined, converted) as pandas takes them."""
     has_nulls = mask is not None and mask.any()
-    if kind == "date":
-        if not options.date_as_object:
-            kind, values = "tdD", values.astype("datetime64[D]")
-        else:
-            kind, values = "object", _frame_objects.dates(values)
-    elif kind.startswith("d:"):
-        scale = int(kind[2:])
-        if options.decimal_as_float:
-            kind, values = "g", _frame_objects.decimals_as_float(lo, hi, scale)
-        else:
-            kind, values = "object", _frame_objects.decimals(lo, hi, scale)
-    elif kind in ("utf8", "binary"):
-        offsets, data = values
-        values = _frame_objects.strings(offsets, data, decode=kind == "utf8")
-        kind = "string" if kind == "utf8" else "object"
     if kind in ("object", "string"):
         if has_nulls:
             values[mask] = None
@@ -338,19 +356,27 @@ def _nanoseconds(values):
     return values.astype("datetime64[ns]")
 
 
-def to_pandas(batches, fields, decoder, **kwargs):
+def to_pandas(batches, schema_fields, decoder, **kwargs):
     """A DataFrame from a scan's (schema Field, ArrowArray) batches;
-    kwargs are Options."""
+    schema_fields() gives the columns of a scan with no batch; kwargs are
+    Options."""
     options = Options(**kwargs)
-    columns = [[] for _ in fields]
-    for field, batch in batches:
-        owner = BatchOwner(batch)
-        for i, piece in enumerate(batch_pieces(owner, field, decoder, options)):
-            columns[i].append(piece)
-    data = {}
-    for field, pieces in zip(fields, columns):
-        pieces = pieces or [_empty_piece(field, options)]
-        data[field.name] = _series_values(pieces, options)
+    columns = None
+    try:
+        for field, owner in _frame_prefetch.prefetched(batches, BatchOwner):
+            if columns is None:
+                columns = [Column(f) for f in field.children]
+            for column, piece in zip(columns, batch_pieces(owner, field, decoder, options)):
+                column.add(piece, options)
+    except BaseException:
+        # The traceback holds this frame: the batches converted so far go
+        # back to floe now, not when the caller drops the error.
+        columns = column = owner = piece = None
+        raise
+    if columns is None:
+        columns = [Column(f) for f in schema_fields()]
+    names = [c.field.name for c in columns]
+    data = {c.field.name: c.finish(options) for c in columns}
     # copy=False: pandas keeps each array as given instead of copying it
     # into a consolidated block.
-    return pd.DataFrame(data, columns=[f.name for f in fields], copy=False)
+    return pd.DataFrame(data, columns=names, copy=False)

@@ -61,17 +61,82 @@ def by_distinct(keys, make):
     return by_codes(*shared(keys), make)
 
 
-def by_value(keys, make):
+def by_value(keys, make, known=None):
     """make(values) for each distinct value of the integer keys, spread to
     every row (an object array). Keys within a narrow range (a quantity, a
     day, a flag's code) index a table made for the whole range, with no
-    hashing; other keys are factorized."""
-    if _narrow(keys):
-        low, high = int(keys.min()), int(keys.max())
-        table = _object_array(make(np.arange(low, high + 1, dtype=keys.dtype)))
-        return spread(table, keys - keys.dtype.type(low))
+    hashing; other keys are factorized. known (a Known) keeps the objects
+    made for a column's earlier batches, so a value in several batches is
+    one object, as when the column is converted whole."""
+    known = known if known is not None else Known()
+    known.rows += len(keys)
+    low, high = int(keys.min()), int(keys.max())
+    if known.covers(low, high):
+        return spread(known.table, keys - keys.dtype.type(known.low))
+    if known.narrow(low, high):
+        known.widen(low, high, keys.dtype, make)
+        return spread(known.table, keys - keys.dtype.type(known.low))
     codes, rows = shared(keys)
-    return spread(_object_array(make(keys[rows])), codes)
+    return spread(known.objects(keys[rows], make), codes)
+
+
+class Known:
+    """The objects a column's batches made so far, by integer key: a table
+    for a narrow range of keys (low on), and a dict for the others."""
+
+    __slots__ = ("rows", "low", "table", "others")
+
+    def __init__(self):
+        self.rows, self.low, self.table, self.others = 0, 0, None, {}
+
+    def covers(self, low, high):
+        return self.table is not None and self.low <= low and high < self.low + len(self.table)
+
+    def narrow(self, low, high):
+        """Whether a table of low..high and the range held already costs
+        little beside the rows seen (see _RANGE)."""
+        if self.table is not None:
+            low, high = min(low, self.low), max(high, self.low + len(self.table) - 1)
+        return high - low < self.rows // _RANGE + 64
+
+    def widen(self, low, high, dtype, make):
+        """The table made to cover low..high too, keeping the objects made
+        already (the table's, and the dict's for keys it now covers)."""
+        if self.table is not None:
+            low, high = min(low, self.low), max(high, self.low + len(self.table) - 1)
+        keys = np.arange(low, high + 1, dtype=dtype)
+        table = _object_array(make(keys))
+        if self.table is not None:
+            start = self.low - low
+            table[start:start + len(self.table)] = self.table
+        if self.others:
+            held = np.fromiter(self.others, dtype=np.int64, count=len(self.others))
+            held = held[(held >= low) & (held <= high)]
+            if len(held):
+                table[held - low] = _object_array([self.others[k] for k in held.tolist()])
+        self.low, self.table = low, table
+
+    def objects(self, distinct, make):
+        """The object of each of the distinct keys: taken from the table or
+        the dict, made (and kept) for the rest."""
+        out = np.empty(len(distinct), dtype=object)
+        todo = np.ones(len(distinct), bool)
+        if self.table is not None:
+            inside = (distinct >= self.low) & (distinct < self.low + len(self.table))
+            out[inside] = self.table[distinct[inside] - self.low]
+            todo &= ~inside
+        keys = distinct[todo]
+        if not len(keys):
+            return out
+        ints = keys.tolist()
+        found = _object_array(list(map(self.others.get, ints)))
+        missing = np.flatnonzero(np.equal(found, None))
+        if len(missing):
+            made = _object_array(make(keys[missing]))
+            found[missing] = made
+            self.others.update(zip([ints[i] for i in missing.tolist()], made.tolist()))
+        out[todo] = found
+        return out
 
 
 # A table of the keys' whole range is made when the range is at most
@@ -97,15 +162,30 @@ def _object_array(values):
     return np.fromiter(values, dtype=object, count=len(values))
 
 
-def strings(offsets, data, decode):
+class KnownText:
+    """A string or binary column's path, chosen on its first batch (its
+    sample tells repeated values from mostly distinct ones), and the
+    objects its repeated values got, shared with later batches."""
+
+    __slots__ = ("repeated", "objects")
+
+    def __init__(self):
+        self.repeated, self.objects = None, {}
+
+
+def strings(offsets, data, decode, known=None):
     """Every value of an Arrow utf8/binary array as str (decode) or bytes
     objects. offsets are the array's n+1 offsets (int64, relative to data),
-    data its bytes as uint8."""
+    data its bytes as uint8; known (a KnownText) carries the column's
+    choices and objects from batch to batch."""
     n = len(offsets) - 1
     if n == 0:
         return np.empty(0, dtype=object)
-    if n > 1 and _mostly_repeated(offsets, data):
-        repeated = _repeated(offsets, data, decode)
+    known = known if known is not None else KnownText()
+    if known.repeated is None:
+        known.repeated = n > 1 and _mostly_repeated(offsets, data)
+    if known.repeated:
+        repeated = _repeated(offsets, data, decode, known.objects)
         if repeated is not None:
             return repeated
     return _sliced(offsets, data, decode)
@@ -157,9 +237,10 @@ _SAMPLE = 4096
 _SHARED_WIDTH = 64
 
 
-def _repeated(offsets, data, decode):
+def _repeated(offsets, data, decode, objects=None):
     """The values, one object per distinct value shared by its rows, or
     None when they are longer than _SHARED_WIDTH or mostly distinct.
+    objects (value: object) holds what earlier batches made.
 
     A value of length l >= 8 is exactly its length and the 64-bit words
     at byte min(8j, l - 8) for j < ceil(l / 8) (the last word overlaps
@@ -197,7 +278,11 @@ def _repeated(offsets, data, decode):
     for w in words:
         if not np.array_equal(w, w[representative]):
             return None
-    return spread(_sliced(offsets, data, decode, first), codes)
+    made = _sliced(offsets, data, decode, first)
+    if objects is not None:
+        # A value an earlier batch made keeps that object.
+        made = _object_array(list(map(objects.setdefault, made, made)))
+    return spread(made, codes)
 
 
 def _key_words(starts, lengths, data, longest):
@@ -230,16 +315,17 @@ def mostly_distinct(keys):
     return len(pd.unique(sample)) * 2 > len(sample)
 
 
-def decimals(lo, hi, scale):
+def decimals(lo, hi, scale, known=None):
     """Decimal objects of 128-bit values given as their low and high 64
-    bits (uint64, int64)."""
+    bits (uint64, int64); known (a Known) shares the objects of values
+    within 64 bits with the column's other batches."""
     if not len(lo):
         return np.empty(0, dtype=object)
     small = lo.view(np.int64)
     if np.array_equal(hi, small >> 63):
         if not _narrow(small) and mostly_distinct(small):
             return _scaled(small.tolist(), scale, len(small))
-        return by_value(small, lambda values: _scaled(values.tolist(), scale, len(values)))
+        return by_value(small, lambda values: _scaled(values.tolist(), scale, len(values)), known)
     pairs = np.empty((len(lo), 2), np.uint64)
     pairs[:, 0] = lo
     pairs[:, 1] = hi.view(np.uint64)
@@ -282,11 +368,12 @@ def decimals_as_float(lo, hi, scale):
     return values / 10.0 ** scale if scale >= 0 else values * 10.0 ** -scale
 
 
-def dates(days):
-    """datetime.date objects of days since 1970-01-01 (int32/int64)."""
+def dates(days, known=None):
+    """datetime.date objects of days since 1970-01-01 (int32/int64);
+    known (a Known) shares them with the column's other batches."""
     if not len(days):
         return np.empty(0, dtype=object)
-    return by_value(days, lambda values: values.astype("datetime64[D]").astype(object))
+    return by_value(days, lambda values: values.astype("datetime64[D]").astype(object), known)
 
 
 def _narrow(keys):

@@ -310,12 +310,12 @@ class _Readable:
                 rc = stream.get_next(ctypes.byref(stream), ctypes.byref(batch))
                 if rc != 0:
                     raise _stream_error(stream, rc)
-                if reporter:
-                    rows += batch.length if batch.release else 0
-                    reporter(sample(rows))
-                if not batch.release:
-                    return
                 try:
+                    if reporter:  # a callback that raises still has the batch released
+                        rows += batch.length if batch.release else 0
+                        reporter(sample(rows))
+                    if not batch.release:
+                        return
                     yield field, batch
                 finally:
                     if batch.release:  # not moved out by the caller (see _frame.BatchOwner)
@@ -386,7 +386,7 @@ class _Readable:
         except ImportError:
             from . import _frame
 
-            return _frame.to_pandas(self._batches(reporter), self._schema_fields(),
+            return _frame.to_pandas(self._batches(reporter), self._schema_fields,
                                     _arrow.Decoder(self._iceberg_types()), **kwargs)
         from . import _frame_pyarrow
 

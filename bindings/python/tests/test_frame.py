@@ -7,6 +7,7 @@ frame to_pandas returned going back as Arrow columns, never row by row."""
 
 import datetime
 import decimal
+import itertools
 import os
 import sys
 import tempfile
@@ -255,6 +256,78 @@ class FrameTypesTest(unittest.TestCase):
             copy.append(df)
             got = copy.refresh().scan().to_pylist()
         self.assertEqual(sorted(got, key=lambda r: r["id"]), want)
+
+
+@unittest.skipIf(pd is None, "pandas or numpy is not installed")
+class BatchByBatchTest(unittest.TestCase):
+    """to_pandas converts each batch as a thread of its own reads the next
+    (floe._frame_prefetch): values shared across batches, errors of the
+    read raised in the caller, nothing of the scan left behind."""
+
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        schema = {"type": "struct", "fields": [field(1, "id", "long"), field(2, "flag", "string"),
+                                               field(3, "q", "decimal(9, 2)"), field(4, "day", "date")]}
+        self.table = floe.Table.create(os.path.join(self._dir.name, "t"), schema)
+        for part in range(3):  # three files, read in turn
+            self.table.append([{"id": part * 1000 + i, "flag": "AB"[i % 2] + "x" * (i % 3),
+                                "q": D(i % 7).scaleb(-2), "day": datetime.date(2000 + part, 1, 1 + i % 28)}
+                               for i in range(1000)])
+        self.table = self.table.refresh()
+
+    def tearDown(self):
+        self.table.close()
+        self._dir.cleanup()
+
+    def test_repeated_values_are_one_object_across_batches(self):
+        with without_pyarrow():
+            df = self.table.scan(batch_size=100).to_pandas()
+        self.assertEqual(len(df), 3000)
+        for name, distinct in (("flag", 6), ("q", 7), ("day", 84)):
+            with self.subTest(column=name):
+                self.assertEqual(len({id(v) for v in df[name]}), distinct)
+        assert_frame_matches_rows(self, df, self.table.scan(batch_size=100).to_pylist(), ["id", "flag", "q", "day"])
+
+    def test_a_failed_read_is_raised_and_leaves_nothing_open(self):
+        files = [t.file.file_path for t in self.table.scan().plan_files()]
+        self.assertEqual(len(files), 3)
+        scan = self.table.scan(batch_size=100)
+        os.remove(files[-1][len("file:"):] if files[-1].startswith("file:") else files[-1])
+        with without_pyarrow(), self.assertRaises(floe.FloeError):
+            scan.to_pandas()
+        scan.close()
+        self.assertNothingHeld()
+
+    def test_a_caller_stopping_early_leaves_nothing_open(self):
+        from floe import _frame_prefetch
+
+        calls = []
+
+        def progress(p):
+            calls.append(p)
+            if len(calls) == 5:
+                raise KeyboardInterrupt("stop")  # raised on the reading thread, re-raised in the caller
+
+        with without_pyarrow(), self.assertRaises(KeyboardInterrupt):
+            self.table.scan(batch_size=100).to_pandas(progress=progress)
+        self.assertEqual(len(calls), 5)
+        self.assertNothingHeld()
+        # The caller giving up after two batches: the reader is stopped and
+        # the stream released, though more batches were coming.
+        scan = self.table.scan(batch_size=100)
+        batches = _frame_prefetch.prefetched(scan._batches(), lambda b: b.length)
+        self.assertEqual([n for _, n in itertools.islice(batches, 2)], [100, 100])
+        batches.close()
+        scan.close()
+        self.assertNothingHeld()
+
+    def assertNothingHeld(self):
+        import threading
+
+        self.assertEqual([t.name for t in threading.enumerate() if t.name == "floe-to-pandas"], [])
+        stats = floe.runtime_stats()
+        self.assertEqual(stats["batches"], 0, stats)
+        self.assertEqual(stats["handles"], 1, stats)  # the table's
 
 
 @unittest.skipIf(pd is None, "pandas or numpy is not installed")
