@@ -220,7 +220,10 @@ func (b binder) bindPredicate(p *Predicate) (Expr, error) {
 		case iceberg.FloatType, iceberg.DoubleType:
 			return bound, nil
 		}
-		return nil, fmt.Errorf("%s %s: column is a %s; only float and double columns hold NaN", p.Column, p.Op, field.Type)
+		// Only float and double columns hold NaN: on any other column
+		// "is nan" is false and "is not nan" true for every row (nulls
+		// included), as Java's and pyiceberg's binders decide.
+		return constant(p.Op == OpNotNaN), nil
 	case OpStartsWith, OpNotStartsWith:
 		if _, ok := field.Type.(iceberg.StringType); !ok {
 			return nil, fmt.Errorf("%s %s: column is a %s; starts with needs a string column", p.Column, p.Op, field.Type)

@@ -457,9 +457,8 @@ func TestPlanFilteredWithoutFilterIsPlanFiles(t *testing.T) {
 func TestPlanFilteredBadFilter(t *testing.T) {
 	tbl, _ := openFixture(t, "impala_iceberg_partitioned")
 	for filter, msg := range map[string]string{
-		"nope = 1":          `no column named "nope"`,
-		"id = 'x'":          "invalid number",
-		"event_time is nan": "only float and double",
+		"nope = 1": `no column named "nope"`,
+		"id = 'x'": "invalid number",
 	} {
 		e, err := expr.ParseText(filter)
 		if err != nil {
@@ -469,6 +468,14 @@ func TestPlanFilteredBadFilter(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: error %v, want one saying %q", filter, err, msg)
 		}
+	}
+	// A column that cannot hold NaN: "is nan" selects nothing and "is not
+	// nan" everything, as Java and pyiceberg bind them.
+	if nan := planFiltered(t, tbl, SnapshotSelector{}, "event_time is nan"); len(nan.Tasks) != 0 {
+		t.Errorf("event_time is nan planned %d files", len(nan.Tasks))
+	}
+	if all := planFiltered(t, tbl, SnapshotSelector{}, "event_time is not nan"); len(all.Tasks) == 0 {
+		t.Error("event_time is not nan planned no file")
 	}
 	// Case-insensitive binding, when asked for.
 	e, _ := expr.ParseText("ACTION = 'click'")
