@@ -29,13 +29,19 @@ const minLen = 4
 // header.* value (headers carry API keys and tokens under names of the
 // server's choosing), and any key naming a secret, password, token,
 // credential, API key or private key, whatever its prefix (s3., rest.,
-// adls., gcs., a URI's query parameter such as _auth_pass).
+// adls., gcs., a URI's query parameter such as _auth_pass), an Azure
+// account key or connection string (which holds the key or a SAS), and a
+// SAS's signature parameter (sig).
 func Property(key string) bool {
 	lower := strings.ToLower(key)
 	if strings.HasPrefix(lower, "header.") {
 		return true
 	}
-	for _, word := range []string{"secret", "pass", "token", "credential", "private-key", "private_key", "api-key", "api_key", "apikey", "authorization"} {
+	if lower == "sig" {
+		return true
+	}
+	for _, word := range []string{"secret", "pass", "token", "credential", "private-key", "private_key", "api-key", "api_key", "apikey", "authorization",
+		"account-key", "account_key", "accountkey", "connection-string", "connection_string", "sharedaccesssignature"} {
 		if strings.Contains(lower, word) {
 			return true
 		}
@@ -125,6 +131,7 @@ func (s *Secrets) AddProperties(props map[string]string) {
 	for k, v := range props {
 		if Property(k) {
 			s.Add(v)
+			s.addConnectionStringSecrets(v)
 		}
 		if strings.Contains(v, "://") || strings.Contains(v, "?") {
 			s.addURISecrets(v)
@@ -169,6 +176,21 @@ func (s *Secrets) addURISecrets(uri string) {
 	for _, kv := range QueryPairs(query) {
 		if Property(kv[0]) || Property(unescape(kv[0])) {
 			s.Add(kv[1], unescape(kv[1]))
+		}
+	}
+}
+
+// addConnectionStringSecrets masks the key and the SAS inside an Azure
+// connection string (AccountName=…;AccountKey=…;SharedAccessSignature=…)
+// on their own too, and a SAS's signature: a message may quote one part
+// without the rest.
+func (s *Secrets) addConnectionStringSecrets(v string) {
+	for _, kv := range QueryPairs(v) {
+		if Property(kv[0]) || Property(unescape(kv[0])) {
+			s.Add(kv[1], unescape(kv[1]))
+			if strings.EqualFold(kv[0], "SharedAccessSignature") {
+				s.addConnectionStringSecrets(kv[1])
+			}
 		}
 	}
 }
