@@ -253,10 +253,10 @@ class Column:
     at the end. known carries what the column's batches share: the
     objects made for repeated values and the path its strings take."""
 
-    __slots__ = ("field", "kind", "parts", "masks", "known")
+    __slots__ = ("field", "kind", "parts", "masks", "known", "grown")
 
     def __init__(self, field):
-        self.field, self.kind, self.parts, self.masks, self.known = field, None, [], [], None
+        self.field, self.kind, self.parts, self.masks, self.known, self.grown = field, None, [], [], None, None
 
     def add(self, piece, options):
         kind, values, mask = piece.kind, piece.values, piece.mask
@@ -280,21 +280,57 @@ class Column:
             values = _frame_objects.strings(offsets, data, kind == "utf8", self.known)
             kind = "string" if kind == "utf8" else "object"
         self.kind = kind
-        self.parts.append(values)
-        self.masks.append(mask)
+        self.masks.append(mask if mask is not None else len(values))
+        if values.dtype == object:
+            self.parts.append(values)
+        elif self.grown is not None:
+            self.grown.add(values)
+        elif self.parts:
+            # A second batch: the values are joined from now on (the first
+            # alone stays a view of floe's buffer, no copy).
+            self.grown = _Grown(self.parts.pop(), values)
+        else:
+            self.parts.append(values)
 
     def finish(self, options):
         """What pandas gets for the column."""
-        if not self.parts:
+        if not self.masks:
             self.add(_empty_piece(self.field, options), options)
-        kind = self.kind
-        values = self.parts[0] if len(self.parts) == 1 else np.concatenate(self.parts)
+        parts = [self.grown.array()] if self.grown is not None else self.parts
+        values = parts[0] if len(parts) == 1 else np.concatenate(parts)
         mask = None
-        if any(m is not None for m in self.masks):
-            mask = np.concatenate([m if m is not None else np.zeros(len(v), bool)
-                                   for v, m in zip(self.parts, self.masks)])
-        self.parts = self.masks = None
-        return _series(kind, values, mask, options)
+        if any(not isinstance(m, int) for m in self.masks):
+            mask = np.concatenate([np.zeros(m, bool) if isinstance(m, int) else m for m in self.masks])
+        self.parts = self.masks = self.grown = None
+        return _series(self.kind, values, mask, options)
+
+
+class _Grown:
+    """Fixed-width values copied batch by batch into one buffer grown in
+    place (ndarray.resize: realloc, which moves large buffers by
+    remapping their pages, not copying): the join is one copy of each
+    batch, made while floe decodes the next one, and a batch goes back
+    to floe (which reuses its buffers) once copied instead of at the
+    end."""
+
+    __slots__ = ("buffer", "size")
+
+    def __init__(self, first, second):
+        self.buffer = np.empty(4 * (len(first) + len(second)), first.dtype)
+        self.size = 0
+        self.add(first)
+        self.add(second)
+
+    def add(self, values):
+        end = self.size + len(values)
+        if end > len(self.buffer):
+            self.buffer.resize(max(end, 2 * len(self.buffer)), refcheck=False)
+        self.buffer[self.size:end] = values
+        self.size = end
+
+    def array(self):
+        self.buffer.resize(self.size, refcheck=False)
+        return self.buffer
 
 
 def _series(kind, values, mask, options):
