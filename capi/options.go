@@ -26,6 +26,10 @@ type tableOptions struct {
 	// "access_key_id", "secret_access_key", "session_token", "anonymous",
 	// "path_style", "max_attempts", "part_size"}; unknown keys are refused.
 	S3 *fileio.S3Options `json:"s3"`
+	// GCS configures gs:// locations: {"project_id", "oauth2_token",
+	// "service_host", "anonymous", "max_attempts", "chunk_size"}; unknown
+	// keys are refused.
+	GCS *fileio.GCSOptions `json:"gcs"`
 	// Properties are Iceberg-style storage properties ("s3.endpoint", …).
 	// Storage is configured through "s3" instead, so any property is
 	// refused rather than silently ignored.
@@ -65,6 +69,9 @@ func (o tableOptions) check() error {
 	if err := checkS3Options("table options", o.S3); err != nil {
 		return err
 	}
+	if err := checkGCSOptions("table options", o.GCS); err != nil {
+		return err
+	}
 	if _, err := timeoutOption("table options", o.TimeoutMs); err != nil {
 		return err
 	}
@@ -86,10 +93,21 @@ func checkS3Options(what string, s *fileio.S3Options) error {
 	return nil
 }
 
+// checkGCSOptions is checkS3Options for GCS settings.
+func checkGCSOptions(what string, g *fileio.GCSOptions) error {
+	if g == nil {
+		return nil
+	}
+	if err := g.Validate(); err != nil {
+		return invalidArgument("%s: %v", what, err)
+	}
+	return nil
+}
+
 func (o tableOptions) timeout() time.Duration { return time.Duration(o.TimeoutMs) * time.Millisecond }
 
 func (o tableOptions) table() table.Options {
-	return table.Options{LocationMap: o.LocationMap, NoRelocate: o.Relocate != nil && !*o.Relocate, Warehouse: o.Warehouse, S3: o.S3}
+	return table.Options{LocationMap: o.LocationMap, NoRelocate: o.Relocate != nil && !*o.Relocate, Warehouse: o.Warehouse, S3: o.S3, GCS: o.GCS}
 }
 
 // decodeStrict decodes one JSON object into v, refusing unknown keys and

@@ -24,6 +24,8 @@ type createOptions struct {
 	Warehouse     string            `json:"warehouse"`
 	// S3 configures s3:// and s3a:// locations, as in the table options.
 	S3 *fileio.S3Options `json:"s3"`
+	// GCS configures gs:// locations, as in the table options.
+	GCS *fileio.GCSOptions `json:"gcs"`
 	// Ensure opens an existing table instead of failing, bringing its
 	// schema up to the given one by name (table.EnsureTable).
 	Ensure bool `json:"ensure"`
@@ -49,6 +51,9 @@ func parseCreateOptions(data []byte) (createOptions, error) {
 		return o, invalidArgument("create options: give partition_spec or partition_by, not both")
 	}
 	if err := checkS3Options("create options", o.S3); err != nil {
+		return o, err
+	}
+	if err := checkGCSOptions("create options", o.GCS); err != nil {
 		return o, err
 	}
 	return o, nil

@@ -58,6 +58,7 @@ func Open(ctx context.Context, root string, props map[string]string, tableOpts t
 		return nil, errkind.Errorf(errkind.InvalidArgument, "a filesystem warehouse needs a root directory")
 	}
 	tableOpts.S3 = fileio.WithProperties(tableOpts.S3, props)
+	tableOpts.GCS = fileio.WithGCSProperties(tableOpts.GCS, props)
 	tableOpts.Warehouse = root
 	files, err := tableOpts.FileIO(root)
 	if err != nil {

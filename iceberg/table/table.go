@@ -31,6 +31,10 @@ type Options struct {
 	// nil means the AWS_* environment alone. Clients are shared between
 	// tables opened with the same settings.
 	S3 *fileio.S3Options
+	// GCS configures gs:// locations (service host, token, …); nil means
+	// the environment alone (STORAGE_EMULATOR_HOST, application default
+	// credentials). Shared between tables as S3's clients are.
+	GCS *fileio.GCSOptions
 }
 
 // FileIO is the FileIO these options give for a table at location: the
@@ -45,7 +49,7 @@ func (o Options) FileIO(location string) (fileio.FileIO, error) {
 }
 
 func (o Options) fileIOOptions(locations fileio.LocationMap) fileio.Options {
-	return fileio.Options{LocationMap: locations, S3: o.S3}
+	return fileio.Options{LocationMap: locations, S3: o.S3, GCS: o.GCS}
 }
 
 // Table is one version of a table's metadata and the FileIO to read it with.
