@@ -25,12 +25,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/internal/sharedserver"
@@ -203,6 +205,25 @@ func (s *Server) Client() (*service.Client, error) {
 	return service.NewClientWithSharedKeyCredential(s.Endpoint()+"/", cred, &service.ClientOptions{
 		ClientOptions: policy.ClientOptions{InsecureAllowCredentialWithHTTP: true},
 	})
+}
+
+// SAS is an account shared access signature (the query string, without
+// "?") for reading, writing, listing and deleting blobs for an hour, as a
+// REST catalog would vend it.
+func (s *Server) SAS(t testing.TB) string {
+	t.Helper()
+	c, err := s.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := c.GetSASURL(sas.AccountResourceTypes{Service: true, Container: true, Object: true},
+		sas.AccountPermissions{Read: true, Write: true, Create: true, List: true, Delete: true, Add: true},
+		time.Now().Add(time.Hour), nil)
+	if err != nil {
+		t.Fatalf("azuritetest: making a SAS: %v", err)
+	}
+	_, query, _ := strings.Cut(u, "?")
+	return query
 }
 
 func (s *Server) createContainer() error {
