@@ -53,7 +53,9 @@ class Catalog(_Handle):
     def _table(self, call, identifier, *args):
         handle = ctypes.c_void_p()
         _check(call(self._handle, _name(identifier).encode("utf-8"), *args, ctypes.byref(handle)))
-        return Table(handle.value, {}, reload=lambda: self.load_table(identifier))
+        table = Table(handle.value, {}, reload=lambda: self.load_table(identifier))
+        table._identifier = _tuple(identifier)  # Table.name(), as pyiceberg's
+        return table
 
     def _json(self, call, *args):
         out = ctypes.c_void_p()

@@ -10,6 +10,7 @@ from ._errors import FloeError, Status
 from .expressions import _filter
 from ._calls import _c_str, _check, _dumps, _json_arg, _take_string
 from ._lib import ArrowArray, ArrowArrayStream, ArrowSchema, library
+from ._scan_fluent import ScanFluent
 from ._table_info import TableInfo
 from ._transaction import TableChanges
 from ._write import TableWrites
@@ -182,7 +183,7 @@ class Table(_Handle, TableWrites, TableInfo, TableChanges):
         opts.update(io_options)  # unknown keys are refused by floe
         handle = ctypes.c_void_p()
         _check(library().floe_scan_open(self._handle, _json_arg(opts), ctypes.byref(handle)))
-        return Scan(handle.value, self, {k: v for k, v in opts.items() if k in _READ_KEYS})
+        return Scan(handle.value, self, {k: v for k, v in opts.items() if k in _READ_KEYS}, opts)
 
     def incremental_append_scan(self, from_snapshot_id=None, to_snapshot_id=None, row_filter=None,
                                 selected_fields=None, *, from_snapshot_id_exclusive=None,
@@ -468,14 +469,18 @@ def _stream_error(stream, errno_value):
     return FloeError(code, f"{msg} (errno {errno_value})")
 
 
-class Scan(_Handle, _Readable):
-    """A planned scan: its schema, its tasks, and its rows."""
+class Scan(_Handle, _Readable, ScanFluent):
+    """A planned scan: its schema, its tasks, and its rows; pyiceberg's
+    builder methods (select, filter, use_ref, …) each return a new scan."""
 
     _free_name = "floe_scan_free"
 
-    def __init__(self, handle, table, read_options=None):
+    def __init__(self, handle, table, read_options=None, options=None):
         _Handle.__init__(self, handle)
         self._table = table
+        # What it was opened with, for ScanFluent's new scans: the options,
+        # the filters added since, and the metadata it was planned on.
+        self._opts, self._added, self._scan_metadata = dict(options or {}), [], table.metadata
         self._types = None
         # The scan's read settings (limit, batch_size, verify_crc): a task
         # does not carry them, so each task's options do, and a task reads
@@ -560,6 +565,7 @@ class Scan(_Handle, _Readable):
         if "\0" in text:
             raise FloeError(Status.INVALID_ARGUMENT, "filter contains a NUL character")
         _check(library().floe_scan_add_filter(self._handle, text.encode("utf-8")))
+        self._added.append(expr)
 
     def metrics(self):
         """What the scan has pruned and read so far, summed over all its

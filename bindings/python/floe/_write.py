@@ -22,7 +22,10 @@ from ._calls import _c_str, _check, _dumps, _json_arg, _take_bytes, _take_string
 from ._lib import ArrowArrayStream, library
 from ._metadata import Schema, StructType
 from .types import _iceberg_json
-from .expressions import _filter
+from .expressions import AlwaysTrue, _filter
+
+# pyiceberg's default filter of delete and overwrite: every row.
+_ALWAYS_TRUE = AlwaysTrue()
 
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
@@ -187,14 +190,28 @@ class TableWrites:
                          rows_total=_rows_total(data))
         return self._committed(snapshot_id)
 
-    def append(self, data, token=None, properties=None, branch=None, progress=None):
-        """Writes data as new data files and commits them in one append
-        snapshot. Appending nothing still commits an empty snapshot.
+    def append(self, df, snapshot_properties=None, branch=None, token=None, properties=None, progress=None):
+        """Writes df as new data files and commits them in one append
+        snapshot (pyiceberg's append: df is anything Arrow, a pandas
+        DataFrame or a list of row dicts). Appending nothing still commits
+        an empty snapshot. snapshot_properties (pyiceberg's name) or
+        properties (floe's) are extra snapshot summary entries: give one.
         progress: a callable told the append's floe.Progress (rows taken
-        from data, of its length when data has one) while it runs, or True
+        from df, of its length when df has one) while it runs, or True
         for a status line on stderr when it is a terminal."""
-        return self._commit_stream(library().floe_append, data, token, properties, branch=branch,
-                                   progress=progress)
+        return self._commit_stream(library().floe_append, df, token,
+                                   _summary(snapshot_properties, properties), branch=branch, progress=progress)
+
+    def dynamic_partition_overwrite(self, df, snapshot_properties=None, branch=None, token=None, properties=None,
+                                    progress=None):
+        """pyiceberg's name for replace_partitions: writes df and commits
+        it in place of the rows of every partition it lands in (an
+        unpartitioned table: every row), in one snapshot; partitions df
+        has no row for keep theirs. snapshot_properties (or properties),
+        token, branch and progress as append takes them. Returns the
+        snapshot id."""
+        return self.replace_partitions(df, token=token, properties=_summary(snapshot_properties, properties),
+                                       branch=branch, progress=progress)
 
     def replace_partitions(self, data, token=None, properties=None, run_id=None, branch=None, progress=None):
         """Writes data and commits it in place of what other writers left in
@@ -206,27 +223,51 @@ class TableWrites:
 
     def delete_rows(self, row_filter, token=None, properties=None, delete_mode=None, branch=None):
         """Deletes the rows row_filter selects (pyiceberg text such as
-        "id < 10", or a REST JSON expression dict) in one snapshot and
-        returns its id; when no row matches, nothing is committed and the
-        current snapshot's id (0 for none) comes back. delete_mode is
-        "copy-on-write" or "merge-on-read" (default: the table's
-        write.delete.mode, else copy-on-write)."""
+        "id < 10", a floe.expressions expression, or a REST JSON
+        expression dict) in one snapshot and returns its id; when no row
+        matches, nothing is committed and the current snapshot's id (0 for
+        none) comes back. delete_mode is "copy-on-write" or
+        "merge-on-read" (default: the table's write.delete.mode, else
+        copy-on-write)."""
         snapshot_id = ctypes.c_int64()
         _check(library().floe_delete_rows(self._handle, _filter_arg(row_filter),
                                           _commit_options(token, properties, branch=branch, delete_mode=delete_mode),
                                           ctypes.byref(snapshot_id)))
         return self._committed(snapshot_id)
 
-    def overwrite(self, data, row_filter, token=None, properties=None, delete_mode=None, branch=None, progress=None):
-        """Replaces the rows row_filter selects with data, in one overwrite
-        snapshot. progress as append takes it."""
-        arg = _StreamArg(self, data)
+    def delete(self, delete_filter=_ALWAYS_TRUE, snapshot_properties=None, case_sensitive=True, branch=None,
+               token=None, properties=None, delete_mode=None):
+        """pyiceberg's delete: deletes the rows delete_filter selects
+        (default every row) as delete_rows does, and returns the snapshot
+        id (the current one when no row matched: nothing is committed).
+        case_sensitive=False raises ValueError: floe binds a delete's
+        filter to the exact column names."""
+        _case_sensitive_only(case_sensitive, "delete")
+        return self.delete_rows(delete_filter, token=token, properties=_summary(snapshot_properties, properties),
+                                delete_mode=delete_mode, branch=branch)
+
+    def overwrite(self, df, overwrite_filter=_ALWAYS_TRUE, snapshot_properties=None, case_sensitive=True,
+                  branch=None, token=None, properties=None, delete_mode=None, progress=None, row_filter=None):
+        """Replaces the rows overwrite_filter selects (default: every row,
+        as pyiceberg's) with df, in one overwrite snapshot. row_filter is
+        floe's older name for overwrite_filter (give one).
+        snapshot_properties or properties, token, branch and progress as
+        append takes them; delete_mode as delete_rows. case_sensitive=False
+        raises ValueError: floe binds the filter to the exact column names.
+        Returns the snapshot id."""
+        _case_sensitive_only(case_sensitive, "overwrite")
+        if row_filter is not None:
+            if overwrite_filter is not _ALWAYS_TRUE:
+                raise TypeError("overwrite takes overwrite_filter or row_filter, not both")
+            overwrite_filter = row_filter
+        properties = _summary(snapshot_properties, properties)
+        arg = _StreamArg(self, df)
         snapshot_id = ctypes.c_int64()
-        where = _filter_arg(row_filter)
+        where = _filter_arg(overwrite_filter)
         options = _commit_options(token, properties, branch=branch, delete_mode=delete_mode)
         _progress.polled(self, progress, "overwrite", lambda: _check(
             library().floe_overwrite(self._handle, where, arg.address, options, ctypes.byref(snapshot_id))),
-            rows_total=_rows_total(data))
+            rows_total=_rows_total(df))
         return self._committed(snapshot_id)
 
     def upsert(self, df, join_cols=None, when_matched_update_all=True, when_not_matched_insert_all=True,
@@ -317,23 +358,32 @@ class TableWrites:
         files = bytes(files)
         _check(library().floe_discard_files(self._handle, files, len(files)))
 
-    def add_files(self, file_paths, token=None, properties=None, branch=None, progress=None):
+    def add_files(self, file_paths, snapshot_properties=None, check_duplicate_files=True, branch=None, token=None,
+                  properties=None, progress=None):
         """Registers Parquet files that already exist (their locations) as
         data files in one append snapshot, without rewriting them
         (pyiceberg's add_files). Metrics come from each file's footer;
         files without field ids are matched by name; identity partition
         values come from Hive-style name=value directories or from
-        statistics showing one value per file. Raises FloeError
+        statistics showing one value per file. A path given twice raises
+        ValueError, as pyiceberg's does. Raises FloeError
         (INVALID_ARGUMENT) naming the file and column when a file does not
-        fit the table, and (CONFLICT) when the table already has it.
-        progress: a callable told the call's floe.Progress (files whose
-        footers were read, and their bytes) while it runs, or True for a
-        status line on stderr when it is a terminal."""
+        fit the table, and (CONFLICT) when the table already has it:
+        floe checks that always, check_duplicate_files=False included (a
+        file listed twice would have its rows read twice).
+        snapshot_properties (or properties), token and branch as append
+        takes them. progress: a callable told the call's floe.Progress
+        (files whose footers were read, and their bytes) while it runs, or
+        True for a status line on stderr when it is a terminal. Returns
+        the snapshot id."""
         if isinstance(file_paths, (str, bytes)):
             raise TypeError("add_files takes a list of paths")
-        paths = json.dumps([str(p) for p in file_paths]).encode("utf-8")
+        file_paths = [str(p) for p in file_paths]
+        if len(set(file_paths)) != len(file_paths):
+            raise ValueError("add_files: file paths must be unique")
+        paths = json.dumps(file_paths).encode("utf-8")
         snapshot_id = ctypes.c_int64()
-        options = _commit_options(token, properties, branch=branch)
+        options = _commit_options(token, _summary(snapshot_properties, properties), branch=branch)
         _progress.polled(self, progress, "add-files", lambda: _check(
             library().floe_add_files(self._handle, paths, options, ctypes.byref(snapshot_id))))
         return self._committed(snapshot_id)
@@ -375,6 +425,22 @@ class TableWrites:
         finally:
             self._metadata = None
         return json.loads(_take_string(out))
+
+
+def _summary(snapshot_properties, properties):
+    """The snapshot summary entries of a commit: pyiceberg's
+    snapshot_properties and floe's properties are the same thing."""
+    if snapshot_properties and properties:
+        raise TypeError("give snapshot_properties or properties (the same snapshot summary entries), not both")
+    return snapshot_properties or properties
+
+
+def _case_sensitive_only(case_sensitive, call):
+    # floe_delete_rows and floe_overwrite bind the filter to exact column
+    # names; there is no case-insensitive binding on the write path.
+    if not case_sensitive:
+        raise ValueError(f"{call}: floe matches a row filter's columns by their exact names "
+                         "(case_sensitive=True only)")
 
 
 def _rows_total(data):

@@ -521,7 +521,8 @@ class NotNull(UnaryPredicate):
 
 
 class IsNaN(UnaryPredicate):
-    """Rows whose float or double is NaN (floe refuses it on other columns)."""
+    """Rows whose float or double is NaN; on a column of another type no
+    row (it binds to AlwaysFalse, as pyiceberg's does)."""
 
     __slots__ = ()
     _op = "is-nan"
@@ -531,7 +532,9 @@ class IsNaN(UnaryPredicate):
 
 
 class NotNaN(UnaryPredicate):
-    """Rows whose float or double is a number (not null, not NaN)."""
+    """Rows whose float or double is a number (not null, not NaN); on a
+    column of another type every row, nulls too (it binds to AlwaysTrue,
+    as pyiceberg's does)."""
 
     __slots__ = ()
     _op = "not-nan"

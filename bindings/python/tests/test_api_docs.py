@@ -45,7 +45,8 @@ class ApiDocsTest(unittest.TestCase):
                      "floe.expressions.EqualTo", "floe.schema.Schema", "floe.types.NestedField",
                      "floe.partitioning.PartitionSpec", "floe.table.sorting.SortOrder", "MaintenanceTable.rewrite_data_files",
                      "UpdateSchema.add_column", "ManageSnapshots.create_tag", "InspectTable.snapshots",
-                     "## Migrating from pyiceberg", "| `delete(delete_filter)` |"):
+                     "## Migrating from pyiceberg", "| `delete(delete_filter=AlwaysTrue()",
+                     "Scan.use_ref(name)", "floe.table.refs.SnapshotRef"):
             self.assertIn(name, text)
         self.assertNotIn(" object at 0x", text)
 

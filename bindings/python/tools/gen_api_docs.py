@@ -32,6 +32,8 @@ MODULES = [
     ("floe.partitioning", None),
     ("floe.transforms", None),
     ("floe.table.sorting", None),
+    ("floe.table.refs", None),
+    ("floe.table.name_mapping", None),
     ("floe.dask", None),
 ]
 
