@@ -228,6 +228,11 @@ def _mostly_repeated(offsets, data):
     return len(sample) * 2 <= len(rows)
 
 
+# The one-byte values by their byte, and the empty value at 256, as bytes
+# and as text (a byte past ASCII never stands alone in UTF-8): made once,
+# not per batch.
+_FLAG_BYTES = np.array([bytes([b]) for b in range(256)] + [b""], dtype=object)
+_FLAG_TEXT = np.array([chr(b) if b < 0x80 else None for b in range(256)] + [""], dtype=object)
 # _LOW_BYTES[k]: a 64-bit word's k low bytes (little-endian) set.
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 # A sample of this many rows tells a column of mostly distinct values.
@@ -257,10 +262,7 @@ def _repeated(offsets, data, decode, objects=None):
     if longest <= 1:
         # Flags: the byte itself (256 for the empty value) is the code.
         codes = np.where(lengths == 1, data[np.minimum(offsets[:-1], max(len(data) - 1, 0))] if len(data) else 0, 256)
-        table = [bytes([b]) for b in range(256)] + [b""]
-        if decode:
-            table = [b.decode("latin-1") if b < b"\x80" else None for b in table]  # non-ASCII bytes never stand alone in UTF-8
-        return spread(np.array(table, dtype=object), codes)
+        return spread(_FLAG_TEXT if decode else _FLAG_BYTES, codes)
     words = _key_words(offsets[:-1], lengths, data, longest)
     with np.errstate(over="ignore"):
         h = lengths.astype(np.uint64)
