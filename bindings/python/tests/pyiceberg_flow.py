@@ -12,7 +12,7 @@ import datetime
 import pandas as pd
 
 from floe.catalog import load_catalog
-from floe.expressions import And, EqualTo, GreaterThanOrEqual
+from floe.expressions import And, EqualTo, GreaterThanOrEqual, LessThan
 from floe.partitioning import PartitionField, PartitionSpec
 from floe.schema import Schema
 from floe.table.sorting import NullOrder, SortDirection, SortField, SortOrder
@@ -101,5 +101,45 @@ assert snapshots["operation"].tolist() == ["append", "append", "append"], snapsh
 files = table.inspect.files().to_pandas()
 assert files["record_count"].sum() == 5, files
 assert len(table.history()) == 3
+assert table.name() == ("docs_example", "bids")
+assert table.refs()["main"].snapshot_id == table.current_snapshot().snapshot_id
 
-print(f"pyiceberg flow: ok ({len(snapshots)} snapshots, {len(files)} data files)")
+# A scan refined step by step, and time travel by timestamp.
+scan = table.scan().filter(EqualTo("symbol", "AAPL")).select("symbol", "bid")
+assert sorted(scan.to_pandas()["bid"].tolist()) == [98.0, 99.0, 101.5], scan.to_pandas()
+assert [f.name for f in scan.projection().fields] == ["symbol", "bid"]
+first = table.snapshot_by_id(first_snapshot)
+assert table.snapshot_as_of_timestamp(first.timestamp_ms).snapshot_id == first_snapshot
+assert len(table.scan().use_ref("main").to_pandas()) == 5
+
+# Deletes and overwrites.
+table.delete(delete_filter=EqualTo("symbol", "MSFT"), snapshot_properties={"reason": "delisted"})
+assert table.scan().to_pandas()["symbol"].tolist() == ["AAPL"] * 3
+assert table.current_snapshot().summary["reason"] == "delisted"
+table.overwrite(df.assign(venue="XNYS"))
+assert sorted(table.scan().to_pandas()["volume"].tolist()) == [100, 200, 300]
+table.overwrite(
+    pd.DataFrame({"datetime": [day1], "symbol": ["AAPL"], "bid": [100.0], "ask": [100.5], "volume": [1], "venue": ["XNAS"]}),
+    overwrite_filter=And(EqualTo("symbol", "AAPL"), LessThan("datetime", "2026-12-02T00:00:00")),
+)
+rows = table.scan().to_pandas().sort_values("volume")
+assert rows["volume"].tolist() == [1, 200, 300], rows
+
+# Dynamic partition overwrite replaces the partitions its rows land in
+# (pyiceberg does it for identity partitions).
+quotes = catalog.create_table(
+    "docs_example.quotes",
+    schema=schema,
+    partition_spec=PartitionSpec(
+        PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="symbol")
+    ),
+)
+quotes.append(df)
+quotes.dynamic_partition_overwrite(pd.DataFrame({
+    "datetime": [day2], "symbol": ["MSFT"], "bid": [430.0], "ask": [430.5], "volume": [7],
+}))
+rows = quotes.scan().to_pandas().sort_values("volume")
+assert list(zip(rows["symbol"], rows["volume"])) == [("MSFT", 7), ("AAPL", 100), ("AAPL", 300)], rows
+
+print(f"pyiceberg flow: ok ({len(snapshots)} snapshots, {len(files)} data files; then filter, select, "
+      f"delete, overwrite and dynamic partition overwrite)")
