@@ -176,8 +176,8 @@ func capiCatalogCreateTable(h C.uintptr_t, name, schemaJSON, optionsJSON *C.char
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	if opts.Warehouse != "" || opts.S3 != nil || opts.GCS != nil {
-		return fail(fn, invalidArgument("create options: a catalog table takes its warehouse and storage from the catalog, not from warehouse, s3 or gcs"), statusInvalidArgument)
+	if opts.Warehouse != "" || opts.S3 != nil || opts.GCS != nil || opts.Azure != nil {
+		return fail(fn, invalidArgument("create options: a catalog table takes its warehouse and storage from the catalog, not from warehouse, s3, gcs or azure"), statusInvalidArgument)
 	}
 	schema, spec, order, err := opts.tableDefinition(cBytes(schemaJSON))
 	if err != nil {

@@ -114,7 +114,7 @@ func openInspectTask(data []byte, opts tableOptions, limit *int64, batchSize int
 		return nil, nil, withStatus(statusInvalidArgument, err)
 	}
 	// A router: each manifest's path finds its own file system.
-	files, err := fileio.ForLocation(task.Manifests[0].Path, fileio.Options{LocationMap: locations, S3: opts.S3, GCS: opts.GCS})
+	files, err := fileio.ForLocation(task.Manifests[0].Path, fileio.Options{LocationMap: locations, S3: opts.S3, GCS: opts.GCS, Azure: opts.Azure})
 	if err != nil {
 		return nil, nil, withStatus(statusUnsupported, err)
 	}

@@ -30,6 +30,12 @@ type tableOptions struct {
 	// "service_host", "anonymous", "max_attempts", "chunk_size"}; unknown
 	// keys are refused.
 	GCS *fileio.GCSOptions `json:"gcs"`
+	// Azure configures abfs://, abfss://, wasb:// and wasbs:// locations:
+	// {"account_name", "account_key", "sas_token", "sas_tokens" (by
+	// account), "connection_string", "blob_storage_authority",
+	// "blob_storage_scheme", "anonymous", "max_attempts", "block_size"};
+	// unknown keys are refused.
+	Azure *fileio.AzureOptions `json:"azure"`
 	// Properties are Iceberg-style storage properties ("s3.endpoint", …).
 	// Storage is configured through "s3" instead, so any property is
 	// refused rather than silently ignored.
@@ -72,6 +78,9 @@ func (o tableOptions) check() error {
 	if err := checkGCSOptions("table options", o.GCS); err != nil {
 		return err
 	}
+	if err := checkAzureOptions("table options", o.Azure); err != nil {
+		return err
+	}
 	if _, err := timeoutOption("table options", o.TimeoutMs); err != nil {
 		return err
 	}
@@ -104,10 +113,21 @@ func checkGCSOptions(what string, g *fileio.GCSOptions) error {
 	return nil
 }
 
+// checkAzureOptions is checkS3Options for Azure settings.
+func checkAzureOptions(what string, a *fileio.AzureOptions) error {
+	if a == nil {
+		return nil
+	}
+	if err := a.Validate(); err != nil {
+		return invalidArgument("%s: %v", what, err)
+	}
+	return nil
+}
+
 func (o tableOptions) timeout() time.Duration { return time.Duration(o.TimeoutMs) * time.Millisecond }
 
 func (o tableOptions) table() table.Options {
-	return table.Options{LocationMap: o.LocationMap, NoRelocate: o.Relocate != nil && !*o.Relocate, Warehouse: o.Warehouse, S3: o.S3, GCS: o.GCS}
+	return table.Options{LocationMap: o.LocationMap, NoRelocate: o.Relocate != nil && !*o.Relocate, Warehouse: o.Warehouse, S3: o.S3, GCS: o.GCS, Azure: o.Azure}
 }
 
 // decodeStrict decodes one JSON object into v, refusing unknown keys and

@@ -48,7 +48,7 @@ func openChangeGroup(data []byte, opts taskOptions, read scan.ReadOptions) (arra
 		return nil, nil, withStatus(statusInvalidArgument, err)
 	}
 	// A router: each item's path finds its own file system.
-	files, err := fileio.ForLocation(g.Items[0].Task.Path, fileio.Options{LocationMap: locations, S3: opts.S3, GCS: opts.GCS})
+	files, err := fileio.ForLocation(g.Items[0].Task.Path, fileio.Options{LocationMap: locations, S3: opts.S3, GCS: opts.GCS, Azure: opts.Azure})
 	if err != nil {
 		return nil, nil, withStatus(statusUnsupported, err)
 	}

@@ -94,7 +94,7 @@ func capiTaskStream(task *C.uint8_t, n C.size_t, optionsJSON *C.char, out *C.str
 		return fail(fn, err, statusInvalidArgument)
 	}
 	// A router: each task's path finds its own file system.
-	files, err := fileio.ForLocation(g.Tasks[0].Path, fileio.Options{LocationMap: locations, S3: opts.S3, GCS: opts.GCS})
+	files, err := fileio.ForLocation(g.Tasks[0].Path, fileio.Options{LocationMap: locations, S3: opts.S3, GCS: opts.GCS, Azure: opts.Azure})
 	if err != nil {
 		return fail(fn, err, statusUnsupported)
 	}

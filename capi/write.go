@@ -46,7 +46,7 @@ func capiTableCreate(location, schemaJSON, optionsJSON *C.char, out *C.uintptr_t
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	files, err := table.Options{S3: opts.S3, GCS: opts.GCS}.FileIO(where)
+	files, err := table.Options{S3: opts.S3, GCS: opts.GCS, Azure: opts.Azure}.FileIO(where)
 	if err != nil {
 		return fail(fn, err, statusUnsupported)
 	}

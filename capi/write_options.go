@@ -26,6 +26,8 @@ type createOptions struct {
 	S3 *fileio.S3Options `json:"s3"`
 	// GCS configures gs:// locations, as in the table options.
 	GCS *fileio.GCSOptions `json:"gcs"`
+	// Azure configures Azure locations, as in the table options.
+	Azure *fileio.AzureOptions `json:"azure"`
 	// Ensure opens an existing table instead of failing, bringing its
 	// schema up to the given one by name (table.EnsureTable).
 	Ensure bool `json:"ensure"`
@@ -54,6 +56,9 @@ func parseCreateOptions(data []byte) (createOptions, error) {
 		return o, err
 	}
 	if err := checkGCSOptions("create options", o.GCS); err != nil {
+		return o, err
+	}
+	if err := checkAzureOptions("create options", o.Azure); err != nil {
 		return o, err
 	}
 	return o, nil

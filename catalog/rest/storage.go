@@ -22,6 +22,7 @@ func (cat *Catalog) attachIO(t *table.Table, config map[string]string, creds []s
 	opts := cat.tableOpts
 	opts.S3 = fileio.WithProperties(cat.tableOpts.S3, sets...)
 	opts.GCS = fileio.WithGCSProperties(cat.tableOpts.GCS, sets...)
+	opts.Azure = fileio.AzureWithProperties(cat.tableOpts.Azure, sets...)
 	files, err := opts.FileIO(t.Metadata.Location)
 	if err != nil {
 		return err

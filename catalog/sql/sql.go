@@ -90,6 +90,7 @@ func open(ctx context.Context, uri string, props map[string]string, tableOpts ta
 	// tables' files, over what the caller's options say.
 	tableOpts.S3 = fileio.WithProperties(tableOpts.S3, props)
 	tableOpts.GCS = fileio.WithGCSProperties(tableOpts.GCS, props)
+	tableOpts.Azure = fileio.AzureWithProperties(tableOpts.Azure, props)
 	c := &Catalog{name: props[PropName], uri: uri, warehouse: props[PropWarehouse], files: tableOpts.FileIO}
 	if c.name == "" {
 		c.name = "default"

@@ -59,6 +59,7 @@ func Open(ctx context.Context, root string, props map[string]string, tableOpts t
 	}
 	tableOpts.S3 = fileio.WithProperties(tableOpts.S3, props)
 	tableOpts.GCS = fileio.WithGCSProperties(tableOpts.GCS, props)
+	tableOpts.Azure = fileio.AzureWithProperties(tableOpts.Azure, props)
 	tableOpts.Warehouse = root
 	files, err := tableOpts.FileIO(root)
 	if err != nil {

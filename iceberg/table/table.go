@@ -35,6 +35,10 @@ type Options struct {
 	// the environment alone (STORAGE_EMULATOR_HOST, application default
 	// credentials). Shared between tables as S3's clients are.
 	GCS *fileio.GCSOptions
+	// Azure configures abfs://, abfss://, wasb:// and wasbs:// locations
+	// (account, key, SAS tokens, …); nil means the AZURE_STORAGE_*
+	// environment alone. Shared between tables as S3's clients are.
+	Azure *fileio.AzureOptions
 }
 
 // FileIO is the FileIO these options give for a table at location: the
@@ -49,7 +53,7 @@ func (o Options) FileIO(location string) (fileio.FileIO, error) {
 }
 
 func (o Options) fileIOOptions(locations fileio.LocationMap) fileio.Options {
-	return fileio.Options{LocationMap: locations, S3: o.S3, GCS: o.GCS}
+	return fileio.Options{LocationMap: locations, S3: o.S3, GCS: o.GCS, Azure: o.Azure}
 }
 
 // Table is one version of a table's metadata and the FileIO to read it with.
