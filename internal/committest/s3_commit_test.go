@@ -26,11 +26,11 @@ func TestS3ExpireThenRead(t *testing.T) {
 	testExpireThenRead(t, s3Store(t, srv, srv.Options()))
 }
 
-// s3ContentionProps let every one of many writers racing on an object
+// contentionProps let every one of many writers racing on an object
 // store win eventually: without a lock to queue behind, a writer can lose
 // more than the default four retries in a row, and the default 100 ms
 // first wait is long next to a commit on a fast store.
-var s3ContentionProps = map[string]string{
+var contentionProps = map[string]string{
 	table.PropCommitNumRetries: "100",
 	table.PropCommitMinWaitMs:  "5",
 	table.PropCommitMaxWaitMs:  "500",
@@ -44,7 +44,7 @@ func TestS3ProcessesAppendConcurrently(t *testing.T) {
 		procs, appends = 4, 6
 	}
 	srv := s3test.Start(t)
-	testProcessesAppend(t, s3Store(t, srv, srv.Options()), procs, appends, s3ContentionProps)
+	testProcessesAppend(t, s3Store(t, srv, srv.Options()), procs, appends, contentionProps)
 }
 
 func TestS3ProcessesReplaceOnePartition(t *testing.T) {

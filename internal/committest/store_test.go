@@ -16,18 +16,19 @@ import (
 	"github.com/google/uuid"
 )
 
-// s3OptionsEnv hands a worker process the S3 options (JSON) of the store
-// its table is on; unset means the local disk.
-const s3OptionsEnv = "FLOE_COMMITTEST_S3"
+// storeOptionsEnv hands a worker process the storage options (JSON of
+// table.Options) of the store its table is on; unset means the local disk.
+const storeOptionsEnv = "FLOE_COMMITTEST_STORE"
 
 // store is where a test's tables and data files live: the local disk, or
-// a bucket of an S3 server, reached with opts. Data files are always
-// written locally first (testtable writes only there) and, on S3, then
-// uploaded, as a writer on another machine would.
+// a bucket of an object store (S3, GCS, …), reached with opts. Data files
+// are always written locally first (testtable writes only there) and, on
+// an object store, then uploaded, as a writer on another machine would.
+// The scenarios take a store, so each runs on every store alike.
 type store struct {
 	opts table.Options
 	// root is where new tables and uploaded data files go: a directory,
-	// or s3://bucket/prefix.
+	// or scheme://bucket/prefix.
 	root string
 }
 
@@ -39,32 +40,37 @@ func s3Store(t testing.TB, srv *s3test.Server, opts fileio.S3Options) store {
 	return store{opts: table.Options{S3: &opts}, root: srv.Location("committest", uuid.NewString())}
 }
 
-func (s store) onS3() bool { return s.opts.S3 != nil }
+// remote tells an object store from the local disk: its root has a scheme.
+func (s store) remote() bool { return fileio.Scheme(s.root) != "" }
+
+// scheme is the object store's URI scheme with "://" ("s3://"), which the
+// errors of its operations must name.
+func (s store) scheme() string { return fileio.Scheme(s.root) + "://" }
 
 // env is what a worker process needs to reach the store.
 func (s store) env(t testing.TB) []string {
-	if !s.onS3() {
+	if !s.remote() {
 		return nil
 	}
-	raw, err := json.Marshal(s.opts.S3)
+	raw, err := json.Marshal(s.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []string{s3OptionsEnv + "=" + string(raw)}
+	return []string{storeOptionsEnv + "=" + string(raw)}
 }
 
 // storeFromEnv is the worker side of env: root is the location the worker
 // was given to put its data under.
 func storeFromEnv(t testing.TB, root string) store {
-	raw := os.Getenv(s3OptionsEnv)
+	raw := os.Getenv(storeOptionsEnv)
 	if raw == "" {
 		return store{root: root}
 	}
-	var o fileio.S3Options
+	var o table.Options
 	if err := json.Unmarshal([]byte(raw), &o); err != nil {
-		t.Fatalf("%s: %v", s3OptionsEnv, err)
+		t.Fatalf("%s: %v", storeOptionsEnv, err)
 	}
-	return store{opts: table.Options{S3: &o}, root: root}
+	return store{opts: o, root: root}
 }
 
 func (s store) files(t testing.TB) fileio.FileIO {
@@ -117,7 +123,7 @@ func (s store) writeData(t testing.TB, spec iceberg.PartitionSpec, rows [][]any,
 func (s store) writeDataUnder(t testing.TB, loc string, spec iceberg.PartitionSpec, rows [][]any, perFile int) written {
 	t.Helper()
 	batch := fileio.JoinPath(loc, "data", uuid.NewString()[:8])
-	if !s.onS3() {
+	if !s.remote() {
 		return s.writeDataIn(t, batch, spec, rows, perFile)
 	}
 	return s.uploadTo(t, batch, t.TempDir(), spec, rows, perFile)
@@ -127,7 +133,7 @@ func (s store) writeDataUnder(t testing.TB, loc string, spec iceberg.PartitionSp
 // fresh prefix, naming them there.
 func (s store) writeDataIn(t testing.TB, dir string, spec iceberg.PartitionSpec, rows [][]any, perFile int) written {
 	t.Helper()
-	if !s.onS3() {
+	if !s.remote() {
 		return writeDataIn(t, dir, spec, rows, perFile)
 	}
 	return s.uploadTo(t, s.location("data", uuid.NewString()[:8]), dir, spec, rows, perFile)
@@ -156,7 +162,7 @@ func (s store) uploadTo(t testing.TB, batch, dir string, spec iceberg.PartitionS
 // returns its entry naming it there; on the local disk it is left alone.
 func (s store) upload(t testing.TB, f manifest.DataFile, to string) manifest.DataFile {
 	t.Helper()
-	if !s.onS3() {
+	if !s.remote() {
 		return f
 	}
 	data, err := os.ReadFile(f.FilePath)
