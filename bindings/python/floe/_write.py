@@ -240,9 +240,10 @@ class TableWrites:
         """pyiceberg's delete: deletes the rows delete_filter selects
         (default every row) as delete_rows does, and returns the snapshot
         id (the current one when no row matched: nothing is committed).
-        case_sensitive=False raises ValueError: floe binds a delete's
-        filter to the exact column names."""
-        _case_sensitive_only(case_sensitive, "delete")
+        case_sensitive=False matches the column names of an expression
+        (or REST JSON) filter whatever their case; a text filter then
+        raises ValueError (libfloe binds text to exact names)."""
+        delete_filter = _case_resolved(self, delete_filter, case_sensitive, "delete")
         return self.delete_rows(delete_filter, token=token, properties=_summary(snapshot_properties, properties),
                                 delete_mode=delete_mode, branch=branch)
 
@@ -252,14 +253,13 @@ class TableWrites:
         as pyiceberg's) with df, in one overwrite snapshot. row_filter is
         floe's older name for overwrite_filter (give one).
         snapshot_properties or properties, token, branch and progress as
-        append takes them; delete_mode as delete_rows. case_sensitive=False
-        raises ValueError: floe binds the filter to the exact column names.
-        Returns the snapshot id."""
-        _case_sensitive_only(case_sensitive, "overwrite")
+        append takes them; delete_mode as delete_rows. case_sensitive as
+        delete takes it. Returns the snapshot id."""
         if row_filter is not None:
             if overwrite_filter is not _ALWAYS_TRUE:
                 raise TypeError("overwrite takes overwrite_filter or row_filter, not both")
             overwrite_filter = row_filter
+        overwrite_filter = _case_resolved(self, overwrite_filter, case_sensitive, "overwrite")
         properties = _summary(snapshot_properties, properties)
         arg = _StreamArg(self, df)
         snapshot_id = ctypes.c_int64()
@@ -435,12 +435,36 @@ def _summary(snapshot_properties, properties):
     return snapshot_properties or properties
 
 
-def _case_sensitive_only(case_sensitive, call):
-    # floe_delete_rows and floe_overwrite bind the filter to exact column
-    # names; there is no case-insensitive binding on the write path.
-    if not case_sensitive:
-        raise ValueError(f"{call}: floe matches a row filter's columns by their exact names "
-                         "(case_sensitive=True only)")
+def _case_resolved(table, row_filter, case_sensitive, call):
+    """row_filter with its column names spelled as the table's current
+    schema spells them, when case_sensitive is False: floe_delete_rows and
+    floe_overwrite bind filters to exact names (they have no
+    case-insensitive binding), so an expression's or REST JSON filter's
+    names are resolved here. Text is bound in libfloe alone: ValueError."""
+    if case_sensitive:
+        return row_filter
+    row_filter = _filter(row_filter)
+    if isinstance(row_filter, str):
+        raise ValueError(f"{call}: case_sensitive=False needs the filter as an expression or REST JSON dict; "
+                         "floe binds a text filter's columns by their exact names")
+    names = {}
+    for path, _ in table.schema()._walk():
+        names.setdefault(path.lower(), set()).add(path)
+
+    def resolve(name):
+        found = names.get(str(name).lower(), set())
+        if len(found) > 1:
+            raise ValueError(f"{call}: column {name!r} matches {', '.join(sorted(found))} without case")
+        return next(iter(found)) if found else name  # unknown: libfloe names it
+
+    def walk(node):
+        if isinstance(node, dict):
+            return {k: (resolve(v) if k == "term" and isinstance(v, str) else walk(v)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(row_filter)
 
 
 def _rows_total(data):

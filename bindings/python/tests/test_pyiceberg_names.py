@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import floe  # noqa: E402
 from floe import FloeError, Status  # noqa: E402
 from floe.expressions import (  # noqa: E402
-    AlwaysTrue, And, EqualTo, GreaterThan, GreaterThanOrEqual, IsNaN, LessThan, NotNaN,
+    AlwaysTrue, And, EqualTo, GreaterThan, GreaterThanOrEqual, IsNaN, LessThan, NotNaN, Or,
 )
 from floe.schema import Schema  # noqa: E402
 from floe.table.name_mapping import MappedField, NameMapping  # noqa: E402
@@ -101,9 +101,13 @@ class WriteNamesTest(Base):
         with self.assertRaises(TypeError):
             t.overwrite([], overwrite_filter="i = 1", row_filter="i = 2")
         n = len(t.snapshots())
-        with self.assertRaises(ValueError):
-            t.overwrite([{"i": 1}], EqualTo("I", 5), case_sensitive=False)
+        with self.assertRaises(ValueError):  # text is bound in libfloe, by exact names
+            t.overwrite([{"i": 1}], "I = 5", case_sensitive=False)
+        with self.assertRaises(FloeError):
+            t.overwrite([{"i": 1}], EqualTo("I", 5))
         self.assertEqual(len(t.snapshots()), n)
+        t.overwrite([{"i": 13, "j": 0, "s": "w"}], Or(EqualTo("I", 5), EqualTo("S", "y")), case_sensitive=False)
+        self.assertEqual(ids(t), [10, 12, 13])
 
     def test_delete(self):
         t = self.table()
@@ -115,7 +119,10 @@ class WriteNamesTest(Base):
         self.assertEqual(t.delete("i > 100"), sid)  # nothing matched: nothing committed
         self.assertEqual(len(t.snapshots()), n)
         with self.assertRaises(ValueError):
-            t.delete(EqualTo("I", 3), case_sensitive=False)
+            t.delete("I = 3", case_sensitive=False)
+        t.delete(delete_filter={"type": "eq", "term": "I", "value": 3}, case_sensitive=False)
+        self.assertEqual(ids(t), [4, 5])
+        n += 1
         t.delete()  # pyiceberg's default: every row
         self.assertEqual(ids(t), [])
         self.assertEqual(len(t.snapshots()), n + 1)
