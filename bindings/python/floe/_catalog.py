@@ -46,9 +46,12 @@ class Catalog(_Handle):
 
     _free_name = "floe_catalog_free"
 
-    def __init__(self, handle, name):
+    def __init__(self, handle, name, catalog_type=None, warehouse=None):
         super().__init__(handle)
         self.name = name
+        # What create_table_transaction stages by: the catalog's type and
+        # where its new tables go.
+        self._type, self._warehouse = catalog_type, warehouse
 
     def _table(self, call, identifier, *args):
         handle = ctypes.c_void_p()
@@ -86,6 +89,24 @@ class Catalog(_Handle):
             if e.code != Status.CONFLICT:
                 raise
             return self.load_table(identifier)
+
+    def create_table_transaction(self, identifier, schema, location=None, partition_spec=None, sort_order=None,
+                                 properties=None, partition_by=None, format_version=None):
+        """A transaction creating the table (arguments as create_table's):
+        the table appears in the catalog when the transaction commits,
+        with every change it holds, as pyiceberg's create_table_transaction
+        does. floe stages the table at its location and registers it at
+        commit (floe._create_transaction): SQL catalogs and local
+        locations only (FloeError UNSUPPORTED otherwise); CONFLICT when
+        the table exists now or by the commit."""
+        from . import _create_transaction
+        from ._table import Table
+
+        def create(where):
+            return Table.create(where, schema, partition_by=partition_by, partition_spec=partition_spec,
+                                sort_order=sort_order, properties=properties, format_version=format_version)
+
+        return _create_transaction.stage(self, identifier, _tuple(identifier), location, create)
 
     def register_table(self, identifier, metadata_location):
         return self._table(library().floe_catalog_register_table, identifier,
@@ -187,7 +208,7 @@ def load_catalog(name=None, **properties):
     handle = ctypes.c_void_p()
     _check(library().floe_catalog_open(_c_str(cat.uri, "catalog uri", show=False), _json_arg(cat.properties),
                                        ctypes.byref(handle)))
-    return Catalog(handle.value, cat.name)
+    return Catalog(handle.value, cat.name, cat.type, cat.properties.get("warehouse"))
 
 
 __all__ = ["Catalog", "load_catalog"]

@@ -355,6 +355,78 @@ class ScanBuilderTest(Base):
         self.assertEqual(t.scan().with_case_sensitive(False).select("NAME").projection().column_names, ["name"])
 
 
+class CreateTableTransactionTest(Base):
+    def catalog(self):
+        cat = floe.load_catalog("staged", uri="sqlite:" + os.path.join(self.dir, "c.db"),
+                                warehouse="file://" + os.path.join(self.dir, "wh"))
+        cat.create_namespace_if_not_exists("db")
+        return cat
+
+    def test_the_table_appears_at_commit_with_its_changes(self):
+        cat = self.catalog()
+        with cat.create_table_transaction("db.events", SCHEMA, properties={"a": "1"}) as tx:
+            tx.set_properties(owner="etl")
+            with tx.update_schema() as u:
+                u.add_column("note", StringType())
+            tx.append(ROWS[:3])
+            self.assertFalse(cat.table_exists("db.events"))
+            self.assertEqual(cat.list_tables("db"), [])
+        t = cat.load_table("db.events")
+        self.assertEqual(t.name(), ("db", "events"))
+        self.assertEqual((t.properties["a"], t.properties["owner"]), ("1", "etl"))
+        self.assertIn("note", t.schema().column_names)
+        self.assertEqual(ids(t), [1, 2, 3])
+        self.assertEqual(len(t.snapshots()), 1)
+        self.assertTrue(t.location().endswith(os.path.join("wh", "db", "events")))
+        t.append(ROWS[3:])  # an ordinary catalog table from here on
+        self.assertEqual(ids(cat.load_table("db.events")), [1, 2, 3, 4, 5])
+
+    def test_commit_transaction_returns_the_table(self):
+        cat = self.catalog()
+        tx = cat.create_table_transaction(("db", "empty"), SCHEMA, location=os.path.join(self.dir, "elsewhere"))
+        t = tx.commit_transaction()
+        self.assertEqual(t.name(), ("db", "empty"))
+        self.assertEqual(t.location(), os.path.join(self.dir, "elsewhere"))
+        self.assertIsNone(t.current_snapshot())
+        self.assertTrue(cat.table_exists("db.empty"))
+
+    def test_an_abandoned_transaction_leaves_nothing(self):
+        cat = self.catalog()
+        with self.assertRaises(RuntimeError):
+            with cat.create_table_transaction("db.events", SCHEMA) as tx:
+                tx.append(ROWS)
+                raise RuntimeError("changed my mind")
+        self.assertFalse(cat.table_exists("db.events"))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "wh", "db", "events")))
+        self.assertEqual(ids(cat.create_table("db.events", SCHEMA)), [])  # the place is free again
+
+    def test_conflicts(self):
+        cat = self.catalog()
+        tx = cat.create_table_transaction("db.events", SCHEMA)
+        tx.append(ROWS)
+        other = cat.create_table("db.events", SCHEMA, location=os.path.join(self.dir, "other"))
+        other.append(ROWS[:1])
+        with self.assertRaises(FloeError) as cm:
+            tx.commit_transaction()
+        self.assertEqual(cm.exception.code, Status.CONFLICT)
+        self.assertEqual(ids(cat.load_table("db.events")), [1])  # the other table, untouched
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "wh", "db", "events")))
+        with self.assertRaises(FloeError) as cm:
+            cat.create_table_transaction("db.events", SCHEMA)
+        self.assertEqual(cm.exception.code, Status.CONFLICT)
+
+    def test_unsupported_catalogs(self):
+        wh = floe.load_catalog("fs", type="warehouse", uri=os.path.join(self.dir, "fs"))
+        with self.assertRaises(FloeError) as cm:
+            wh.create_table_transaction("db.t", SCHEMA)
+        self.assertEqual(cm.exception.code, Status.UNSUPPORTED)
+        cat = self.catalog()
+        with self.assertRaises(FloeError) as cm:
+            cat.create_table_transaction("db.t", SCHEMA, location="s3://bucket/t")
+        self.assertEqual(cm.exception.code, Status.UNSUPPORTED)
+        self.assertFalse(cat.table_exists("db.t"))
+
+
 class NaNOnOtherColumnsTest(Base):
     def test_is_nan_on_an_int_column(self):
         # pyiceberg (and Java) bind IsNaN of a column that cannot hold NaN

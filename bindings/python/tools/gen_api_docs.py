@@ -42,6 +42,7 @@ MODULES = [
 RETURNED = [
     ("floe._table", ["FileScanTask", "DataFile"]),
     ("floe._transaction", ["Transaction"]),
+    ("floe._create_transaction", ["CreateTableTransaction"]),
     ("floe._update_schema", ["UpdateSchema"]),
     ("floe._update_spec", ["UpdateSpec", "UpdateSortOrder"]),
     ("floe._manage_snapshots", ["ManageSnapshots"]),
