@@ -22,6 +22,7 @@ import json
 from ._calls import _check, _json_arg, _take_string
 from ._lib import library
 from .expressions import _filter
+from ._write import _case_resolved
 
 
 def _path(path):
@@ -162,8 +163,9 @@ class Transaction:
         transaction began; the delete or rewritten files are written when
         the transaction commits and deleted when it does not. delete_mode
         is "copy-on-write" or "merge-on-read" (default: the table's
-        write.delete.mode)."""
-        return self._add(self._rows_action("delete-rows", delete_filter, snapshot_properties, case_sensitive,
+        write.delete.mode). case_sensitive as Table.delete takes it."""
+        delete_filter = _case_resolved(self._table, delete_filter, case_sensitive, "delete")
+        return self._add(self._rows_action("delete-rows", delete_filter, snapshot_properties, True,
                                            branch, delete_mode))
 
     def overwrite(self, df, overwrite_filter="true", snapshot_properties=None, case_sensitive=True, branch=None,
@@ -171,8 +173,10 @@ class Transaction:
         """Replaces the rows overwrite_filter selects (default every row)
         with df, as pyiceberg's overwrite does: a delete snapshot, then an
         append snapshot of df's files (written now, as append writes
-        them; none for an empty df)."""
-        action = self._rows_action("overwrite-rows", overwrite_filter, snapshot_properties, case_sensitive,
+        them; none for an empty df). case_sensitive as Table.delete
+        takes it."""
+        overwrite_filter = _case_resolved(self._table, overwrite_filter, case_sensitive, "overwrite")
+        action = self._rows_action("overwrite-rows", overwrite_filter, snapshot_properties, True,
                                    branch, delete_mode)
         files = self._write_files(df)
         self._written.append(files)

@@ -127,6 +127,16 @@ class WriteNamesTest(Base):
         self.assertEqual(ids(t), [])
         self.assertEqual(len(t.snapshots()), n + 1)
 
+    def test_transaction_delete_and_overwrite_without_case(self):
+        t = self.table()
+        with t.transaction() as tx:
+            tx.delete(EqualTo("I", 1), case_sensitive=False)
+        with t.transaction() as tx:
+            tx.overwrite([{"i": 30, "j": 10, "s": "o"}], {"type": "eq", "term": "J", "value": 10}, case_sensitive=False)
+        self.assertEqual(ids(t), [2, 3, 5, 30])
+        with self.assertRaises(ValueError):
+            t.transaction().delete("I = 2", case_sensitive=False)
+
     def test_dynamic_partition_overwrite(self):
         t = self.table(partition_by=["j"])
         sid = t.dynamic_partition_overwrite([{"i": 20, "j": -1, "s": "p"}, {"i": 21, "j": 5, "s": "q"}],
