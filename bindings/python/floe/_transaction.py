@@ -146,14 +146,23 @@ class Transaction:
         written as the table will be after the transaction's changes so
         far (a column added before is written), and deleted when the
         transaction does not commit them."""
+        return self._add(self._files_action("append-files", df, snapshot_properties, branch))
+
+    def dynamic_partition_overwrite(self, df, snapshot_properties=None, branch=None):
+        """Writes df now, as append does, and commits it with the
+        transaction in place of the rows of every partition it lands in
+        (Table.dynamic_partition_overwrite), in one snapshot."""
+        return self._add(self._files_action("replace-partitions-files", df, snapshot_properties, branch))
+
+    def _files_action(self, name, df, snapshot_properties, branch):
         files = self._write_files(df)
         self._written.append(files)
-        action = {"action": "append-files", "files": base64.b64encode(files).decode("ascii")}
+        action = {"action": name, "files": base64.b64encode(files).decode("ascii")}
         if snapshot_properties:
             action["snapshot-properties"] = {str(k): str(v) for k, v in snapshot_properties.items()}
         if branch is not None:
             action["branch"] = str(branch)
-        return self._add(action)
+        return action
 
     def delete(self, delete_filter, snapshot_properties=None, case_sensitive=True, branch=None, delete_mode=None):
         """Deletes the rows delete_filter selects (pyiceberg's text such as

@@ -148,6 +148,18 @@ class WriteNamesTest(Base):
         self.assertEqual(snap.summary.operation, "overwrite")
         self.assertEqual(snap.summary["run"], "7")
 
+    def test_transaction_dynamic_partition_overwrite(self):
+        t = self.table(partition_by=["j"])
+        n = len(t.snapshots())
+        with t.transaction() as tx:
+            tx.set_properties(step="dpo")
+            tx.dynamic_partition_overwrite([{"i": 20, "j": 10, "s": "p"}], snapshot_properties={"run": "8"})
+            tx.append([{"i": 21, "j": 7, "s": "q"}])
+        self.assertEqual(ids(t), [1, 2, 3, 5, 20, 21])
+        self.assertEqual(len(t.snapshots()), n + 2)
+        self.assertEqual(t.snapshots()[-2].summary["run"], "8")
+        self.assertEqual(t.properties["step"], "dpo")
+
     def test_add_files_keywords(self):
         src = fixture("impala_test_default_part").open()
         paths = sorted({p for task in src.scan().plan_tasks() for p in task.file_paths})
