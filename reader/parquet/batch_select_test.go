@@ -82,7 +82,9 @@ func TestNextSelectedMatchesFilteredNext(t *testing.T) {
 	}
 }
 
-func compareSelectedReads(t *testing.T, data []byte, pattern selectionPattern, batchSize int) {
+// compareSelectedReads returns how many pages the selected reads
+// decompressed only in part.
+func compareSelectedReads(t *testing.T, data []byte, pattern selectionPattern, batchSize int) (prefixed int) {
 	f := openBytes(t, data)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -151,9 +153,13 @@ func compareSelectedReads(t *testing.T, data []byte, pattern selectionPattern, b
 			got.Release()
 			b.Release()
 		}
+		for _, l := range selected.Leaves {
+			prefixed += l.pagesPrefixed
+		}
 		whole.Close()
 		selected.Close()
 	}
+	return prefixed
 }
 
 // TestNextSelectedOnEveryEncoding compares selected and filtered reads on a

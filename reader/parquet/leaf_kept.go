@@ -51,7 +51,29 @@ func (l *LeafReader) walkPages(idx []int32, all bool, n int, each func(seg []int
 		return l.errorf("rows %d..%d were left out of the read", l.rowPos, l.chunk.skippedRows)
 	}
 	base, next := 0, 0 // window row of the page cursor; first index at or past it
+	// Rows past the last kept one need not be decompressed (page_prefix.go).
+	need := 0
+	if !all && len(idx) > 0 {
+		if last := int(idx[len(idx)-1]) + 1; n-last >= max(n/prefixTailShare, 1) {
+			need = last
+		}
+	}
 	for base < n {
+		if rest := l.pg.rest; l.pg.pos >= l.pg.numValues && rest != nil {
+			if next == len(idx) && !all {
+				// no kept row left: pass over the part never decompressed
+				k := min(n-base, int(rest.h.NumValues)-l.pg.pos)
+				l.pg.pos += k
+				base += k
+				if l.pg.pos >= int(rest.h.NumValues) {
+					l.pg.rest = nil
+				}
+				continue
+			}
+			if err := l.completePage(); err != nil {
+				return err
+			}
+		}
 		if l.pg.pos >= l.pg.numValues {
 			h, body, err := l.nextDataPage()
 			if err == io.EOF {
@@ -64,7 +86,11 @@ func (l *LeafReader) walkPages(idx []int32, all bool, n int, each func(seg []int
 				base += rows // no kept row on this page
 				continue
 			}
-			if err := l.preparePage(h, body); err != nil {
+			want := 0
+			if need > 0 {
+				want = max(need-base, 1)
+			}
+			if err := l.preparePageWant(h, body, want); err != nil {
 				return err
 			}
 			continue

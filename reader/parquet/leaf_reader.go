@@ -35,6 +35,12 @@ type LeafReader struct {
 	out  leafOutput
 	// pagesDecoded counts data pages whose values were decompressed.
 	pagesDecoded int
+	// pagesPrefixed counts those decompressed only in part (page_prefix.go).
+	pagesPrefixed int
+	// prefixLeft, during a selected read, is how many rows from the read
+	// position the read needs (0: all): a page is decompressed only as far
+	// as they reach.
+	prefixLeft int
 	// rowPos is the row (within the row group) the reader stands at.
 	rowPos int64
 
@@ -61,6 +67,9 @@ type pageState struct {
 	v2        bool
 	numRows   int
 	values    pageValues
+	// rest: the page was decompressed only as far as numValues entries
+	// (page_prefix.go); nil when whole.
+	rest *pageRest
 }
 
 func newLeafReader(f *File, rg *RowGroup, n *Node, conv *conversion, mem memory.Allocator, verifyCRC bool, rowStart, rowEnd int64) *LeafReader {
@@ -139,6 +148,12 @@ func (l *LeafReader) pageBytes(body []byte, size int, s *scratch) ([]byte, error
 
 // preparePage decodes a data page's levels and readies its values.
 func (l *LeafReader) preparePage(h *PageHeader, body []byte) error {
+	return l.preparePageWant(h, body, 0)
+}
+
+// preparePageWant is preparePage for a read needing only the page's first
+// want entries (0: all of them), which may then be all it decompresses.
+func (l *LeafReader) preparePageWant(h *PageHeader, body []byte, want int) error {
 	pg := &l.pg
 	n := int(h.NumValues)
 	l.pagesDecoded++
@@ -146,6 +161,14 @@ func (l *LeafReader) preparePage(h *PageHeader, body []byte) error {
 		return l.errorf("page claims %d values; at most %d are supported", n, maxPageValues)
 	}
 	*pg = pageState{numValues: n, v2: h.Typ == PageDataV2, numRows: int(h.numRows), values: pg.values}
+	var prefix []byte
+	if want > 0 && want < n {
+		var ok bool
+		if prefix, ok = l.pagePrefix(h, body, want); ok {
+			n, pg.numValues = want, want
+			pg.rest = &pageRest{h: *h, body: body}
+		}
+	}
 	var repSrc, defSrc, values []byte
 	repEnc, defEnc := EncRLE, EncRLE
 	if pg.v2 {
@@ -167,9 +190,11 @@ func (l *LeafReader) preparePage(h *PageHeader, body []byte) error {
 			values = buf
 		}
 	} else {
-		buf, err := l.pageBytes(body, int(h.UncompressedSize), &l.pageBuf)
-		if err != nil {
-			return l.wrap(err)
+		buf, err := prefix, error(nil)
+		if buf == nil {
+			if buf, err = l.pageBytes(body, int(h.UncompressedSize), &l.pageBuf); err != nil {
+				return l.wrap(err)
+			}
 		}
 		repEnc, defEnc = h.repEncoding, h.defEncoding
 		pos := 0
@@ -356,7 +381,20 @@ func (l *LeafReader) readRows(n int) error {
 }
 
 func (l *LeafReader) readFlat(n int) error {
+	n0 := n
 	for n > 0 {
+		if rest := l.pg.rest; l.pg.pos >= l.pg.numValues && rest != nil {
+			// A page decompressed in part: skipping all it has left
+			// needs none of it.
+			if left := int(rest.h.NumValues) - l.pg.pos; left <= n {
+				n -= left
+				l.pg.rest = nil
+				continue
+			}
+			if err := l.completePage(); err != nil {
+				return err
+			}
+		}
 		if l.pg.pos >= l.pg.numValues {
 			h, body, err := l.nextDataPage()
 			if err == io.EOF {
@@ -373,7 +411,7 @@ func (l *LeafReader) readFlat(n int) error {
 				n -= int(h.NumValues)
 				continue
 			}
-			if err := l.preparePage(h, body); err != nil {
+			if err := l.preparePageWant(h, body, l.wantFrom(n0-n)); err != nil {
 				return err
 			}
 			continue
@@ -468,7 +506,20 @@ func (l *LeafReader) skipTo(target int64) error {
 // skipRows advances past n rows without producing output. Whole pages are
 // dropped on their header alone when their row count is known.
 func (l *LeafReader) skipRows(n int) error {
+	n0 := n
 	for n > 0 {
+		if rest := l.pg.rest; l.pg.pos >= l.pg.numValues && rest != nil {
+			// A page decompressed in part: skipping all it has left
+			// needs none of it.
+			if left := int(rest.h.NumValues) - l.pg.pos; left <= n {
+				n -= left
+				l.pg.rest = nil
+				continue
+			}
+			if err := l.completePage(); err != nil {
+				return err
+			}
+		}
 		if l.pg.pos >= l.pg.numValues {
 			h, body, err := l.nextDataPage()
 			if err == io.EOF {
@@ -486,7 +537,7 @@ func (l *LeafReader) skipRows(n int) error {
 				n -= int(h.numRows)
 				continue
 			}
-			if err := l.preparePage(h, body); err != nil {
+			if err := l.preparePageWant(h, body, l.wantFrom(n0-n)); err != nil {
 				return err
 			}
 			continue
@@ -524,6 +575,15 @@ func (l *LeafReader) skipRows(n int) error {
 		return l.skipContinuation()
 	}
 	return nil
+}
+
+// wantFrom is how many entries of a page starting done rows past the read
+// position the read needs (0: all), from prefixLeft.
+func (l *LeafReader) wantFrom(done int) int {
+	if l.prefixLeft <= 0 || l.maxRep > 0 {
+		return 0
+	}
+	return max(l.prefixLeft-done, 1)
 }
 
 // valuesIn counts the level entries [start, end) of the current page that

@@ -16,18 +16,29 @@ func (l *LeafReader) readSelected(keep []byte, n, kept int) error {
 	l.defs, l.reps = l.defs[:0], l.reps[:0]
 	l.out.begin(kept)
 	done := 0
+	// Rows past the last kept one need not be decompressed (page_prefix.go).
+	need := selectedPrefix(keep, n)
+	left := func(from int) int {
+		if need == 0 {
+			return 0
+		}
+		return need - from
+	}
 	err := kernels.SetRuns(keep, n, func(start, end int) error {
 		if start > done {
+			l.prefixLeft = left(done)
 			if err := l.skipRows(start - done); err != nil {
 				return err
 			}
 		}
+		l.prefixLeft = left(start)
 		if err := l.readFlat(end - start); err != nil {
 			return err
 		}
 		done = end
 		return nil
 	})
+	l.prefixLeft = 0
 	// Rows after the last selected one are skipped by the next window's
 	// skipTo, so pages holding none of them stay compressed.
 	l.rowPos += int64(done)
