@@ -125,6 +125,14 @@ class Schema(_JsonModel, _Frozen):
         as pyiceberg lists them. Also callable: schema.column_names()."""
         return _ColumnNames(self._names_by_id().values())
 
+    @property
+    def name_mapping(self):
+        """The schema's own names as a floe.table.name_mapping.NameMapping
+        (pyiceberg's Schema.name_mapping)."""
+        from .table.name_mapping import create_mapping_from_schema
+
+        return create_mapping_from_schema(self)
+
     def find_column_name(self, column_id):
         return self._names_by_id().get(column_id)
 

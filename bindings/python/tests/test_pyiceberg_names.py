@@ -24,7 +24,7 @@ from floe.expressions import (  # noqa: E402
 from floe.schema import Schema  # noqa: E402
 from floe.table.name_mapping import MappedField, NameMapping  # noqa: E402
 from floe.table.refs import SnapshotRef, SnapshotRefType  # noqa: E402
-from floe.types import DoubleType, IntegerType, NestedField, StringType, StructType  # noqa: E402
+from floe.types import DoubleType, IntegerType, ListType, MapType, NestedField, StringType, StructType  # noqa: E402
 
 from fixtures import fixture  # noqa: E402
 
@@ -273,6 +273,27 @@ class TableNamesTest(Base):
         self.assertEqual(m.model_dump(), mapping)
         with self.assertRaises(ValueError):
             m.find("loc", "lon")
+
+    def test_schema_name_mapping(self):
+        schema = Schema(
+            NestedField(1, "id", IntegerType()),
+            NestedField(2, "tags", ListType(3, StringType())),
+            NestedField(4, "attrs", MapType(5, StringType(), 6, StructType(NestedField(7, "v", DoubleType())))),
+        )
+        m = schema.name_mapping
+        self.assertEqual(m.model_dump(), [
+            {"field-id": 1, "names": ["id"]},
+            {"field-id": 2, "names": ["tags"], "fields": [{"field-id": 3, "names": ["element"]}]},
+            {"field-id": 4, "names": ["attrs"], "fields": [
+                {"field-id": 5, "names": ["key"]},
+                {"field-id": 6, "names": ["value"], "fields": [{"field-id": 7, "names": ["v"]}]}]},
+        ])
+        self.assertEqual(m.find("attrs", "value", "v").field_id, 7)
+        # Set as the table's property, name_mapping() reads it back.
+        t = floe.Table.create(os.path.join(self.dir, "mapped"), schema)
+        with t.transaction() as tx:
+            tx.set_properties({"schema.name-mapping.default": t.schema().name_mapping.model_dump_json()})
+        self.assertEqual(t.name_mapping(), m)
 
 
 class ScanBuilderTest(Base):

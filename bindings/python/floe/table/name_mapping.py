@@ -7,8 +7,10 @@ or None when the table has none.
     m = t.name_mapping()
     m.find("location", "lat").field_id
 
-Read-only here: floe's add_files matches files without ids by name itself
-and does not write the property."""
+floe's add_files matches files without ids by name itself and does not
+write the property; set it (t.transaction().set_properties) from
+create_mapping_from_schema(t.schema()).model_dump_json() when another
+engine needs one."""
 
 import json
 from typing import Any, Dict, Iterator, List, Optional
@@ -105,9 +107,30 @@ class NameMapping(_Frozen):
         return f"NameMapping({self.root!r})"
 
 
+def create_mapping_from_schema(schema) -> NameMapping:
+    """The mapping of a schema's own names (pyiceberg's name): every field
+    by its name, list elements as "element", map keys and values as "key"
+    and "value", as the Iceberg spec's default mapping is made."""
+    from ..types import ListType, MapType, StructType
+
+    def children(t):
+        if isinstance(t, StructType):
+            return [field(f.field_id, f.name, f.field_type) for f in t.fields]
+        if isinstance(t, ListType):
+            return [field(t.element_id, "element", t.element_type)]
+        if isinstance(t, MapType):
+            return [field(t.key_id, "key", t.key_type), field(t.value_id, "value", t.value_type)]
+        return []
+
+    def field(field_id, name, t):
+        return MappedField(field_id=field_id, names=[name], fields=children(t))
+
+    return NameMapping([field(f.field_id, f.name, f.field_type) for f in schema.fields])
+
+
 def parse_mapping_from_json(mapping: str) -> NameMapping:
     """A NameMapping from the property's JSON text (pyiceberg's name)."""
     return NameMapping.model_validate_json(mapping)
 
 
-__all__ = ["DEFAULT_NAME_MAPPING", "MappedField", "NameMapping", "parse_mapping_from_json"]
+__all__ = ["DEFAULT_NAME_MAPPING", "MappedField", "NameMapping", "create_mapping_from_schema", "parse_mapping_from_json"]
