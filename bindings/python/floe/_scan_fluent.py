@@ -146,20 +146,16 @@ class ScanFluent:
     def snapshot(self):
         """The Snapshot the scan reads (for an incremental or changelog
         scan, its last), or None for a table without one."""
-        from ._metadata import Snapshot
-
-        md = self._planned_metadata()
+        info = _MetadataView(self._planned_metadata())
         opts = self._opts
         sid = opts.get("snapshot_id", opts.get("to_snapshot_id"))
-        if sid is None and opts.get("ref") is not None:
-            ref = (md.get("refs") or {}).get(opts["ref"])
-            sid = ref and ref["snapshot-id"]
-        elif sid is None and opts.get("as_of_timestamp") is not None:
-            sid = next((e["snapshot-id"] for e in reversed(md.get("snapshot-log") or [])
-                        if e["timestamp-ms"] <= opts["as_of_timestamp"]), None)
-        elif sid is None:
-            sid = md.get("current-snapshot-id")
-        return next((Snapshot(s) for s in md.get("snapshots") or [] if s["snapshot-id"] == sid), None)
+        if sid is not None:
+            return info.snapshot_by_id(sid)
+        if opts.get("ref") is not None:
+            return info.snapshot_by_name(opts["ref"])
+        if opts.get("as_of_timestamp") is not None:
+            return info.snapshot_as_of_timestamp(opts["as_of_timestamp"])
+        return info.current_snapshot()
 
     def projection(self):
         """The floe.schema.Schema of the rows the scan returns: the
