@@ -87,7 +87,8 @@ class WriteNamesTest(Base):
         before = len(t.snapshots())
         t.overwrite([{"i": 100, "j": 1, "s": "new"}], snapshot_properties={"why": "reload"})
         self.assertEqual(ids(t), [100])
-        self.assertGreater(len(t.snapshots()), before)
+        self.assertEqual(len(t.snapshots()), before + 1)  # one "overwrite" snapshot, as Java's
+        self.assertEqual(t.current_snapshot().summary.operation, "overwrite")
         self.assertEqual(t.current_snapshot().summary["why"], "reload")
 
     def test_overwrite_filter_and_row_filter(self):
