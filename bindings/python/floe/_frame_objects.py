@@ -163,8 +163,9 @@ def _object_array(values):
 
 
 class KnownText:
-    """A string or binary column's path, chosen on its first batch (its
-    sample tells repeated values from mostly distinct ones), and the
+    """A string or binary column's path, chosen on its first batch of
+    _CHOOSING_ROWS or more (its sample tells repeated values from mostly
+    distinct ones), and the
     objects its repeated values got, shared with later batches."""
 
     __slots__ = ("repeated", "objects")
@@ -182,9 +183,14 @@ def strings(offsets, data, decode, known=None):
     if n == 0:
         return np.empty(0, dtype=object)
     known = known if known is not None else KnownText()
-    if known.repeated is None:
-        known.repeated = n > 1 and _mostly_repeated(offsets, data)
-    if known.repeated:
+    repeated = known.repeated
+    if repeated is None:
+        repeated = n > 1 and _mostly_repeated(offsets, data)
+        if n >= _CHOOSING_ROWS:
+            # A batch of a few rows (a small file read first) tells little
+            # of the column: it takes its own path, a later batch chooses.
+            known.repeated = repeated
+    if repeated:
         repeated = _repeated(offsets, data, decode, known.objects)
         if repeated is not None:
             return repeated
@@ -237,6 +243,9 @@ _FLAG_TEXT = np.array([chr(b) if b < 0x80 else None for b in range(256)] + [""],
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 # A sample of this many rows tells a column of mostly distinct values.
 _SAMPLE = 4096
+# A string column's path is chosen for its later batches by the first batch
+# of at least this many rows.
+_CHOOSING_ROWS = 64
 # Repeated values up to this many bytes are keyed exactly by their 64-bit
 # words; longer ones are sliced one object per row.
 _SHARED_WIDTH = 64

@@ -321,6 +321,20 @@ class BatchByBatchTest(unittest.TestCase):
         scan.close()
         self.assertNothingHeld()
 
+    def test_a_small_first_batch_does_not_choose_the_string_path(self):
+        # The newest file is read first; its one or two rows say nothing of
+        # the column's values, so later batches still share their repeated ones.
+        for first in ([{"id": -1, "flag": "SHIP"}], [{"id": -3, "flag": "SHIP"}, {"id": -2, "flag": "RAIL"}]):
+            with self.subTest(first_rows=len(first)):
+                self.table.append(first)
+                self.table = self.table.refresh()
+                with without_pyarrow():
+                    df = self.table.scan(batch_size=100).to_pandas()
+                self.assertEqual(df["id"].iloc[0], first[0]["id"])  # the small batch came first
+                self.assertEqual(len({id(v) for v in df["flag"][df["id"] >= 0]}), 6)
+                assert_frame_matches_rows(self, df, self.table.scan(batch_size=100).to_pylist(),
+                                          ["id", "flag", "q", "day"])
+
     def assertNothingHeld(self):
         import threading
 
