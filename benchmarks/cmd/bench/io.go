@@ -151,10 +151,12 @@ func measureIO(ctx context.Context, tbl *lineitem.Table, cfg ioConfig, logf func
 		defer store.close()
 		res.S3Status = "ok"
 		logf("io: counting S3 requests ...")
-		res.Requests = measureRequests(ctx, store, scans)
+		res.Requests = measureRequests(ctx, store.proxy, store.mappedMetadata, store.floeOptions(true), scans)
 		logf("io: S3 with %v per request: floe and iceberg-go ...", cfg.delay)
 		res.Latency = measureLatency(ctx, store, scans, cfg, logf)
 	}
+	logf("io: counting GCS requests ...")
+	res.Stores = append(res.Stores, measureGCSRequests(ctx, tbl, scans))
 	res.LoadAverageEnd = loadAverage()
 	res.judge()
 	return res, nil

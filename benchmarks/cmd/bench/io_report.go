@@ -27,6 +27,8 @@ type ioResults struct {
 	// S3Status is "ok" or why parts 1 and 2 did not run.
 	S3Status string         `json:"s3_status"`
 	Requests []ioRequestRun `json:"requests"`
+	// Stores are part 1 on the other object stores' emulators.
+	Stores  []ioStoreRequests `json:"stores,omitempty"`
 	Latency  []ioLatencyRun `json:"latency"`
 	Threads  []ioThreadRun  `json:"threads"`
 	// MachineSpeedup is what two spinning goroutines got over one just
@@ -78,6 +80,7 @@ func (r *ioResults) judge() {
 	if r.S3Status != "ok" {
 		r.Problems = append(r.Problems, "S3 parts (requests, latency) "+r.S3Status)
 	}
+	r.judgeStores()
 	for _, s := range r.Scans {
 		c, p := r.request(s.Name, "coalesced"), r.request(s.Name, "per-chunk")
 		if c != nil && p != nil && c.Status == "ok" && p.Status == "ok" && c.ProxyRequests > 0 && c.FloeRequests > 0 {
@@ -190,11 +193,7 @@ func (r *ioResults) print(w io.Writer) {
 	if r.S3Status != "ok" {
 		fmt.Fprintln(w, "   "+r.S3Status)
 	} else {
-		fmt.Fprintf(w, "%-9s %-10s %9s %12s %9s %12s %8s  %s\n", "scan", "fetch", "proxy req", "proxy bytes", "floe req", "floe bytes", "wall s", "status")
-		for _, run := range r.Requests {
-			fmt.Fprintf(w, "%-9s %-10s %9d %12s %9d %12s %8.3f  %s\n", run.Scan, run.Fetch, run.ProxyRequests, bytesText(uint64(run.ProxyBytes)),
-				run.FloeRequests, bytesText(uint64(run.FloeBytesRead)), run.WallSeconds, shortStatus(run.Status))
-		}
+		printRequestRuns(w, r.Requests)
 		fmt.Fprintln(w, "(proxy: every request, metadata and footers included; floe: its metrics' requests and bytes of data files.")
 		fmt.Fprintln(w, " per-chunk is coalesce_gap -1: one request per column chunk)")
 		for _, s := range r.Scans {
@@ -203,6 +202,8 @@ func (r *ioResults) print(w io.Writer) {
 			}
 		}
 	}
+
+	r.printStores(w)
 
 	fmt.Fprintf(w, "\n2. S3 with %.0f ms added to every request: the same S3 table (committed with S3 paths), default concurrency, wall s best of %d\n", r.DelayMs, r.Repeat)
 	if r.S3Status != "ok" {
@@ -279,4 +280,13 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// printRequestRuns is part 1's table of runs, for S3 and the other stores.
+func printRequestRuns(w io.Writer, runs []ioRequestRun) {
+	fmt.Fprintf(w, "%-9s %-10s %9s %12s %9s %12s %8s  %s\n", "scan", "fetch", "proxy req", "proxy bytes", "floe req", "floe bytes", "wall s", "status")
+	for _, run := range runs {
+		fmt.Fprintf(w, "%-9s %-10s %9d %12s %9d %12s %8.3f  %s\n", run.Scan, run.Fetch, run.ProxyRequests, bytesText(uint64(run.ProxyBytes)),
+			run.FloeRequests, bytesText(uint64(run.FloeBytesRead)), run.WallSeconds, shortStatus(run.Status))
+	}
 }

@@ -160,7 +160,9 @@ type ioRequestRun struct {
 
 // measureRequests runs each scan once per fetch mode (request counts do
 // not vary from run to run) through the proxy without delay.
-func measureRequests(ctx context.Context, store *ioStore, scans []ioScan) []ioRequestRun {
+// The table is opened at metadata with topts, which reach the store
+// through proxy.
+func measureRequests(ctx context.Context, proxy *s3test.FaultProxy, metadata string, topts table.Options, scans []ioScan) []ioRequestRun {
 	var runs []ioRequestRun
 	for _, sc := range scans {
 		for _, fetch := range []string{"coalesced", "per-chunk"} {
@@ -170,15 +172,15 @@ func measureRequests(ctx context.Context, store *ioStore, scans []ioScan) []ioRe
 				opts.CoalesceGap = -1
 			}
 			if err == nil {
-				req0, bytes0 := store.proxy.Requests(), store.proxy.ResponseBytes()
+				req0, bytes0 := proxy.Requests(), proxy.ResponseBytes()
 				var m sample
 				var metrics readerMetrics
 				m, err = measureWall(1, func() (checksum, error) {
-					sum, mt, err := floeScanOnce(ctx, store.mappedMetadata, store.floeOptions(true), opts, newMallocator())
+					sum, mt, err := floeScanOnce(ctx, metadata, topts, opts, newMallocator())
 					metrics = readerMetrics{requests: mt.Requests, bytes: mt.BytesRead}
 					return sum, err
 				})
-				run.ProxyRequests, run.ProxyBytes = store.proxy.Requests()-req0, store.proxy.ResponseBytes()-bytes0
+				run.ProxyRequests, run.ProxyBytes = proxy.Requests()-req0, proxy.ResponseBytes()-bytes0
 				run.FloeRequests, run.FloeBytesRead = metrics.requests, metrics.bytes
 				run.WallSeconds, run.Result = m.Wall.Seconds(), m.Result
 			}
