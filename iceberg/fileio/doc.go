@@ -8,4 +8,17 @@
 // of a file whose size is known, a put-if-absent that is the commit primitive
 // (link() locally, If-None-Match: * on S3), whole-file replaces, streaming
 // writes that only become visible when closed, and flat listing.
+//
+// # Azure
+//
+// Azure (azure*.go) serves abfs://, abfss://, wasb:// and wasbs:// through
+// the Azure SDK for Go's azblob (v1.8.3, azcore v1.24.0), every request to
+// the account's blob endpoint. What it costs: libfloe.so grows by 1.7 MB
+// (52.36 MB → 54.09 MB, +3.3 %, measured on the commit that added it); the
+// SDK's package initialisers take about 0.15 ms and 45 KB at load; an
+// Azure client is made on the first abfs:// or wasb:// operation, sends
+// nothing and fetches no credential to be made (no Entra ID, no metadata
+// service), so the first Open costs its own request plus a new connection
+// (2–4 ms against Azurite on loopback, 2 ms warm). Tables elsewhere pay
+// nothing but the binary size.
 package fileio
