@@ -16,6 +16,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/expr"
+	"github.com/floedb/floe/internal/coroloop"
 )
 
 // reader is a metadata table's rows as an array.RecordReader: rows pulled
@@ -30,6 +31,7 @@ type reader struct {
 	filter *expr.TupleEvaluator
 	next   func() ([]any, error, bool)
 	stop   func()
+	loop   *coroloop.Loop // where next, nextItem and stop run
 	b      *array.RecordBuilder
 	limit  int64
 	sent   int64
@@ -105,10 +107,17 @@ func newReader(ctx context.Context, what string, src *source, opts Options, mem 
 			r.b.Release()
 			return nil, fmt.Errorf("inspect %s: %w", what, err)
 		}
-		r.nextItem, r.stop = iter.Pull2(src.cols.items(ctx))
-	} else {
-		r.next, r.stop = iter.Pull2(src.rows(ctx))
 	}
+	// The source is pulled on a goroutine of the reader's own: hosts call
+	// Next from whichever thread they like (coroloop).
+	r.loop = coroloop.Start()
+	r.loop.Do(func() {
+		if src.cols != nil {
+			r.nextItem, r.stop = iter.Pull2(src.cols.items(ctx))
+		} else {
+			r.next, r.stop = iter.Pull2(src.rows(ctx))
+		}
+	})
 	r.refs.Store(1)
 	return r, nil
 }
@@ -128,24 +137,10 @@ func (r *reader) Next() bool {
 	if r.err != nil || r.b == nil {
 		return false
 	}
-	n := 0
-	for n < r.batch && (r.limit == 0 || r.sent < r.limit) {
-		var kept, ok bool
-		if r.cols != nil {
-			kept, ok = r.appendItem()
-		} else {
-			kept, ok = r.appendRow()
-		}
-		if r.err != nil {
-			return false
-		}
-		if !ok {
-			break
-		}
-		if kept {
-			n++
-			r.sent++
-		}
+	var n int
+	r.loop.Do(func() { n = r.fill() })
+	if r.err != nil {
+		return false
 	}
 	if n == 0 {
 		r.close()
@@ -156,6 +151,29 @@ func (r *reader) Next() bool {
 	}
 	r.rec = r.b.NewRecordBatch()
 	return true
+}
+
+// fill appends the next batch's rows to the builders and returns how
+// many it kept; it runs on the reader's loop, which owns the source's
+// coroutine.
+func (r *reader) fill() int {
+	n := 0
+	for n < r.batch && (r.limit == 0 || r.sent < r.limit) {
+		var kept, ok bool
+		if r.cols != nil {
+			kept, ok = r.appendItem()
+		} else {
+			kept, ok = r.appendRow()
+		}
+		if r.err != nil || !ok {
+			break
+		}
+		if kept {
+			n++
+			r.sent++
+		}
+	}
+	return n
 }
 
 // appendRow appends the source's next row unless the filter drops it:
@@ -238,8 +256,9 @@ func (r *reader) Release() {
 // close stops the source and frees the builder.
 func (r *reader) close() {
 	if r.stop != nil {
-		r.stop()
+		r.loop.Do(r.stop)
 		r.stop = nil
+		r.loop.Stop()
 	}
 	if r.b != nil {
 		r.b.Release()

@@ -12,6 +12,7 @@ import (
 	"github.com/floedb/floe/iceberg"
 	"github.com/floedb/floe/iceberg/arrowschema"
 	"github.com/floedb/floe/iceberg/fileio"
+	"github.com/floedb/floe/internal/coroloop"
 	"github.com/floedb/floe/kernels"
 )
 
@@ -404,6 +405,7 @@ type seqReader struct {
 	schema *arrow.Schema
 	next   func() (arrow.RecordBatch, error, bool)
 	stop   func()
+	loop   *coroloop.Loop // where next and stop run; nil once closed
 	cur    arrow.RecordBatch
 	err    error
 	// left is the rows the limit still allows; negative for no limit.
@@ -414,8 +416,10 @@ type seqReader struct {
 }
 
 func newSeqReader(schema *arrow.Schema, seq iter.Seq2[arrow.RecordBatch, error], limit *int64) *seqReader {
-	next, stop := iter.Pull2(seq)
-	r := &seqReader{schema: schema, next: next, stop: stop, refs: 1, left: -1}
+	// The sequence is pulled on a goroutine of the reader's own: hosts
+	// call Next from whichever thread they like (coroloop).
+	r := &seqReader{schema: schema, loop: coroloop.Start(), refs: 1, left: -1}
+	r.loop.Do(func() { r.next, r.stop = iter.Pull2(seq) })
 	if limit != nil {
 		r.left = *limit
 	}
@@ -439,7 +443,11 @@ func (r *seqReader) close() {
 		r.cur.Release()
 		r.cur = nil
 	}
-	r.stop()
+	if r.loop != nil {
+		r.loop.Do(r.stop)
+		r.loop.Stop()
+		r.loop = nil
+	}
 	if r.onClose != nil {
 		r.onClose()
 	}
@@ -450,11 +458,14 @@ func (r *seqReader) Next() bool {
 		r.cur.Release()
 		r.cur = nil
 	}
-	if r.err != nil || r.left == 0 {
+	if r.err != nil || r.left == 0 || r.loop == nil {
 		return false
 	}
 	for {
-		rec, err, ok := r.next()
+		var rec arrow.RecordBatch
+		var err error
+		var ok bool
+		r.loop.Do(func() { rec, err, ok = r.next() })
 		if !ok {
 			return false
 		}

@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "test_filters.h"
 #include "test_inspect.h"
+#include "test_thread_hop.h"
 #include "test_host_io.h"
 #include "test_maintain.h"
 #include "test_transaction.h"
@@ -316,7 +317,7 @@ static void test_missing_table(void) {
   check_error_mentions("no_such_table");
   snprintf(location, sizeof location, "%s/duckdb_uuid/metadata/v99.metadata.json", fixtures_root);
   CHECK_STATUS(floe_table_open(location, NULL, &t), FLOE_NOT_FOUND);
-  CHECK_STATUS(floe_table_open("gs://bucket/table", NULL, &t), FLOE_UNSUPPORTED);
+  CHECK_STATUS(floe_table_open("hdfs://namenode/warehouse/table", NULL, &t), FLOE_UNSUPPORTED);
   CHECK(t == NULL);
   /* A file that is not table metadata. */
   snprintf(location, sizeof location, "%s/tables.json", fixtures_root);
@@ -859,6 +860,7 @@ static const struct test tests[] = {
     {"streams", "stream_lifetimes", test_stream_lifetimes},
     {"streams", "task_host_io", test_task_host_io},
     {"threads_stream", "four_threads_streaming", test_threads_stream},
+    {"threads_stream", "streams_across_threads", test_streams_across_threads},
     {"filters", "add_filter_narrows", test_add_filter_narrows},
     {"filters", "add_filter_errors", test_add_filter_errors},
     {"filters", "metrics", test_metrics},

@@ -18,6 +18,13 @@ from floe import FloeError, Status  # noqa: E402
 
 from fixtures import fixture  # noqa: E402
 
+try:
+    import pandas  # noqa: F401
+
+    HAVE_PANDAS = True
+except ImportError:
+    HAVE_PANDAS = False
+
 # i is the row's key (identifier field): an overwrite of a row keeps its i,
 # so the changelog reports it as an update.
 SCHEMA = {"type": "struct", "schema-id": 0, "identifier-field-ids": [1], "fields": [
@@ -100,6 +107,16 @@ class ChangelogScanTest(unittest.TestCase):
                          [(3, "UPDATE_AFTER"), (3, "UPDATE_BEFORE"), (5, "INSERT"), (6, "DELETE"), (6, "INSERT")])
         self.assertEqual(len(t.changelog_scan(limit=3).to_pylist()), 3)
         self.assertEqual(t.changelog_scan(limit=3).count(), 3)
+
+    @unittest.skipUnless(HAVE_PANDAS, "needs pandas")
+    def test_to_pandas_equals_to_pylist(self):
+        # to_pandas reads batch by batch on a thread of its own; a batch
+        # of one change makes ten batches to join.
+        scan = self.table.changelog_scan(batch_size=1)
+        frame = scan.to_pandas()
+        self.assertEqual(sorted(zip(frame["_change_ordinal"], frame["_change_type"], frame["i"], frame["s"])),
+                         sorted((r["_change_ordinal"], r["_change_type"], r["i"], r["s"]) for r in scan.to_pylist()))
+        self.assertEqual(len(frame), 10)
 
     def test_tasks_read_as_the_scan(self):
         t = self.table
