@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/storage"
+	"github.com/floedb/floe/errkind"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 	"google.golang.org/api/option"
@@ -101,7 +102,7 @@ func NewGCS(ctx context.Context, opts GCSOptions) (*GCS, error) {
 	default:
 		creds, err := google.FindDefaultCredentials(ctx, gcsScope)
 		if err != nil {
-			return nil, fmt.Errorf("fileio: gcs: no usable credentials (set oauth2_token in the gcs options or "+
+			return nil, errkind.Errorf(errkind.Unauthorized, "fileio: gcs: no usable credentials (set oauth2_token in the gcs options or "+
 				"gcs.oauth2.token, or GOOGLE_APPLICATION_CREDENTIALS, or run gcloud auth application-default login; "+
 				"anonymous: true for public buckets, service_host or STORAGE_EMULATOR_HOST for an emulator): %w", err)
 		}

@@ -548,7 +548,7 @@ func TestGCSMissingCredentialsFailClearly(t *testing.T) {
 	t.Setenv("STORAGE_EMULATOR_HOST", "")
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", dir+"/none.json")
 	_, err := fileio.NewGCS(t.Context(), fileio.GCSOptions{})
-	if err == nil || !strings.Contains(err.Error(), "no usable credentials") {
+	if !errors.Is(err, errkind.Unauthorized) || !strings.Contains(err.Error(), "no usable credentials") {
 		t.Fatalf("NewGCS without credentials: %v", err)
 	}
 	if _, err := fileio.NewGCS(t.Context(), fileio.GCSOptions{Anonymous: true, ChunkSize: 1000}); err == nil || !strings.Contains(err.Error(), "chunk_size") {

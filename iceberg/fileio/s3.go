@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/logging"
+	"github.com/floedb/floe/errkind"
 )
 
 // S3Options configure an S3 FileIO. Every unset field falls back to the
@@ -132,7 +133,7 @@ func NewS3(ctx context.Context, opts S3Options) (*S3, error) {
 	s.retryer = newS3Retryer(s.maxAttempts, opts.RetryBaseDelay, opts.RetryMaxDelay)
 	if !opts.Anonymous {
 		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
-			return nil, fmt.Errorf("fileio: s3: no usable credentials (set access_key_id and secret_access_key "+
+			return nil, errkind.Errorf(errkind.Unauthorized, "fileio: s3: no usable credentials (set access_key_id and secret_access_key "+
 				"in the s3 options, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE; "+
 				"anonymous: true for public buckets): %w", err)
 		}

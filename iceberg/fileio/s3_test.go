@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floedb/floe/errkind"
 	"github.com/floedb/floe/iceberg/fileio"
 	"github.com/floedb/floe/internal/s3test"
 )
@@ -570,7 +571,7 @@ func TestS3MissingCredentialsFailClearly(t *testing.T) {
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", dir+"/none")
 	start := time.Now()
 	_, err := fileio.NewS3(t.Context(), fileio.S3Options{Endpoint: "http://127.0.0.1:1"})
-	if err == nil || !strings.Contains(err.Error(), "no usable credentials") {
+	if !errors.Is(err, errkind.Unauthorized) || !strings.Contains(err.Error(), "no usable credentials") {
 		t.Fatalf("NewS3 without credentials: %v", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {

@@ -88,8 +88,8 @@ func TestSelectedPrefix(t *testing.T) {
 	}{
 		{nil, 32, 0},
 		{[]int{0, 5}, 32, 6},
-		{[]int{27}, 32, 28},  // 4 rows left: a share of 1/8 is 4
-		{[]int{28}, 32, 0},   // ends within the last eighth: all
+		{[]int{27}, 32, 28},   // 4 rows left: a share of 1/8 is 4
+		{[]int{28}, 32, 0},    // ends within the last eighth: all
 		{[]int{3, 30}, 31, 0}, // bit 30 is past n... kept within n
 		{[]int{2}, 3, 0},
 		{[]int{0}, 3, 1},

@@ -260,7 +260,7 @@ class ErrorTest(unittest.TestCase):
         self.assertStatus(Status.INVALID_ARGUMENT, floe.Table.open, loc, location_map={"": "/x"})
         self.assertStatus(Status.INVALID_ARGUMENT, floe.Table.open, "")
         self.assertStatus(Status.UNSUPPORTED, floe.Table.open, loc, properties={"s3.region": "x"})
-        self.assertStatus(Status.UNSUPPORTED, floe.Table.open, "gs://bucket/t")
+        self.assertStatus(Status.UNSUPPORTED, floe.Table.open, "hdfs://namenode/warehouse/t")
 
     def test_bad_json_through_the_c_api(self):
         handle = ctypes.c_void_p()
