@@ -30,7 +30,7 @@ func (l *lazyAzure) get(ctx context.Context) (*Azure, error) {
 	if l.az != nil {
 		return l.az, nil
 	}
-	s, err := cachedAzure(l.opts)
+	s, err := cachedAzure(ctx, l.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -47,15 +47,15 @@ type azureWriter struct {
 	done     bool
 
 	// Staging state, set once the first block goes out.
-	staging   bool
-	stageCtx  context.Context
-	cancel    context.CancelFunc
-	blockIDs  []string // in order
-	inFlight  chan struct{}
-	free      chan []byte
-	wg        sync.WaitGroup
-	mu        sync.Mutex
-	stageErr  error
+	staging  bool
+	stageCtx context.Context
+	cancel   context.CancelFunc
+	blockIDs []string // in order
+	inFlight chan struct{}
+	free     chan []byte
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	stageErr error
 }
 
 func (w *azureWriter) Write(p []byte) (int, error) {
