@@ -77,7 +77,9 @@ class Table(_Handle, TableWrites, TableInfo, TableChanges):
         keyword options go to floe as they are: ``warehouse`` (for dataset
         names) and ``s3`` (a dict of S3 settings: endpoint, region,
         access_key_id, secret_access_key, session_token, anonymous,
-        path_style, max_attempts, part_size) and ``azure`` (Azure settings
+        path_style, max_attempts, part_size), ``gcs`` (GCS settings for
+        gs://: project_id, oauth2_token, service_host, anonymous,
+        max_attempts, chunk_size) and ``azure`` (Azure settings
         for abfs[s]:// and wasb[s]://: account_name, account_key,
         sas_token, sas_tokens, connection_string, blob_storage_authority,
         blob_storage_scheme, anonymous, max_attempts, block_size)."""
@@ -626,7 +628,7 @@ _READ_KEYS = ("limit", "batch_size", "verify_crc")
 def _task_options(table_options):
     # A task carries the file paths already mapped; the map is still needed
     # to match paths that delete files spell the old way.
-    return {k: v for k, v in table_options.items() if k in ("location_map", "properties", "s3", "azure")}
+    return {k: v for k, v in table_options.items() if k in ("location_map", "properties", "s3", "azure", "gcs")}
 
 
 class Task(_Readable):

@@ -148,7 +148,7 @@ class TableWrites:
 
     @classmethod
     def create(cls, location, schema, partition_by=None, partition_spec=None, sort_order=None, properties=None,
-               format_version=None, warehouse=None, ensure=False, s3=None, azure=None):
+               format_version=None, warehouse=None, ensure=False, s3=None, azure=None, gcs=None):
         """Creates a table at location (a directory, or "ns.table" under
         ``warehouse`` / $FLOE_WAREHOUSE) and returns it, opened.
 
@@ -164,16 +164,17 @@ class TableWrites:
         (floe.partitioning.PartitionSpec or its dict), sort_order a
         floe.table.sorting.SortOrder or its dict. With ensure,
         an existing table is opened and its schema brought up to schema by
-        name. An existing table otherwise raises FloeError (CONFLICT). s3
-        and azure are dicts of S3 and Azure settings, as Table.open takes."""
+        name. An existing table otherwise raises FloeError (CONFLICT). s3,
+        gcs and azure are dicts of S3, GCS and Azure settings, as Table.open
+        takes."""
         opts = _create_options(partition_by=partition_by, partition_spec=partition_spec, sort_order=sort_order,
                                properties=properties, format_version=format_version, warehouse=warehouse, s3=s3,
-                               azure=azure, ensure=ensure)
+                               azure=azure, gcs=gcs, ensure=ensure)
         schema_json = _schema_json(schema)
         handle = ctypes.c_void_p()
         _check(library().floe_table_create(_c_str(str(location), "table location"), schema_json.encode("utf-8"),
                                            _json_arg(opts), ctypes.byref(handle)))
-        open_opts = {k: v for k, v in (("warehouse", warehouse), ("s3", s3), ("azure", azure)) if v}
+        open_opts = {k: v for k, v in (("warehouse", warehouse), ("s3", s3), ("azure", azure), ("gcs", gcs)) if v}
         location = str(location)
         return cls(handle.value, open_opts, reload=lambda: cls.open(location, **open_opts))
 
@@ -533,7 +534,7 @@ def _partition_field(p):
 
 
 def _create_options(partition_by=None, partition_spec=None, sort_order=None, properties=None, format_version=None,
-                    warehouse=None, s3=None, ensure=False, location=None, azure=None):
+                    warehouse=None, s3=None, ensure=False, location=None, azure=None, gcs=None):
     """The create options JSON object of floe_table_create and
     floe_catalog_create_table."""
     opts = {}
@@ -547,7 +548,7 @@ def _create_options(partition_by=None, partition_spec=None, sort_order=None, pro
     sort_order = None if sort_order is None else _iceberg_json(sort_order, "sort_order")
     for key, value in (("partition_spec", partition_spec), ("sort_order", sort_order),
                        ("format_version", format_version), ("warehouse", warehouse), ("s3", s3),
-                       ("azure", azure), ("location", location)):
+                       ("azure", azure), ("gcs", gcs), ("location", location)):
         if value is not None:
             opts[key] = value
     if properties:
