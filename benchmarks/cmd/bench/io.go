@@ -157,6 +157,8 @@ func measureIO(ctx context.Context, tbl *lineitem.Table, cfg ioConfig, logf func
 	}
 	logf("io: counting GCS requests ...")
 	res.Stores = append(res.Stores, measureGCSRequests(ctx, tbl, scans))
+	logf("io: counting Azure requests ...")
+	res.Stores = append(res.Stores, measureAzureRequests(ctx, tbl, scans))
 	res.LoadAverageEnd = loadAverage()
 	res.judge()
 	return res, nil
