@@ -128,6 +128,13 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 			if !strings.Contains(q.Name, *foreignOnlyQuery) {
 				continue
 			}
+			if *foreignThreadProf != "" {
+				if err := profileForeignThreads(*foreignThreadProf, ft, n, q, logf); err != nil {
+					logf("foreign thread profile: %v", err)
+					ok = false
+				}
+				continue
+			}
 			if *foreignProf != "" {
 				if err := profileForeign(fmt.Sprintf("%s-%s-%d.prof", *foreignProf, codec, n), ft, q); err != nil {
 					logf("foreign profile: %v", err)

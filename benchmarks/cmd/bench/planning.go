@@ -194,11 +194,16 @@ func floePlan(ctx context.Context, job planningJob, reply *planningReply) error 
 		if err != nil {
 			return err
 		}
-		seen := map[string]bool{}
+		// A file's byte-range tasks are consecutive (scan.New cuts each
+		// file into its splits in place), so a file is counted where its
+		// path changes: a set of 1 M paths here cost a fifth of the
+		// measured CPU, charged to floe's planning. The report's file
+		// count checks the rule.
+		last := ""
 		for _, task := range s.Tasks() {
 			reply.Tasks++
-			if !seen[task.Path] {
-				seen[task.Path] = true
+			if task.Path != last {
+				last = task.Path
 				reply.Files++
 				reply.Records += task.RecordCount
 			}
