@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"runtime"
 	"sync"
 )
 
@@ -25,14 +26,26 @@ const ExportPoolBytes = DefaultBufferBytes + 64<<20
 // faster than one. The head itself may always hold batchesInFlight
 // batches, so the scan never waits on the budget for the batches it needs
 // next.
+//
+// The consumer waits on ready, producers on room, so a batch queued for a
+// task other than the head wakes no one. A producer that hands the
+// waiting consumer its batch yields its core to it (runtime.Gosched):
+// woken, the consumer is queued on that producer's core, and with every
+// core decoding it would otherwise wait there until the scheduler
+// preempts the producer, 10 ms later.
 type orderedBuffer struct {
 	mu     sync.Mutex
-	cond   *sync.Cond
+	ready  *sync.Cond
+	room   *sync.Cond
 	queues []taskQueue
 	head   int
 	used   int64
 	limit  int64
 	closed bool
+	// popping is set while the consumer waits in pop; roomWaiters counts
+	// the producers waiting in push.
+	popping     bool
+	roomWaiters int
 }
 
 type taskQueue struct {
@@ -50,7 +63,8 @@ func newOrderedBuffer(tasks int, limit int64) *orderedBuffer {
 		limit = DefaultBufferBytes
 	}
 	b := &orderedBuffer{queues: make([]taskQueue, tasks), limit: limit}
-	b.cond = sync.NewCond(&b.mu)
+	b.ready = sync.NewCond(&b.mu)
+	b.room = sync.NewCond(&b.mu)
 	return b
 }
 
@@ -60,17 +74,32 @@ func newOrderedBuffer(tasks int, limit int64) *orderedBuffer {
 func (b *orderedBuffer) push(i int, res taskResult) bool {
 	size := recordBytes(res.rec)
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	for !b.closed && !b.roomLocked(i, size) {
-		b.cond.Wait()
+		b.roomWaiters++
+		b.room.Wait()
+		b.roomWaiters--
 	}
 	if b.closed {
+		b.mu.Unlock()
 		return false
 	}
 	b.queues[i].items = append(b.queues[i].items, queuedBatch{res, size})
 	b.used += size
-	b.cond.Broadcast()
+	b.handOver(i)
 	return true
+}
+
+// handOver unlocks b after task i got a batch or finished, waking the
+// consumer and yielding to it when it waits for task i.
+func (b *orderedBuffer) handOver(i int) {
+	wake := i == b.head && b.popping
+	if wake {
+		b.ready.Signal()
+	}
+	b.mu.Unlock()
+	if wake {
+		runtime.Gosched()
+	}
 }
 
 func (b *orderedBuffer) roomLocked(i int, size int64) bool {
@@ -84,8 +113,7 @@ func (b *orderedBuffer) roomLocked(i int, size int64) bool {
 func (b *orderedBuffer) finish(i int) {
 	b.mu.Lock()
 	b.queues[i].done = true
-	b.cond.Broadcast()
-	b.mu.Unlock()
+	b.handOver(i)
 }
 
 // pop waits for task i's next result; ok is false once the task is done
@@ -95,10 +123,12 @@ func (b *orderedBuffer) pop(i int) (res taskResult, ok bool) {
 	defer b.mu.Unlock()
 	if b.head != i {
 		b.head = i
-		b.cond.Broadcast()
+		b.wakeProducers() // the new head may have room now
 	}
 	for !b.closed && len(b.queues[i].items) == 0 && !b.queues[i].done {
-		b.cond.Wait()
+		b.popping = true
+		b.ready.Wait()
+		b.popping = false
 	}
 	q := &b.queues[i]
 	if b.closed || len(q.items) == 0 {
@@ -108,8 +138,14 @@ func (b *orderedBuffer) pop(i int) (res taskResult, ok bool) {
 	q.items[0] = queuedBatch{}
 	q.items = q.items[1:]
 	b.used -= item.bytes
-	b.cond.Broadcast()
+	b.wakeProducers()
 	return item.res, true
+}
+
+func (b *orderedBuffer) wakeProducers() {
+	if b.roomWaiters > 0 {
+		b.room.Broadcast()
+	}
 }
 
 // close wakes every waiter and releases the batches still queued.
@@ -125,7 +161,8 @@ func (b *orderedBuffer) close() {
 		b.queues[i].items = nil
 	}
 	b.used = 0
-	b.cond.Broadcast()
+	b.ready.Broadcast()
+	b.room.Broadcast()
 	b.mu.Unlock()
 }
 
