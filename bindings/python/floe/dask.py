@@ -273,7 +273,7 @@ def _worker_options(table_options):
     """What a worker opening the metadata file needs of the options the
     client's table was opened with (not its warehouse: the worker opens a
     file, not a name)."""
-    return {k: v for k, v in table_options.items() if k in ("location_map", "s3", "gcs", "properties", "relocate")}
+    return {k: v for k, v in table_options.items() if k in ("location_map", "s3", "gcs", "azure", "properties", "relocate")}
 
 
 def _rewrite_group(group, metadata_location, open_options):
