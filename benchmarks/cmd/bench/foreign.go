@@ -37,7 +37,34 @@ var (
 	foreignJSON      = flag.String("foreign-json", "results/latest-foreign.json", "where to write the foreign section's results (empty: nowhere)")
 	foreignOnlyQuery = flag.String("foreign-query", "", "run only the foreign queries (and SQL queries) whose name contains this: a quicker loop while working on one")
 	foreignProf      = flag.String("foreign-cpuprofile", "", "write a CPU profile of one extra one-thread floe run of each query to <this>-<table>-<n>.prof")
+	foreignShapes    = flag.Bool("foreign-variants", true, "also run the file-size variants (foreignVariants) at zstd: floe and DuckDB at 1 and 2 threads")
 )
+
+// foreignVariant is a foreign table laid out otherwise than the main one,
+// since what a second thread buys depends on file and row-group sizes,
+// which users' tables vary: each runs every query on floe and DuckDB (not
+// iceberg-go) at zstd, for the 1 → 2-thread report.
+type foreignVariant struct {
+	Name  string // as the report prints it
+	Dir   string // under -foreign-data
+	Shape foreignShape
+}
+
+func foreignVariants() []foreignVariant {
+	return []foreignVariant{
+		{Name: "500k rows/file", Dir: "500k-a-file", Shape: foreignShape{Rows: 3_000_000, Files: 6}},
+		{Name: "1 file, 10k-row groups", Dir: "small-row-groups", Shape: foreignShape{Rows: 1_000_000, Files: 1, RowGroupRows: 10_000}},
+	}
+}
+
+// mainForeignName names the main table in the 1 → 2-thread report.
+func mainForeignName(rows int64, files int) string {
+	per := rows / int64(max(files, 1))
+	if per%1_000_000 == 0 {
+		return fmt.Sprintf("%dM rows/file", per/1_000_000)
+	}
+	return fmt.Sprintf("%dk rows/file", per/1000)
+}
 
 // foreignQuery is one query of the section.
 type foreignQuery struct {
@@ -82,14 +109,18 @@ func foreignQueries(rows int64) []foreignQuery {
 
 // foreignResult is one query on one table at one thread count.
 type foreignResult struct {
-	Table   string        `json:"table"`
-	Query   string        `json:"query"`
-	Threads int           `json:"threads"`
-	Rows    int64         `json:"rows"`
-	FloeCPU time.Duration `json:"floe_cpu_ns"`
-	DuckCPU time.Duration `json:"duckdb_cpu_ns"`
-	FloeWal time.Duration `json:"floe_wall_ns"`
-	DuckWal time.Duration `json:"duckdb_wall_ns"`
+	Table string `json:"table"`
+	// Variant names the table's shape (foreignVariant.Name, or the main
+	// table's mainForeignName).
+	Variant   string        `json:"variant"`
+	RowGroups int           `json:"row_groups"` // in all the table's files
+	Query     string        `json:"query"`
+	Threads   int           `json:"threads"`
+	Rows      int64         `json:"rows"`
+	FloeCPU   time.Duration `json:"floe_cpu_ns"`
+	DuckCPU   time.Duration `json:"duckdb_cpu_ns"`
+	FloeWal   time.Duration `json:"floe_wall_ns"`
+	DuckWal   time.Duration `json:"duckdb_wall_ns"`
 	// iceberg-go's, when it ran the query (GoErr when it failed).
 	GoCPU time.Duration `json:"iceberggo_cpu_ns,omitempty"`
 	GoWal time.Duration `json:"iceberggo_wall_ns,omitempty"`
@@ -104,12 +135,14 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 	var results []foreignResult
 	var sqlResults []sqlResult
 	var codecFloors []codecFloor
+	mainName := mainForeignName(*foreignRows, *foreignFiles)
 	for _, codec := range []string{"zstd", "snappy"} {
 		ft, err := writeForeign(filepath.Join(*foreignDir, codec), codec, *foreignRows, *foreignFiles)
 		if err != nil {
 			logf("foreign %s: %v", codec, err)
 			return false
 		}
+		ft.Variant = mainName
 		logf("foreign %s: %d rows in %d files, %.1f MB, written by DuckDB, registered with add_files", codec, ft.Rows, len(ft.Files), float64(ft.Bytes)/1e6)
 		if codec == "zstd" {
 			cf, err := measureCodecFloor(ft, repeat)
@@ -141,7 +174,7 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 				}
 			}
 			for _, threads := range []int{1, 2} {
-				r, err := runForeignQuery(ft, q, threads, repeat)
+				r, err := runForeignQuery(ft, q, threads, repeat, true)
 				if err != nil {
 					logf("foreign %s %q %d threads: %v", codec, q.Name, threads, err)
 					ok = false
@@ -174,6 +207,12 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 			}
 		}
 	}
+	var variantResults []foreignResult
+	if *foreignShapes && *foreignThreadProf == "" {
+		var vok bool
+		variantResults, vok = runForeignVariants(repeat, logf)
+		ok = ok && vok
+	}
 	logf("\n%-8s %-28s %12s %10s %10s %14s %14s %10s %10s", "table", "query", "rows", "CPU 1T", "wall 2T", "CPU 1T", "wall 2T", "floe", "DuckDB")
 	logf("%-8s %-28s %12s %21s %29s %21s", "", "", "", "floe÷DuckDB", "floe÷iceberg-go", "CPU 1T ÷ floor")
 	ratio := func(a, b time.Duration) string {
@@ -192,6 +231,12 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 		}
 	}
 	printSQLResults(sqlResults, logf)
+	all := append(slices.Clone(results), variantResults...)
+	printForeignThreads(all, logf)
+	for _, p := range foreignThreadProblems(all, len(variantResults) > 0) {
+		logf("%s", p)
+		ok = false
+	}
 	if !sqlAvailable {
 		logf("\nTPC-H Q1/Q6 through DuckDB SQL left out: built without the duckdb_arrow tag")
 	}
@@ -200,7 +245,7 @@ func runForeignSection(repeat int, logf func(string, ...any)) bool {
 			Queries    []foreignResult `json:"queries"`
 			SQL        []sqlResult     `json:"sql,omitempty"`
 			CodecFloor []codecFloor    `json:"codec_floor,omitempty"`
-		}{results, sqlResults, codecFloors}, "", "  ")
+		}{all, sqlResults, codecFloors}, "", "  ")
 		if err := os.WriteFile(*foreignJSON, append(data, '\n'), 0o644); err != nil {
 			logf("foreign: %v", err)
 		}
@@ -212,8 +257,10 @@ func profileForeign(path string, ft *foreignTable, q foreignQuery) error {
 	return profileFloe(path, func() (checksum, error) { return floeForeign(ft, q, 1) })
 }
 
-func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (foreignResult, error) {
-	r := foreignResult{Table: ft.Codec, Query: q.Name, Threads: threads}
+// runForeignQuery measures q on floe and DuckDB at threads, and on
+// iceberg-go too when withIcebergGo.
+func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int, withIcebergGo bool) (foreignResult, error) {
+	r := foreignResult{Table: ft.Codec, Variant: ft.Variant, RowGroups: ft.RowGroups, Query: q.Name, Threads: threads}
 	duck, err := openDuckDBThreads(ft.Files, threads)
 	if err != nil {
 		return r, err
@@ -239,6 +286,9 @@ func runForeignQuery(ft *foreignTable, q foreignQuery, threads, repeat int) (for
 	r.Rows = best[0].Result.Rows
 	r.FloeCPU, r.FloeWal = best[0].CPU, best[0].Wall
 	r.DuckCPU, r.DuckWal = best[1].CPU, best[1].Wall
+	if !withIcebergGo {
+		return r, nil
+	}
 	// iceberg-go last and once per round, since it is the slowest; its
 	// failure is reported, not fatal (it is the peer, not the subject).
 	goBest, goErrs := roundRobin(repeat, []func() (sample, error){

@@ -52,6 +52,8 @@ func foreignSchema() *iceberg.Schema {
 // foreignTable is one codec's table.
 type foreignTable struct {
 	Codec        string
+	Variant      string // its shape's name in the report
+	RowGroups    int
 	MetadataPath string
 	Files        []string
 	Rows         int64
@@ -62,6 +64,21 @@ type foreignTable struct {
 // Parquet files under dir (sorted by l_orderkey, as lineitem is), unless
 // they are there, and registers them with add_files.
 func writeForeign(dir, codec string, rows int64, files int) (*foreignTable, error) {
+	return writeForeignShape(dir, codec, foreignShape{Rows: rows, Files: files})
+}
+
+// foreignShape is how a foreign table's rows are laid out: in how many
+// files, and in row groups of how many rows (0: DuckDB's default, 122,880
+// rows).
+type foreignShape struct {
+	Rows         int64
+	Files        int
+	RowGroupRows int64
+}
+
+// writeForeignShape is writeForeign for any shape.
+func writeForeignShape(dir, codec string, shape foreignShape) (*foreignTable, error) {
+	rows, files := shape.Rows, shape.Files
 	ft := &foreignTable{Codec: codec}
 	dataDir := filepath.Join(dir, "data")
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
@@ -78,6 +95,10 @@ func writeForeign(dir, codec string, rows int64, files int) (*foreignTable, erro
 	}
 	words := "[" + strings.Join(quoted, ",") + "]"
 	per := rows / int64(files)
+	rowGroup := ""
+	if shape.RowGroupRows > 0 {
+		rowGroup = fmt.Sprintf(", ROW_GROUP_SIZE %d", shape.RowGroupRows)
+	}
 	for i := range files {
 		path := filepath.Join(dataDir, fmt.Sprintf("lineitem-%s-%d.parquet", codec, i))
 		ft.Files = append(ft.Files, filepath.ToSlash(path))
@@ -111,7 +132,7 @@ func writeForeign(dir, codec string, rows int64, files int) (*foreignTable, erro
 				array_to_string(list_transform(range((hash(r * 53) %% 10 + 3)::BIGINT), k -> %s[(hash(r * 59 + k) %% %d)::BIGINT + 1]), ' ') AS l_comment
 			FROM range(%d, %d) t(r)
 			ORDER BY r
-		) TO '%s' (FORMAT parquet, COMPRESSION %s)`, rows, rows, rows, words, len(foreignWords), lo, hi, strings.ReplaceAll(path, "'", "''"), codec)
+		) TO '%s' (FORMAT parquet, COMPRESSION %s%s)`, rows, rows, rows, words, len(foreignWords), lo, hi, strings.ReplaceAll(path, "'", "''"), codec, rowGroup)
 		if _, err := db.Exec(q); err != nil {
 			return nil, fmt.Errorf("duckdb: write %s: %w", path, err)
 		}
@@ -143,5 +164,9 @@ func writeForeign(dir, codec string, rows int64, files int) (*foreignTable, erro
 		return nil, err
 	}
 	ft.Rows = plan.RecordCount()
+	for _, task := range plan.Tasks {
+		// add_files records each file's row-group offsets.
+		ft.RowGroups += max(len(task.File.SplitOffsets), 1)
+	}
 	return ft, nil
 }
