@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"net/http"
 
 	"cloud.google.com/go/storage"
 	"github.com/floedb/floe/errkind"
@@ -60,11 +61,17 @@ func (g *GCS) do(ctx context.Context, location string, try func(ctx context.Cont
 }
 
 // gcsError names the location and makes a missing object match
-// fs.ErrNotExist (kind NotFound); any other failure is kind IO unless what
-// failed said otherwise (a create that found the object is a Conflict).
+// fs.ErrNotExist (kind NotFound); a refused token or account (401, 403) is
+// kind Unauthorized, as errkind defines it, so that a caller holding an
+// oauth2_token that expired can tell it from a failing store; any other
+// failure is kind IO unless what failed said otherwise (a create that
+// found the object is a Conflict).
 func gcsError(location string, err error) error {
 	if isGCSNotFound(err) {
 		return errkind.Errorf(errkind.NotFound, "fileio: %s: %w (%v)", location, fs.ErrNotExist, err)
+	}
+	if s := gcsStatus(err); s == http.StatusUnauthorized || s == http.StatusForbidden {
+		return errkind.Errorf(errkind.Unauthorized, "fileio: %s: %w", location, err)
 	}
 	return errkind.Default(errkind.IO, fmt.Errorf("fileio: %s: %w", location, err))
 }
