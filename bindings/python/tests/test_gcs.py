@@ -9,6 +9,7 @@ tests skip, unless FLOE_REQUIRE_GCS=1 (as CI sets), which makes a missing
 server a failure. Fixtures are copied into a bucket through the server's
 JSON API, and what floe wrote is checked through the same API."""
 
+import http.server
 import json
 import os
 import pickle
@@ -16,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import unittest
 import urllib.error
@@ -276,6 +278,43 @@ class GCSTest(unittest.TestCase):
             floe.Table.open(self.location("wh", "db", "events"), gcs=gone)
         self.assertIn(self.location("wh", "db", "events"), str(cm.exception))
         self.assertNotIn(TOKEN, str(cm.exception))
+
+    def test_refused_token_is_unauthorized(self):
+        """A server that refuses the bearer token, as GCS answers one that
+        expired: UNAUTHORIZED at once, naming the location, not the token.
+        fake-gcs-server takes any token, so a stand-in answers 401."""
+        seen = []
+
+        class Refuse(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                seen.append(self.headers.get("Authorization"))
+                body = b'{"error": {"code": 401, "message": "Invalid Credentials"}}'
+                self.send_response(401)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_POST = do_PUT = do_GET
+
+            def log_message(self, *args):
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        gcs = {"service_host": f"http://127.0.0.1:{server.server_address[1]}", "oauth2_token": TOKEN}
+        location = self.location("wh", "db", "events")
+        for call in (lambda: floe.Table.open(location, gcs=gcs), lambda: floe.Table.create(location, SCHEMA, gcs=gcs)):
+            seen.clear()
+            with self.assertRaises(FloeError) as cm:
+                call()
+            self.assertEqual(cm.exception.code, Status.UNAUTHORIZED)
+            self.assertIn(location, str(cm.exception))
+            self.assertNotIn(TOKEN, str(cm.exception))
+            # The token reached the server, once: a refusal is not retried.
+            self.assertEqual(seen, [f"Bearer {TOKEN}"])
 
 
 if __name__ == "__main__":
