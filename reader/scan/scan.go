@@ -216,6 +216,7 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 	locations := t.Locations.Prefixes()
 	var metrics manifest.MetricsStore
 	var files int64
+	spreadable := newSpreadOffsets(&opts)
 	plan, err := opts.stream(ctx, t, sel, filter, func(dt table.DataFileTask) error {
 		files++
 		// Counted per planned file, not per task: the splits of a file
@@ -247,6 +248,7 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 			if len(splits) == 1 && recordCountAnswers(&dt) {
 				sure = dt.File.RecordCount
 			}
+			spreadable.keep(len(s.tasks), dt.File.SplitOffsets)
 			s.tasks = append(s.tasks, split)
 			s.files = append(s.files, file)
 			s.sure = append(s.sure, sure)
@@ -262,6 +264,7 @@ func newScan(ctx context.Context, t *table.Table, opts Options, keepTasks bool) 
 		planned.IO = plan.IO
 		s.table = &planned
 	}
+	s.spread(spreadable, openCost)
 	s.groupStarts = packTasks(s.tasks, splitSize, openCost)
 	s.counters.filesPlanned.Store(files)
 	s.counters.tasksPlanned.Store(int64(len(s.tasks)))
