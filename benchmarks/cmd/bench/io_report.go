@@ -29,8 +29,8 @@ type ioResults struct {
 	Requests []ioRequestRun `json:"requests"`
 	// Stores are part 1 on the other object stores' emulators.
 	Stores  []ioStoreRequests `json:"stores,omitempty"`
-	Latency  []ioLatencyRun `json:"latency"`
-	Threads  []ioThreadRun  `json:"threads"`
+	Latency []ioLatencyRun    `json:"latency"`
+	Threads []ioThreadRun     `json:"threads"`
 	// MachineSpeedup is what two spinning goroutines got over one just
 	// before and just after the thread runs (see machineSpeedup).
 	MachineSpeedup []float64         `json:"machine_speedup_2_over_1,omitempty"`
