@@ -81,6 +81,9 @@ func azureError(location string, err error) error {
 	if azureStatus(err) == http.StatusNotFound {
 		return errkind.Errorf(errkind.NotFound, "fileio: %s: %w (%s)", location, fs.ErrNotExist, azureCode(err))
 	}
+	if refusedCredentials(azureStatus(err)) {
+		return unauthorized(location, azureCause(err))
+	}
 	return errkind.Default(errkind.IO, fmt.Errorf("fileio: %s: %w", location, azureCause(err)))
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"net/http"
 
 	"cloud.google.com/go/storage"
 	"github.com/floedb/floe/errkind"
@@ -70,8 +69,8 @@ func gcsError(location string, err error) error {
 	if isGCSNotFound(err) {
 		return errkind.Errorf(errkind.NotFound, "fileio: %s: %w (%v)", location, fs.ErrNotExist, err)
 	}
-	if s := gcsStatus(err); s == http.StatusUnauthorized || s == http.StatusForbidden {
-		return errkind.Errorf(errkind.Unauthorized, "fileio: %s: %w", location, err)
+	if refusedCredentials(gcsStatus(err)) {
+		return unauthorized(location, err)
 	}
 	return errkind.Default(errkind.IO, fmt.Errorf("fileio: %s: %w", location, err))
 }

@@ -123,6 +123,9 @@ func s3Error(location string, err error) error {
 		}
 		return errkind.Errorf(errkind.NotFound, "fileio: %s: %w (%s)", location, fs.ErrNotExist, code)
 	}
+	if refusedCredentials(httpStatus(err)) {
+		return unauthorized(location, err)
+	}
 	return errkind.Default(errkind.IO, fmt.Errorf("fileio: %s: %w", location, err))
 }
 
