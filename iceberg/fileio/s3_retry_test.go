@@ -60,8 +60,11 @@ func TestS3RetryClassification(t *testing.T) {
 	if err := s3Error("s3://b/k", apiErr(404, "NoSuchKey")); errkind.Of(err) != errkind.NotFound {
 		t.Errorf("404 → kind %v, want NotFound", errkind.Of(err))
 	}
-	if err := s3Error("s3://b/k", apiErr(403, "AccessDenied")); errkind.Of(err) != errkind.IO {
-		t.Errorf("403 → kind %v, want IO", errkind.Of(err))
+	if err := s3Error("s3://b/k", apiErr(403, "AccessDenied")); errkind.Of(err) != errkind.Unauthorized {
+		t.Errorf("403 → kind %v, want Unauthorized (errkind: a store refusing the credentials)", errkind.Of(err))
+	}
+	if err := s3Error("s3://b/k", apiErr(500, "InternalError")); errkind.Of(err) != errkind.IO {
+		t.Errorf("500 → kind %v, want IO", errkind.Of(err))
 	}
 	if err := s3Error("s3://b/k", fmt.Errorf("put: %w", ErrExists)); errkind.Of(err) != errkind.Conflict {
 		t.Errorf("a taken path → kind %v, want Conflict", errkind.Of(err))

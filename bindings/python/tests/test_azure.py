@@ -236,6 +236,7 @@ class AzureTest(unittest.TestCase):
         bad = dict(self.azure, account_key=wrong)
         with self.assertRaises(FloeError) as cm:
             floe.Table.open(self.location("wh", "db", "events"), azure=bad)
+        self.assertEqual(cm.exception.code, Status.UNAUTHORIZED)
         self.assertIn("403", str(cm.exception))
         self.assertNotIn(wrong, str(cm.exception))
 
