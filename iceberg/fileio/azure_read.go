@@ -41,50 +41,7 @@ func (a *Azure) OpenSized(ctx context.Context, path string, size int64) (File, e
 	if err != nil {
 		return nil, err
 	}
-	if size < 0 {
-		return nil, fmt.Errorf("fileio: %s: negative size %d", path, size)
-	}
-	return &azureFile{a: a, ctx: ctx, location: path, obj: obj, size: size}, nil
-}
-
-type azureFile struct {
-	a        *Azure
-	ctx      context.Context
-	location string
-	obj      azureObject
-	size     int64
-}
-
-func (f *azureFile) Size() int64 { return f.size }
-
-func (f *azureFile) Close() error { return nil }
-
-// ReadAt reads len(p) bytes at off with one ranged GET, retried until it
-// delivers every byte; on error it reports 0 bytes, as S3's does. Several
-// goroutines may read at once: the reader's coalesced fetches run in
-// parallel over the client's pooled connections.
-func (f *azureFile) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("fileio: %s: negative offset %d", f.location, off)
-	}
-	if off >= f.size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	n := len(p)
-	var eof error
-	if int64(n) > f.size-off {
-		n, eof = int(f.size-off), io.EOF
-	}
-	if n == 0 {
-		return 0, nil
-	}
-	if err := f.a.getRange(f.ctx, f.location, f.obj, off, p[:n]); err != nil {
-		return 0, err
-	}
-	return n, eof
+	return newRangedFile(path, size, func(off int64, dst []byte) error { return a.getRange(ctx, path, obj, off, dst) })
 }
 
 // getRange fills dst with the blob's bytes from off.

@@ -29,50 +29,7 @@ func (g *GCS) OpenSized(ctx context.Context, path string, size int64) (File, err
 	if err != nil {
 		return nil, err
 	}
-	if size < 0 {
-		return nil, fmt.Errorf("fileio: %s: negative size %d", path, size)
-	}
-	return &gcsFile{g: g, ctx: ctx, location: path, obj: obj, size: size}, nil
-}
-
-type gcsFile struct {
-	g        *GCS
-	ctx      context.Context
-	location string
-	obj      gcsObject
-	size     int64
-}
-
-func (f *gcsFile) Size() int64 { return f.size }
-
-func (f *gcsFile) Close() error { return nil }
-
-// ReadAt reads len(p) bytes at off with one ranged GET, retried until it
-// delivers every byte. On error it reports 0 bytes. The reader's
-// coalescing of nearby ranges and its concurrency (reader/parquet) work on
-// this as on any File.
-func (f *gcsFile) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("fileio: %s: negative offset %d", f.location, off)
-	}
-	if off >= f.size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	n := len(p)
-	var eof error
-	if int64(n) > f.size-off {
-		n, eof = int(f.size-off), io.EOF
-	}
-	if n == 0 {
-		return 0, nil
-	}
-	if err := f.g.getRange(f.ctx, f.location, f.obj, off, p[:n]); err != nil {
-		return 0, err
-	}
-	return n, eof
+	return newRangedFile(path, size, func(off int64, dst []byte) error { return g.getRange(ctx, path, obj, off, dst) })
 }
 
 // getRange fills dst with the object's bytes from off.

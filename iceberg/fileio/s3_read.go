@@ -31,49 +31,7 @@ func (s *S3) OpenSized(ctx context.Context, path string, size int64) (File, erro
 	if err != nil {
 		return nil, err
 	}
-	if size < 0 {
-		return nil, fmt.Errorf("fileio: %s: negative size %d", path, size)
-	}
-	return &s3File{s: s, ctx: ctx, location: path, obj: obj, size: size}, nil
-}
-
-type s3File struct {
-	s        *S3
-	ctx      context.Context
-	location string
-	obj      s3Object
-	size     int64
-}
-
-func (f *s3File) Size() int64 { return f.size }
-
-func (f *s3File) Close() error { return nil }
-
-// ReadAt reads len(p) bytes at off with one ranged GET, retried until it
-// delivers every byte. On error it reports 0 bytes: p may have been
-// partly overwritten, but no partial data is passed off as a result.
-func (f *s3File) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("fileio: %s: negative offset %d", f.location, off)
-	}
-	if off >= f.size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	n := len(p)
-	var eof error
-	if int64(n) > f.size-off {
-		n, eof = int(f.size-off), io.EOF
-	}
-	if n == 0 {
-		return 0, nil
-	}
-	if err := f.s.getRange(f.ctx, f.location, f.obj, off, p[:n]); err != nil {
-		return 0, err
-	}
-	return n, eof
+	return newRangedFile(path, size, func(off int64, dst []byte) error { return s.getRange(ctx, path, obj, off, dst) })
 }
 
 // getRange fills dst with the object's bytes from off.
