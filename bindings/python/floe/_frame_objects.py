@@ -21,8 +21,8 @@ thousand values:
 
 Decimals: the 128-bit values become Python ints through numpy's tolist
 when they all fit 64 bits (else int.from_bytes per value), Decimals
-through Decimal(int) times 1E-scale in a context wide enough never to
-round (exact at 38 digits). Values within a narrow range (a quantity, a
+through 1E-scale times each int in a context wide enough never to round
+(exact at 38 digits). Values within a narrow range (a quantity, a
 discount) index a table of Decimals made for the range; other repeated
 values share one object per distinct value, unless a sample shows them
 mostly distinct. As float64: one vectorised division. Dates: the same
@@ -33,7 +33,6 @@ datetime64[D] to object conversion), shared.
 import decimal
 import functools
 import itertools
-import operator
 
 import numpy as np
 import pandas as pd
@@ -202,7 +201,12 @@ def _sliced(offsets, data, decode, rows=None):
     one str or bytes (one decode, no copy for text), one C-level slice per
     value. Text is sliced by characters: a value's character offset is its
     byte offset less the UTF-8 continuation bytes before it (none in ASCII
-    text)."""
+    text). A few rows (the distinct values of a repeated column) are cut
+    out one by one instead of decoding the batch's data whole for them
+    (four ship instructions of a 64 Ki-row batch: 0.004 against 0.05 ms)."""
+    if rows is not None and len(rows) <= _FEW_ROWS:
+        pieces = [data[a:b].tobytes() for a, b in zip(offsets[rows].tolist(), offsets[rows + 1].tolist())]
+        return _object_array([p.decode("utf-8") for p in pieces] if decode else pieces)
     if decode:
         whole = str(data, "utf-8")  # straight from numpy's buffer
         if len(whole) != len(data):
@@ -241,6 +245,8 @@ _FLAG_BYTES = np.array([bytes([b]) for b in range(256)] + [b""], dtype=object)
 _FLAG_TEXT = np.array([chr(b) if b < 0x80 else None for b in range(256)] + [""], dtype=object)
 # _LOW_BYTES[k]: a 64-bit word's k low bytes (little-endian) set.
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+# Up to this many rows are sliced one by one (see _sliced).
+_FEW_ROWS = 64
 # A sample of this many rows tells a column of mostly distinct values.
 _SAMPLE = 4096
 # A string column's path is chosen for its later batches by the first batch
@@ -355,15 +361,17 @@ _FROM_LE = functools.partial(int.from_bytes, byteorder="little", signed=True)
 
 
 def _scaled(ints, scale, count):
-    """Decimal(i) * 10^-scale for each of count ints, an object array
-    (filled straight from the iterator, no list between): a product with 1E-scale keeps
-    the integer's digits and gives the exponent -scale, as scaleb does,
-    in a context wide enough never to round; it is the faster C call."""
-    values = map(decimal.Decimal, ints)
+    """i * 10^-scale as a Decimal for each of count ints, an object array
+    (filled straight from the iterator, no list between). 1E-scale's own
+    __mul__ takes each int as it is: the product keeps the integer's
+    digits and has the exponent -scale, as scaleb would give, in a context
+    wide enough never to round, and no Decimal is made of the int first
+    (1.8x faster than Decimal(i) * 1E-scale over 1 M prices: 159 against
+    290 ms)."""
     if scale == 0:
-        return np.fromiter(values, dtype=object, count=count)
+        return np.fromiter(map(decimal.Decimal, ints), dtype=object, count=count)
     with decimal.localcontext(EXACT):
-        scaled = map(operator.mul, values, itertools.repeat(decimal.Decimal(1).scaleb(-scale, EXACT)))
+        scaled = map(decimal.Decimal(1).scaleb(-scale, EXACT).__mul__, ints)
         return np.fromiter(scaled, dtype=object, count=count)
 
 
