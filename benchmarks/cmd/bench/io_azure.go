@@ -19,7 +19,7 @@ import (
 // (abfs://), and each scan read coalesced and per chunk behind the
 // counting proxy.
 func measureAzureRequests(ctx context.Context, tbl *lineitem.Table, scans []ioScan) ioStoreRequests {
-	res := ioStoreRequests{Store: "Azure (Azurite " + azuritetest.Version + ")"}
+	res := ioStoreRequests{Store: "Azure", Server: "Azurite " + azuritetest.Version}
 	dir, err := os.MkdirTemp("", "floe-bench-io-azure-")
 	if err != nil {
 		res.Status = "not run: " + err.Error()
