@@ -33,6 +33,6 @@
 // cores, of 10–16 ms for every package). A client is made on the first
 // gs:// operation; with no token, emulator or anonymous setting it looks
 // for application default credentials then (and may ask the metadata
-// server). A client of our own over the JSON API would save the 55 MB;
-// the issue asked for the well-kept library, and the size is its price.
+// server). A client of our own over the JSON API would save the 55 MB but
+// not the library's upkeep of auth, retries and uploads; we pay the size.
 package fileio
