@@ -14,7 +14,6 @@ import hmac
 import os
 import pickle
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import floe  # noqa: E402
 from floe import FloeError, Status  # noqa: E402
 
+from object_stores import ROWS, SCHEMA, find_server, free_port, sort_key  # noqa: E402
 from fixtures import FIXTURES, fixture  # noqa: E402
 
 VERSION = "3.37.0"
@@ -38,39 +38,13 @@ ACCOUNT = "devstoreaccount1"
 KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 CONTAINER = "floe-py"
 
-SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
-    {"id": 1, "name": "i", "required": False, "type": "int"},
-    {"id": 2, "name": "j", "required": False, "type": "int"},
-]}
-ROWS = [{"i": 1, "j": -1}, {"i": 2, "j": -1}, {"i": 3, "j": 5}, {"i": 4, "j": 10}, {"i": 5, "j": None}]
 
-
-def find_azurite():
-    explicit = os.environ.get("FLOE_AZURITE")
-    if explicit:
-        return explicit if os.access(explicit, os.X_OK) else None
-    found = shutil.which("azurite-blob")
-    if found:
-        return found
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    candidate = os.path.join(cache, "floe", f"azurite-{VERSION}", "node_modules", ".bin", "azurite-blob")
-    return candidate if os.access(candidate, os.X_OK) else None
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def sort_key(row):
-    return tuple((v is None, v) for v in row.values())
 
 
 class AzureTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        binary = find_azurite()
+        binary = find_server("azurite-blob", "FLOE_AZURITE", cached=f"azurite-{VERSION}/node_modules/.bin/azurite-blob")
         if binary is None:
             why = (f"azurite-blob not found ($FLOE_AZURITE, PATH, ~/.cache/floe/azurite-{VERSION}); install it with "
                    f"npm install --prefix ~/.cache/floe/azurite-{VERSION} azurite@{VERSION}")

@@ -13,8 +13,6 @@ import http.server
 import json
 import os
 import pickle
-import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -30,6 +28,7 @@ sys.path.insert(0, os.path.join(TESTS, ".."))
 import floe  # noqa: E402
 from floe import FloeError, Status  # noqa: E402
 
+from object_stores import ROWS, SCHEMA, find_server, free_port, sort_key  # noqa: E402
 from fixtures import FIXTURES, all_fixtures  # noqa: E402
 
 VERSION = "v1.56.1"
@@ -39,48 +38,13 @@ PROJECT = "floe-test"
 # check that no error message repeats it.
 TOKEN = "ya29.floe-py-not-a-real-token-7c1e"
 
-SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
-    {"id": 1, "name": "i", "required": False, "type": "int"},
-    {"id": 2, "name": "j", "required": False, "type": "int"},
-]}
-ROWS = [{"i": 1, "j": -1}, {"i": 2, "j": -1}, {"i": 3, "j": 5}, {"i": 4, "j": 10}, {"i": 5, "j": None}]
 
-
-def find_fake_gcs_server():
-    name = "fake-gcs-server"
-    explicit = os.environ.get("FLOE_FAKE_GCS_SERVER")
-    if explicit:
-        return explicit if os.path.isfile(explicit) and os.access(explicit, os.X_OK) else None
-    found = shutil.which(name)
-    if found:
-        return found
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    candidates = [os.path.join(cache, "floe", f"{name}-{VERSION}", name)]
-    try:
-        gopath = subprocess.run(["go", "env", "GOPATH"], capture_output=True, text=True, timeout=30).stdout.strip()
-        candidates += [os.path.join(d, "bin", name) for d in gopath.split(os.pathsep) if d]
-    except (OSError, subprocess.SubprocessError):
-        pass
-    for c in candidates:
-        if os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    return None
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def sort_key(row):
-    return tuple((v is None, repr(v)) for v in row.values())
 
 
 class GCSTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        binary = find_fake_gcs_server()
+        binary = find_server("fake-gcs-server", "FLOE_FAKE_GCS_SERVER", cached=f"fake-gcs-server-{VERSION}/fake-gcs-server", gopath=True)
         if binary is None:
             why = (f"fake-gcs-server not found ($FLOE_FAKE_GCS_SERVER, PATH, ~/.cache/floe/fake-gcs-server-{VERSION}, "
                    f"$(go env GOPATH)/bin); install it with go install github.com/fsouza/fake-gcs-server@{VERSION}")

@@ -11,7 +11,6 @@ wrote can be checked on disk."""
 import os
 import pickle
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,47 +24,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import floe  # noqa: E402
 from floe import FloeError, Status  # noqa: E402
 
+from object_stores import ROWS, SCHEMA, find_server, free_port, sort_key  # noqa: E402
 from fixtures import FIXTURES, fixture  # noqa: E402
 
 BUCKET = "floe-py"
 ACCESS_KEY = "floepyaccess"
 SECRET_KEY = "floepysecret0123456789"
 
-SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
-    {"id": 1, "name": "i", "required": False, "type": "int"},
-    {"id": 2, "name": "j", "required": False, "type": "int"},
-]}
-ROWS = [{"i": 1, "j": -1}, {"i": 2, "j": -1}, {"i": 3, "j": 5}, {"i": 4, "j": 10}, {"i": 5, "j": None}]
 
-
-def find_versitygw():
-    explicit = os.environ.get("FLOE_VERSITYGW")
-    if explicit:
-        return explicit if os.access(explicit, os.X_OK) else None
-    found = shutil.which("versitygw")
-    if found:
-        return found
-    candidates = []
-    try:
-        gopath = subprocess.run(["go", "env", "GOPATH"], capture_output=True, text=True, timeout=30).stdout.strip()
-        candidates += [os.path.join(d, "bin", "versitygw") for d in gopath.split(os.pathsep) if d]
-    except (OSError, subprocess.SubprocessError):
-        pass
-    candidates.append("/work/bin/versitygw")
-    for c in candidates:
-        if os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    return None
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def sort_key(row):
-    return tuple((v is None, v) for v in row.values())
 
 
 class S3Server:
@@ -74,7 +40,7 @@ class S3Server:
 
     @classmethod
     def setUpClass(cls):
-        binary = find_versitygw()
+        binary = find_server("versitygw", "FLOE_VERSITYGW", gopath=True, extra=["/work/bin/versitygw"])
         if binary is None:
             why = ("versitygw not found ($FLOE_VERSITYGW, PATH, $(go env GOPATH)/bin, /work/bin); install it with "
                    "go install github.com/versity/versitygw/cmd/versitygw@v1.8.0")
