@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/floedb/floe/benchmarks/lineitem"
@@ -42,20 +40,7 @@ func measureAzureRequests(ctx context.Context, tbl *lineitem.Table, scans []ioSc
 		return res
 	}
 	defer proxy.Close()
-	for _, sub := range []string{"data", "metadata"} {
-		if err := srv.UploadDir(ctx, filepath.Join(tbl.Location, sub), srv.Location("lineitem", sub)); err != nil {
-			res.Status = "not run: " + err.Error()
-			return res
-		}
-	}
-	rel, err := filepath.Rel(tbl.Location, tbl.MetadataPath)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		res.Status = fmt.Sprintf("not run: metadata %s is outside the table directory %s", tbl.MetadataPath, tbl.Location)
-		return res
-	}
 	opts := srv.OptionsVia(strings.TrimPrefix(proxy.URL, "http://"))
-	topts := table.Options{Azure: &opts, LocationMap: map[string]string{tbl.Location: srv.Location("lineitem")}}
-	res.Status = "ok"
-	res.Requests = measureRequests(ctx, proxy, srv.Location("lineitem", filepath.ToSlash(rel)), topts, scans)
+	measureStoreRequests(ctx, &res, srv, proxy, tbl, table.Options{Azure: &opts}, scans)
 	return res
 }

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/floedb/floe/benchmarks/lineitem"
 	"github.com/floedb/floe/iceberg/table"
@@ -33,20 +30,7 @@ func measureGCSRequests(ctx context.Context, tbl *lineitem.Table, scans []ioScan
 		return res
 	}
 	defer proxy.Close()
-	for _, sub := range []string{"data", "metadata"} {
-		if err := srv.UploadDir(ctx, filepath.Join(tbl.Location, sub), srv.Location("lineitem", sub)); err != nil {
-			res.Status = "not run: " + err.Error()
-			return res
-		}
-	}
-	rel, err := filepath.Rel(tbl.Location, tbl.MetadataPath)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		res.Status = fmt.Sprintf("not run: metadata %s is outside the table directory %s", tbl.MetadataPath, tbl.Location)
-		return res
-	}
 	opts := srv.OptionsVia(proxy.URL)
-	topts := table.Options{GCS: &opts, LocationMap: map[string]string{tbl.Location: srv.Location("lineitem")}}
-	res.Status = "ok"
-	res.Requests = measureRequests(ctx, proxy, srv.Location("lineitem", filepath.ToSlash(rel)), topts, scans)
+	measureStoreRequests(ctx, &res, srv, proxy, tbl, table.Options{GCS: &opts}, scans)
 	return res
 }

@@ -1,9 +1,46 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/floedb/floe/benchmarks/lineitem"
+	"github.com/floedb/floe/iceberg/table"
+	"github.com/floedb/floe/internal/s3test"
 )
+
+// storeServer is what part 1 needs of an emulator (gcstest's, azuritetest's
+// servers): uploads, and the store's location of a path.
+type storeServer interface {
+	Location(elems ...string) string
+	UploadDir(ctx context.Context, localDir, prefix string) error
+}
+
+// measureStoreRequests uploads the table's data and metadata files to srv
+// as "lineitem" and reads each scan coalesced and per chunk through proxy,
+// with opts (the store's settings, pointing at the proxy) and a location
+// map from the table's directory to the upload; res gets the runs and its
+// status, "ok" or why the part did not run.
+func measureStoreRequests(ctx context.Context, res *ioStoreRequests, srv storeServer, proxy *s3test.FaultProxy,
+	tbl *lineitem.Table, opts table.Options, scans []ioScan) {
+	for _, sub := range []string{"data", "metadata"} {
+		if err := srv.UploadDir(ctx, filepath.Join(tbl.Location, sub), srv.Location("lineitem", sub)); err != nil {
+			res.Status = "not run: " + err.Error()
+			return
+		}
+	}
+	rel, err := filepath.Rel(tbl.Location, tbl.MetadataPath)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		res.Status = fmt.Sprintf("not run: metadata %s is outside the table directory %s", tbl.MetadataPath, tbl.Location)
+		return
+	}
+	opts.LocationMap = map[string]string{tbl.Location: srv.Location("lineitem")}
+	res.Status = "ok"
+	res.Requests = measureRequests(ctx, proxy, srv.Location("lineitem", filepath.ToSlash(rel)), opts, scans)
+}
 
 // ioStoreRequests is part 1 (requests per scan with and without
 // coalescing) on an object store other than S3: its emulator on loopback,
