@@ -2,6 +2,7 @@ package fileio_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,17 +13,30 @@ import (
 	"github.com/floedb/floe/iceberg/fileio"
 )
 
-// S3 and Azure hold a refusal (401, 403) to the rule GCS's test above
-// holds it to: kind Unauthorized at once, naming the location, never the
-// secret, with one request.
-func TestS3AndAzureRefusedCredentialsAreUnauthorized(t *testing.T) {
+// A store that refuses the credentials (401, as GCS answers an expired
+// token; 403, a key without the right): every operation fails at once,
+// without retries, as kind Unauthorized, naming the location and never the
+// secret, and the server saw the credentials floe was given.
+func TestRefusedCredentialsAreUnauthorized(t *testing.T) {
 	const secret = "floe-test-refused-secret-key"
 	stores := []struct {
 		name     string
 		location string
 		answer   func(w http.ResponseWriter, status int)
 		open     func(url string) (fileio.FileIO, error)
+		// sent tells whether a request carried the credentials given.
+		sent func(r *http.Request) bool
 	}{
+		{"gcs", "gs://bucket/wh/t/metadata/v1.metadata.json",
+			func(w http.ResponseWriter, status int) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				fmt.Fprintf(w, `{"error": {"code": %d, "message": "Invalid Credentials"}}`, status)
+			},
+			func(url string) (fileio.FileIO, error) {
+				return fileio.NewGCS(t.Context(), fileio.GCSOptions{ServiceHost: url, OAuth2Token: secret})
+			},
+			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+secret }},
 		{"s3", "s3://bucket/wh/t/metadata/v1.metadata.json",
 			func(w http.ResponseWriter, status int) {
 				w.Header().Set("Content-Type", "application/xml")
@@ -32,7 +46,8 @@ func TestS3AndAzureRefusedCredentialsAreUnauthorized(t *testing.T) {
 			func(url string) (fileio.FileIO, error) {
 				return fileio.NewS3(t.Context(), fileio.S3Options{Endpoint: url, Region: "us-east-1", AccessKeyID: "AKIDFLOETEST",
 					SecretAccessKey: secret, PathStyle: true, MaxAttempts: 3})
-			}},
+			},
+			func(r *http.Request) bool { return strings.Contains(r.Header.Get("Authorization"), "Credential=AKIDFLOETEST/") }},
 		{"azure", "wasb://container/wh/t/metadata/v1.metadata.json",
 			func(w http.ResponseWriter, status int) {
 				w.Header().Set("x-ms-error-code", "AuthenticationFailed")
@@ -41,13 +56,18 @@ func TestS3AndAzureRefusedCredentialsAreUnauthorized(t *testing.T) {
 			func(url string) (fileio.FileIO, error) {
 				return fileio.NewAzure(fileio.AzureOptions{AccountName: "floetest", AccountKey: "ZmxvZS10ZXN0LXJlZnVzZWQtc2VjcmV0LWtleQ==",
 					BlobStorageAuthority: strings.TrimPrefix(url, "http://"), BlobStorageScheme: "http", MaxAttempts: 3})
-			}},
+			},
+			func(r *http.Request) bool { return strings.HasPrefix(r.Header.Get("Authorization"), "SharedKey floetest:") }},
 	}
 	for _, st := range stores {
 		for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
 			var requests atomic.Int64
+			var sent atomic.Bool
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				requests.Add(1)
+				if st.sent(r) {
+					sent.Store(true)
+				}
 				st.answer(w, status)
 			}))
 			files, err := st.open(srv.URL)
@@ -58,6 +78,7 @@ func TestS3AndAzureRefusedCredentialsAreUnauthorized(t *testing.T) {
 			ops := map[string]func() error{
 				"ReadFile":          func() error { _, err := files.ReadFile(t.Context(), st.location); return err },
 				"Stat":              func() error { _, err := files.Stat(t.Context(), st.location); return err },
+				"WriteFile":         func() error { return files.WriteFile(t.Context(), st.location, []byte("{}")) },
 				"WriteFileIfAbsent": func() error { return files.WriteFileIfAbsent(t.Context(), st.location, []byte("{}")) },
 			}
 			for name, op := range ops {
@@ -72,6 +93,9 @@ func TestS3AndAzureRefusedCredentialsAreUnauthorized(t *testing.T) {
 				if n := requests.Load() - before; n != 1 {
 					t.Errorf("%s %d: %s: %d requests, want no retries of a refusal", st.name, status, name, n)
 				}
+			}
+			if !sent.Load() {
+				t.Errorf("%s %d: the server never saw the credentials", st.name, status)
 			}
 			srv.Close()
 		}
