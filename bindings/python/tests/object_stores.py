@@ -1,11 +1,14 @@
 """What the object-store tests (test_s3, test_gcs, test_azure) share: the
-small table they write, a free loopback port, a row order that tolerates
-nulls, and finding a server binary the way internal/*test finds it."""
+small table they write and the write scenario each runs on it, a free
+loopback port, a row order that tolerates nulls, and finding a server
+binary the way internal/*test finds it."""
 
 import os
 import shutil
 import socket
 import subprocess
+
+import floe
 
 SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
     {"id": 1, "name": "i", "required": False, "type": "int"},
@@ -52,3 +55,24 @@ def find_server(name, env, cached=None, gopath=False, extra=()):
         if os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     return None
+
+
+def append_replace_and_retry(test, location, reopen_at=None, **store):
+    """The write scenario every store's test runs: a table partitioned by j
+    created at location (store: its settings, as Table.create takes them),
+    ROWS appended with token step-1 and partition j=5 replaced with step-2;
+    then, through a fresh handle at reopen_at (another spelling of the same
+    location; default location), the rows are checked and the retried
+    append commits nothing. Returns the first handle, still open, and the
+    rows the table holds sorted by sort_key."""
+    t = floe.Table.create(location, SCHEMA, partition_by=["j"], **store)
+    first = t.append(ROWS, token="step-1")
+    t.replace_partitions([{"i": 30, "j": 5}], token="step-2")
+    want = sorted([ROWS[0], ROWS[1], ROWS[3], ROWS[4], {"i": 30, "j": 5}], key=sort_key)
+    with floe.Table.open(reopen_at or location, **store) as again:
+        test.assertEqual(sorted(again.scan().to_pylist(), key=sort_key), want)
+        # A retried step, through a fresh handle, commits nothing.
+        test.assertEqual(again.append(ROWS, token="step-1"), first)
+        test.assertEqual(len(again.metadata["snapshots"]), 2)
+        test.assertEqual(sorted(again.scan().to_pylist(), key=sort_key), want)
+    return t, want

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(TESTS, ".."))
 import floe  # noqa: E402
 from floe import FloeError, Status  # noqa: E402
 
-from object_stores import ROWS, SCHEMA, find_server, free_port, sort_key  # noqa: E402
+from object_stores import ROWS, SCHEMA, append_replace_and_retry, find_server, free_port, sort_key  # noqa: E402
 from fixtures import FIXTURES, all_fixtures  # noqa: E402
 
 VERSION = "v1.56.1"
@@ -37,8 +37,6 @@ PROJECT = "floe-test"
 # A bearer token floe sends as it is; fake-gcs-server takes any. The tests
 # check that no error message repeats it.
 TOKEN = "ya29.floe-py-not-a-real-token-7c1e"
-
-
 
 
 class GCSTest(unittest.TestCase):
@@ -159,16 +157,8 @@ class GCSTest(unittest.TestCase):
 
     def test_create_append_overwrite_and_retry(self):
         location = self.location("wh", "db", "events")
-        t = floe.Table.create(location, SCHEMA, partition_by=["j"], gcs=self.gcs)
-        first = t.append(ROWS, token="step-1")
-        t.replace_partitions([{"i": 30, "j": 5}], token="step-2")
-        want = sorted([ROWS[0], ROWS[1], ROWS[3], ROWS[4], {"i": 30, "j": 5}], key=sort_key)
+        t, _ = append_replace_and_retry(self, location, gcs=self.gcs)
         with floe.Table.open(location, gcs=self.gcs) as again:
-            self.assertEqual(sorted(again.scan().to_pylist(), key=sort_key), want)
-            # A retried step, through a fresh handle, commits nothing.
-            self.assertEqual(again.append(ROWS, token="step-1"), first)
-            self.assertEqual(len(again.metadata["snapshots"]), 2)
-            self.assertEqual(sorted(again.scan().to_pylist(), key=sort_key), want)
             # Overwrite replaces every row; its retry commits nothing either.
             replaced = again.overwrite([{"i": 7, "j": 7}], token="step-3")
             self.assertEqual(again.overwrite([{"i": 7, "j": 7}], token="step-3"), replaced)
