@@ -366,8 +366,8 @@ def _scaled(ints, scale, count):
     __mul__ takes each int as it is: the product keeps the integer's
     digits and has the exponent -scale, as scaleb would give, in a context
     wide enough never to round, and no Decimal is made of the int first
-    (1.8x faster than Decimal(i) * 1E-scale over 1 M prices: 159 against
-    290 ms)."""
+    (1 M distinct prices in 64 Ki-row batches, one process: 127 ms against
+    174 ms for Decimal(i) * 1E-scale)."""
     if scale == 0:
         return np.fromiter(map(decimal.Decimal, ints), dtype=object, count=count)
     with decimal.localcontext(EXACT):
