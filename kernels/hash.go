@@ -30,7 +30,14 @@ func hashBytes(b []byte) uint64 {
 		h = mix(h^binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]))
 		b = b[16:]
 	}
-	var x, y uint64
+	x, y := tailWords(b)
+	return mix(h^x, y^uint64(len(b)))
+}
+
+// tailWords reads at most 16 bytes as two words of overlapping reads:
+// for each length the pair holds every byte, so two strings of one
+// length are equal exactly when their pairs are.
+func tailWords(b []byte) (x, y uint64) {
 	switch n := len(b); {
 	case n >= 8:
 		x, y = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
@@ -39,7 +46,7 @@ func hashBytes(b []byte) uint64 {
 	case n > 0:
 		x = uint64(b[0])<<16 | uint64(b[n/2])<<8 | uint64(b[n-1])
 	}
-	return mix(h^x, y^uint64(len(b)))
+	return x, y
 }
 
 // canonicalFloat maps equal keys to equal bits: -0.0 to 0.0 and every NaN
