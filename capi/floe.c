@@ -583,3 +583,12 @@ floe_status floe_task_io_free(floe_task_io* io) {
   if (io == NULL) return FLOE_OK;
   return capiTaskIOFree((uintptr_t)io);
 }
+
+floe_status floe_binary_dictionary(const int64_t* offsets, int64_t n, const uint8_t* data, int64_t data_len,
+                                   int64_t max_distinct, int32_t* codes, int64_t* firsts, int64_t* distinct) {
+  capi_clear_error();
+  REQUIRE(distinct != NULL, "floe_binary_dictionary", "distinct");
+  *distinct = -1;
+  REQUIRE(offsets != NULL, "floe_binary_dictionary", "offsets");
+  return capiBinaryDictionary((int64_t*)offsets, n, (uint8_t*)data, data_len, max_distinct, codes, firsts, distinct);
+}

@@ -1280,6 +1280,45 @@ const char* floe_capsule_schema_name(void);  /* "arrow_schema" */
 void floe_capsule_release_stream(void* capsule);
 void floe_capsule_release_schema(void* capsule);
 
+/* ------------------------------------------------------------------------
+ * A binding's objects from Arrow buffers in one C loop, for bindings with
+ * no compiled extension (the ctypes binding's to_pandas), in place of one
+ * interpreted step per value.
+ * ------------------------------------------------------------------------ */
+
+/* Dictionary-encodes the n values of an Arrow binary or utf8 array, value i
+ * being data[offsets[i] .. offsets[i+1]) (n+1 offsets, data_len bytes of
+ * data). codes (n of them) gets each value's code, codes counted from 0 in
+ * the order the values first appear; firsts (room for min(n, max_distinct))
+ * the first row holding each code's value. *distinct is the number of
+ * distinct values, or -1 (codes and firsts then partly written) as soon as
+ * there are more than max_distinct: a column of mostly distinct values is
+ * given up early. Offsets that go backwards or leave data are
+ * FLOE_INVALID_ARGUMENT. Needs no interpreter. */
+floe_status floe_binary_dictionary(const int64_t* offsets, int64_t n, const uint8_t* data, int64_t data_len,
+                                   int64_t max_distinct, int32_t* codes, int64_t* firsts, int64_t* distinct);
+
+/* CPython only, called holding the GIL (ctypes.PyDLL). out holds n owned
+ * references (an object array's Nones); each is released and replaced by
+ * value i's object: a str (text != 0; strict UTF-8) or bytes of
+ * data[starts[i] .. ends[i]). Returns n; or the index of the value that
+ * failed, with a Python exception set (UnicodeDecodeError; ValueError for
+ * offsets outside data_len bytes); or -1 outside CPython. */
+int64_t floe_py_binary_objects(const int64_t* starts, const int64_t* ends, const uint8_t* data, int64_t data_len,
+                               int64_t n, int32_t text, void** out);
+
+/* CPython only, as floe_py_binary_objects: out[i] becomes factor * int
+ * (PyNumber_Multiply of values[i] made a Python int). With factor the
+ * Decimal 1E-scale, a decimal column's exact values, in the caller's
+ * decimal context. */
+int64_t floe_py_int64_products(const int64_t* values, int64_t n, void* factor, void** out);
+
+/* CPython only, as floe_py_binary_objects: out[i] becomes objects[codes[i]]
+ * (a new reference), codes being n int32 (code_bytes 4) or int64 (8)
+ * indexes into the n_objects objects; a code outside them is ValueError. */
+int64_t floe_py_take_objects(void* const* objects, int64_t n_objects, const void* codes, int32_t code_bytes, int64_t n,
+                             void** out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -219,6 +219,39 @@ static void check_error_mentions(const char* what) {
   }
 }
 
+/* floe_binary_dictionary on a small utf8 array: codes in the order values
+ * first appear, the empty value one of them; a bound below the distinct
+ * count gives up; bad offsets and pointers are refused. The floe_py_*
+ * functions need CPython: here, outside it, they make nothing. */
+static void test_binary_dictionary(void) {
+  const char data[] = "NRNRAILR";
+  const int64_t offsets[] = {0, 1, 2, 3, 3, 7, 8}; /* N R N "" RAIL R */
+  int32_t codes[6] = {0};
+  int64_t firsts[6] = {0}, distinct = 0;
+  CHECK_OK(floe_binary_dictionary(offsets, 6, (const uint8_t*)data, 8, 6, codes, firsts, &distinct));
+  CHECK_EQ_I64(distinct, 4);
+  const int32_t want_codes[] = {0, 1, 0, 2, 3, 1};
+  const int64_t want_firsts[] = {0, 1, 3, 4};
+  for (int i = 0; i < 6; i++) CHECK_EQ_I64(codes[i], want_codes[i]);
+  for (int i = 0; i < 4; i++) CHECK_EQ_I64(firsts[i], want_firsts[i]);
+  CHECK_OK(floe_binary_dictionary(offsets, 6, (const uint8_t*)data, 8, 3, codes, firsts, &distinct));
+  CHECK_EQ_I64(distinct, -1);
+  const int64_t backwards[] = {0, 2, 1};
+  CHECK_STATUS(floe_binary_dictionary(backwards, 2, (const uint8_t*)data, 8, 2, codes, firsts, &distinct),
+               FLOE_INVALID_ARGUMENT);
+  CHECK(strstr(floe_last_error(), "offset") != NULL);
+  const int64_t past_end[] = {0, 9};
+  CHECK_STATUS(floe_binary_dictionary(past_end, 1, (const uint8_t*)data, 8, 1, codes, firsts, &distinct),
+               FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_binary_dictionary(offsets, 6, (const uint8_t*)data, 8, 6, codes, firsts, NULL),
+               FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_binary_dictionary(offsets, 6, (const uint8_t*)data, 8, 6, NULL, firsts, &distinct),
+               FLOE_INVALID_ARGUMENT);
+  void* out[6] = {0};
+  CHECK_EQ_I64(floe_py_binary_objects(offsets, offsets + 1, (const uint8_t*)data, 8, 6, 1, out), -1);
+  CHECK(out[0] == NULL);
+}
+
 static void test_null_arguments(void) {
   floe_table* t = (floe_table*)1;
   floe_scan* s = (floe_scan*)1;
@@ -843,6 +876,7 @@ static const struct test tests[] = {
     {"basics", "plan_counts", test_plan_counts},
     {"basics", "schema", test_schema},
     {"basics", "metadata_file_and_dataset_name", test_metadata_file_and_dataset_name},
+    {"basics", "binary_dictionary", test_binary_dictionary},
     {"errors", "null_arguments", test_null_arguments},
     {"errors", "bad_options", test_bad_options},
     {"errors", "missing_table", test_missing_table},

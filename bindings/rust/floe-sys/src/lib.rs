@@ -211,6 +211,15 @@ extern "C" {
     pub fn floe_capsule_schema_name() -> *const c_char;
     pub fn floe_capsule_release_stream(capsule: *mut c_void);
     pub fn floe_capsule_release_schema(capsule: *mut c_void);
+
+    pub fn floe_binary_dictionary(offsets: *const i64, n: i64, data: *const u8, data_len: i64, max_distinct: i64,
+                                  codes: *mut i32, firsts: *mut i64, distinct: *mut i64) -> floe_status;
+    // CPython only (see floe.h): for bindings that make Python objects.
+    pub fn floe_py_binary_objects(starts: *const i64, ends: *const i64, data: *const u8, data_len: i64, n: i64,
+                                  text: i32, out: *mut *mut c_void) -> i64;
+    pub fn floe_py_int64_products(values: *const i64, n: i64, factor: *mut c_void, out: *mut *mut c_void) -> i64;
+    pub fn floe_py_take_objects(objects: *const *mut c_void, n_objects: i64, codes: *const c_void, code_bytes: i32,
+                                n: i64, out: *mut *mut c_void) -> i64;
 }
 
 #[cfg(test)]
@@ -304,6 +313,7 @@ mod tests {
             "int" => "c_int".to_string(),
             "void" => "c_void".to_string(),
             "int64_t" => "i64".to_string(),
+            "int32_t" => "i32".to_string(),
             "size_t" => "usize".to_string(),
             "uint8_t" => "u8".to_string(),
             b => b.to_string(),
