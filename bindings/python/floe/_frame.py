@@ -6,13 +6,17 @@ batch is moved out of the stream into a BatchOwner, and every view of its
 buffers holds that owner, so floe keeps the memory until the last view is
 gone (floe recycles a batch's buffers when it is released). A scan of one
 batch therefore hands pandas floe's memory as is; more batches are joined
-once per column (np.concatenate), the one copy a contiguous column needs.
-Strings, binaries, decimals and dates become objects in bulk (see
-_frame_objects: one object per distinct value, shared by its rows and
-across batches, as pyarrow's deduplicate_objects does). Each batch is
-converted as it arrives while a thread of its own asks floe for the
-next (_frame_prefetch), so floe decodes on one core while Python makes
-objects on another. What each Arrow type becomes:
+once per column, the one copy a contiguous column needs. Strings,
+binaries, decimals and dates become objects in bulk (see _frame_objects:
+C loops in libfloe, one object per distinct value shared by its rows and
+across batches as pyarrow's deduplicate_objects does; an object column's
+batches are joined by moving their objects, not copying them). Each
+batch is converted as it arrives while a thread of its own asks floe for
+the next (_frame_prefetch), so floe decodes on one core while Python
+makes objects on another; that thread takes the GIL once a batch, only
+to move the batch into its owner, so it never waits on the objects
+being made (dictionary-encoding the strings there too cost more in
+waits for the GIL than it saved). What each Arrow type becomes:
 
 ===========================  ==============================================
 Arrow                        pandas
@@ -133,14 +137,18 @@ class Piece:
         self.kind, self.values, self.mask = kind, values, mask
 
 
-def batch_pieces(owner, field, decoder, options=None):
-    """The batch's columns, in schema order, as Pieces."""
+def batch_pieces(owner, field, decoder, options=None, encoder=None):
+    """The batch's columns, in schema order, as Pieces; encoder (an
+    _frame_objects.Encoder) dictionary-encodes their strings."""
     options = options or Options()
     batch = owner.array
     pieces = []
     for i, child_field in enumerate(field.children):
         child = batch.children[i].contents
-        pieces.append(_piece(owner, child_field, child, batch.offset + child.offset, batch.length, decoder, options))
+        piece = _piece(owner, child_field, child, batch.offset + child.offset, batch.length, decoder, options)
+        if encoder is not None and isinstance(piece.values, _Bytes):
+            piece.values.encoding = encoder.encoding(i, piece.values.offsets, piece.values.data)
+        pieces.append(piece)
     return pieces
 
 
@@ -171,14 +179,15 @@ def _piece(owner, field, array, offset, n, decoder, options):
         offsets = _view(owner, array.buffers[1] + offset * width, _STRINGS[fmt], n + 1)
         start = int(offsets[0]) if n else 0
         data = _view(owner, array.buffers[2] + start, "u1", int(offsets[-1]) - start) if n else np.empty(0, np.uint8)
-        return Piece("utf8" if fmt in ("u", "U") else "binary", _Bytes(offsets, start, data), mask)
+        return Piece("utf8" if fmt in ("u", "U") else "binary", _Bytes(np.subtract(offsets, start, dtype=np.int64), data),
+                     mask)
     if fmt.startswith("d:") and _decimal_width(fmt) == 16:
         words = _view(owner, array.buffers[1] + offset * 16, "<u8", 2 * n).reshape(n, 2)
         return Piece("d:" + fmt[2:].split(",")[1], _zeroed(words, mask), mask)
     if fmt.startswith("w:") and not decoder._is_uuid(field):
         width = int(fmt[2:])
         data = _view(owner, array.buffers[1] + offset * width, "u1", n * width)
-        return Piece("binary", _Bytes(np.arange(n + 1, dtype=np.int64) * width, 0, data), mask)
+        return Piece("binary", _Bytes(np.arange(n + 1, dtype=np.int64) * width, data), mask)
     if fmt == "n":
         return Piece("object", np.full(n, None, dtype=object))
     # Python values: the decoder reads the child from its own offset; the
@@ -189,29 +198,16 @@ def _piece(owner, field, array, offset, n, decoder, options):
 
 
 class _Bytes:
-    """A batch's variable-width values: Arrow offsets (start is the first)
-    and the data they point into, from start on."""
+    """A batch's variable-width values: int64 offsets from 0 into data,
+    and their dictionary encoding (_frame_objects.strings' encoding)."""
 
-    __slots__ = ("offsets", "start", "data")
+    __slots__ = ("offsets", "data", "encoding")
 
-    def __init__(self, offsets, start, data):
-        self.offsets, self.start, self.data = offsets, start, data
+    def __init__(self, offsets, data):
+        self.offsets, self.data, self.encoding = offsets, data, _frame_objects.NOT_ENCODED
 
     def __len__(self):
         return len(self.offsets) - 1
-
-    @staticmethod
-    def join(parts):
-        """(int64 offsets from 0, data) of the parts one after another."""
-        if len(parts) == 1:
-            p = parts[0]
-            return p.offsets.astype(np.int64) - p.start, p.data
-        offsets = [np.zeros(1, np.int64)]
-        shift = 0
-        for p in parts:
-            offsets.append(p.offsets[1:].astype(np.int64) - p.start + shift)
-            shift += len(p.data)
-        return np.concatenate(offsets), np.concatenate([p.data for p in parts])
 
 
 def _decimal_width(fmt):
@@ -242,7 +238,7 @@ def _empty_piece(field, options):
     if fmt.startswith("d:") and _decimal_width(fmt) == 16:
         return Piece("d:" + fmt[2:].split(",")[1], np.empty((0, 2), np.uint64))
     if fmt in _STRINGS:
-        return Piece("utf8" if fmt in ("u", "U") else "binary", _Bytes(np.zeros(1, np.int64), 0, np.empty(0, np.uint8)))
+        return Piece("utf8" if fmt in ("u", "U") else "binary", _Bytes(np.zeros(1, np.int64), np.empty(0, np.uint8)))
     return Piece("object", np.empty(0, dtype=object))
 
 
@@ -268,7 +264,9 @@ class Column:
                 kind, values = "object", _frame_objects.dates(values, self.known)
         elif kind.startswith("d:"):
             scale = int(kind[2:])
-            lo, hi = np.ascontiguousarray(values[:, 0]), np.ascontiguousarray(values[:, 1]).view(np.int64)
+            # Strided views of the two words, no copy: what reads them
+            # makes its own contiguous result.
+            lo, hi = values[:, 0], values[:, 1].view(np.int64)
             if options.decimal_as_float:
                 kind, values = "g", _frame_objects.decimals_as_float(lo, hi, scale)
             else:
@@ -276,12 +274,11 @@ class Column:
                 kind, values = "object", _frame_objects.decimals(lo, hi, scale, self.known)
         elif kind in ("utf8", "binary"):
             self.known = self.known or _frame_objects.KnownText()
-            offsets, data = _Bytes.join([values])
-            values = _frame_objects.strings(offsets, data, kind == "utf8", self.known)
+            values = _frame_objects.strings(values.offsets, values.data, kind == "utf8", self.known, values.encoding)
             kind = "string" if kind == "utf8" else "object"
         self.kind = kind
         self.masks.append(mask if mask is not None else len(values))
-        if values.dtype == object:
+        if kind in ("object", "string"):
             self.parts.append(values)
         elif self.grown is not None:
             self.grown.add(values)
@@ -297,7 +294,10 @@ class Column:
         if not self.masks:
             self.add(_empty_piece(self.field, options), options)
         parts = [self.grown.array()] if self.grown is not None else self.parts
-        values = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if self.kind in ("object", "string"):
+            values = _frame_objects.joined(parts)
+        else:
+            values = parts[0] if len(parts) == 1 else np.concatenate(parts)
         mask = None
         if any(not isinstance(m, int) for m in self.masks):
             mask = np.concatenate([np.zeros(m, bool) if isinstance(m, int) else m for m in self.masks])
@@ -392,17 +392,24 @@ def _nanoseconds(values):
     return values.astype("datetime64[ns]")
 
 
+def _owned(field, batch):
+    """(field, the batch moved into a BatchOwner), on the thread reading
+    ahead: the one step there that needs the GIL (see _frame_prefetch)."""
+    return field, BatchOwner(batch)
+
+
 def to_pandas(batches, schema_fields, decoder, **kwargs):
     """A DataFrame from a scan's (schema Field, ArrowArray) batches;
     schema_fields() gives the columns of a scan with no batch; kwargs are
     Options."""
     options = Options(**kwargs)
+    encoder = _frame_objects.Encoder()
     columns = None
     try:
-        for field, owner in _frame_prefetch.prefetched(batches, BatchOwner):
+        for field, owner in _frame_prefetch.prefetched(batches, _owned):
             if columns is None:
                 columns = [Column(f) for f in field.children]
-            for column, piece in zip(columns, batch_pieces(owner, field, decoder, options)):
+            for column, piece in zip(columns, batch_pieces(owner, field, decoder, options, encoder)):
                 column.add(piece, options)
     except BaseException:
         # The traceback holds this frame: the batches converted so far go

@@ -1,41 +1,38 @@
 """The object columns of Scan.to_pandas (strings, binaries, decimals,
-dates), built in bulk with numpy from floe's Arrow buffers: no Python loop
-over the values, Python objects made by C-level calls (map over str
-slicing and C constructors, ndarray.astype).
+dates), built in bulk from floe's Arrow buffers: no Python loop over the
+values. The objects are made by C loops: libfloe's floe_py_* calls
+CPython's own constructors once per value (a str, bytes or Decimal), and
+numpy's astype makes dates.
 
-Strings and binaries take one of two paths, chosen from a sample of a few
-thousand values:
+Strings and binaries: libfloe dictionary-encodes each batch's values
+(floe_binary_dictionary: one hash per value, codes in the order values
+first appear). When at most half the rows are distinct (a flag, a ship
+mode), one object is made per distinct value and shared by its rows and
+with the column's later batches, as pyarrow's to_pandas does
+(deduplicate_objects); the encoding gives up as soon as more are
+distinct, and the column's first batch of _CHOOSING_ROWS or more decides
+whether later ones try. Otherwise (a comment) every value gets its own
+object, made straight from the buffer.
 
-- Mostly distinct values (a comment): the column's data becomes one str
-  (one decode straight from the buffer) or bytes, and each value is a
-  C-level slice of it (text by character offsets, counted from the UTF-8
-  continuation bytes when the text is not ASCII). No separator byte, no
-  copy of the data.
-- Repeated values up to 64 bytes (a flag, a ship mode): each value is
-  keyed exactly by its length and its 64-bit words (read unaligned with
-  one fancy index per word), the words are hashed, the hashes factorized,
-  and every row checked against its key's first row (a collision only
-  costs the sharing); one object is made per distinct value and shared
-  by its rows, as pyarrow's to_pandas does (deduplicate_objects).
-  Single-byte values index a table of the 256 bytes directly.
-
-Decimals: the 128-bit values become Python ints through numpy's tolist
-when they all fit 64 bits (else int.from_bytes per value), Decimals
-through 1E-scale times each int in a context wide enough never to round
-(exact at 38 digits). Values within a narrow range (a quantity, a
-discount) index a table of Decimals made for the range; other repeated
-values share one object per distinct value, unless a sample shows them
-mostly distinct. As float64: one vectorised division. Dates: the same
-table of datetime.date objects for the days' range (numpy's
-datetime64[D] to object conversion), shared.
+Decimals: values within 64 bits are 1E-scale times each value made an
+int (floe_py_int64_products), in a context wide enough never to round
+(exact at 38 digits); wider ones go through int.from_bytes per value.
+Values within a narrow range (a quantity, a discount) index a table of
+Decimals made for the range; other repeated values share one object per
+distinct value, unless a sample shows them mostly distinct. As float64:
+one vectorised division. Dates: the same table of datetime.date objects
+for the days' range (numpy's datetime64[D] to object conversion), shared.
 """
 
+import ctypes
 import decimal
 import functools
-import itertools
 
 import numpy as np
 import pandas as pd
+
+from . import _lib
+from ._calls import _check
 
 # Exact for every decimal128 and decimal256 (76 digits).
 EXACT = decimal.Context(prec=100, Emin=-999999, Emax=999999)
@@ -150,9 +147,86 @@ def by_codes(codes, rows, make):
 
 
 def spread(objects, codes):
-    """objects[codes]: each row the object of its code. numpy's fancy
-    index of an object array is twice as fast as its take."""
-    return objects[codes]
+    """Each row the object of its code: a Spread, taken when the column is
+    joined."""
+    return Spread(objects, codes)
+
+
+class Spread:
+    """A batch's part of an object column whose rows share objects: row
+    i's object is objects[codes[i]]. The rows are given their objects
+    when the column's parts are joined (joined), straight into the
+    column, instead of an object array per batch then copied into it."""
+
+    __slots__ = ("objects", "codes")
+
+    def __init__(self, objects, codes):
+        self.objects, self.codes = objects, codes
+
+    def __len__(self):
+        return len(self.codes)
+
+    def array(self):
+        return self.objects[self.codes]
+
+
+def array(part):
+    """A part (an object array or a Spread) as an object array."""
+    return part.array() if isinstance(part, Spread) else part
+
+
+def joined(parts):
+    """One object array of a column's parts (object arrays, each made
+    for the column and held by nothing else, and Spreads), in order. A
+    Spread's rows take their objects straight into the column
+    (floe_py_take_objects); an array's objects are moved, not copied: a
+    copy (np.concatenate) touches every object's reference count twice
+    (once to copy, once as the part is freed), a cache miss per value
+    when the objects are distinct (1 M Decimals in 16 parts: 40 ms
+    copied, 7 ms moved). The column starts as one object (None)
+    repeated; each array, once moved, is filled with that object's
+    pointer, so the part frees the references the column held and every
+    reference count stays exact."""
+    if len(parts) == 1:
+        return array(parts[0])
+    out = np.empty(sum(len(p) for p in parts), dtype=object)
+    pointers = _pointers(out)
+    filler = pointers[0] if len(out) else 0
+    start = 0
+    for part in parts:
+        if isinstance(part, Spread):
+            _take(part.objects, part.codes, out, start)
+        else:
+            if not (part.flags.c_contiguous and part.flags.owndata):
+                part = part.copy()  # not one of ours to move from: copy it first
+            held = _pointers(part)
+            pointers[start:start + len(part)] = held
+            held[:] = filler
+        start += len(part)
+    return out
+
+
+def _take(objects, codes, out, start):
+    """out[start:start + len(codes)] = objects[codes], in one pass."""
+    objects = _object_array(objects)
+    if not objects.flags.c_contiguous:
+        objects = objects.copy()
+    if codes.dtype not in (np.int32, np.int64):
+        codes = codes.astype(np.int64)
+    codes = np.ascontiguousarray(codes)
+    made = _lib.python_objects().floe_py_take_objects(objects.ctypes.data, len(objects), codes.ctypes.data,
+                                                      codes.itemsize, len(codes), out.ctypes.data + out.itemsize * start)
+    if made != len(codes):
+        raise RuntimeError("libfloe's floe_py_take_objects runs only inside CPython")
+
+
+def _pointers(objects):
+    """The object pointers of a contiguous object array, as a writable
+    int64 view of its memory (numpy refuses to view an object array as
+    another dtype)."""
+    if not len(objects):
+        return np.empty(0, np.int64)
+    return np.frombuffer((ctypes.c_int64 * len(objects)).from_address(objects.ctypes.data), np.int64)
 
 
 def _object_array(values):
@@ -162,166 +236,113 @@ def _object_array(values):
 
 
 class KnownText:
-    """A string or binary column's path, chosen on its first batch of
-    _CHOOSING_ROWS or more (its sample tells repeated values from mostly
-    distinct ones), and the
-    objects its repeated values got, shared with later batches."""
+    """The objects a string or binary column's repeated values got
+    (value: object), shared with its later batches."""
 
-    __slots__ = ("repeated", "objects")
+    __slots__ = ("objects",)
 
     def __init__(self):
-        self.repeated, self.objects = None, {}
+        self.objects = {}
 
 
-def strings(offsets, data, decode, known=None):
+# strings' encoding before it is known: strings encodes the values itself.
+NOT_ENCODED = object()
+
+
+def strings(offsets, data, decode, known=None, encoding=NOT_ENCODED):
     """Every value of an Arrow utf8/binary array as str (decode) or bytes
     objects. offsets are the array's n+1 offsets (int64, relative to data),
     data its bytes as uint8; known (a KnownText) carries the column's
-    choices and objects from batch to batch."""
-    n = len(offsets) - 1
-    if n == 0:
+    objects from batch to batch; encoding is the values' (encode's, or
+    an Encoder's) when already known."""
+    if len(offsets) == 1:
         return np.empty(0, dtype=object)
-    known = known if known is not None else KnownText()
-    repeated = known.repeated
-    if repeated is None:
-        repeated = n > 1 and _mostly_repeated(offsets, data)
-        if n >= _CHOOSING_ROWS:
-            # A batch of a few rows (a small file read first) tells little
-            # of the column: it takes its own path, a later batch chooses.
-            known.repeated = repeated
-    if repeated:
-        repeated = _repeated(offsets, data, decode, known.objects)
-        if repeated is not None:
-            return repeated
-    return _sliced(offsets, data, decode)
+    if encoding is NOT_ENCODED:
+        encoding = encode(offsets, data)
+    if encoding is None:
+        return binary_objects(offsets[:-1], offsets[1:], data, decode)
+    # One object per distinct value; a value an earlier batch made keeps
+    # that object.
+    objects = (known if known is not None else KnownText()).objects
+    made = binary_objects(offsets[encoding.firsts], offsets[encoding.firsts + 1], data, decode)
+    made = _object_array(list(map(objects.setdefault, made, made)))
+    return spread(made, encoding.codes)
 
 
-def _sliced(offsets, data, decode, rows=None):
-    """The values (of rows, or all) sliced out of the column's data made
-    one str or bytes (one decode, no copy for text), one C-level slice per
-    value. Text is sliced by characters: a value's character offset is its
-    byte offset less the UTF-8 continuation bytes before it (none in ASCII
-    text). A few rows (the distinct values of a repeated column) are cut
-    out one by one instead of decoding the batch's data whole for them
-    (four ship instructions of a 64 Ki-row batch: 0.004 against 0.05 ms)."""
-    if rows is not None and len(rows) <= _FEW_ROWS:
-        pieces = [data[a:b].tobytes() for a, b in zip(offsets[rows].tolist(), offsets[rows + 1].tolist())]
-        return _object_array([p.decode("utf-8") for p in pieces] if decode else pieces)
-    if decode:
-        whole = str(data, "utf-8")  # straight from numpy's buffer
-        if len(whole) != len(data):
-            continuation = np.zeros(len(data) + 1, np.int64)
-            np.cumsum((data & 0xC0) == 0x80, out=continuation[1:])
-            offsets = offsets - continuation[offsets]
-    else:
-        whole = data.tobytes()
-    if rows is None:
-        # One list of the offsets, read from 0 and from 1 (map stops at the shorter).
-        starts = offsets.tolist()
-        ends = itertools.islice(starts, 1, None)
-    else:
-        starts, ends = offsets[rows].tolist(), offsets[rows + 1].tolist()
-    values = map(whole.__getitem__, map(slice, starts, ends))
-    return np.fromiter(values, dtype=object, count=len(offsets) - 1 if rows is None else len(rows))
+class Encoding:
+    """The values' dictionary encoding: each row's code (codes in the
+    order values first appear) and each code's first row."""
+
+    __slots__ = ("codes", "firsts")
+
+    def __init__(self, codes, firsts):
+        self.codes, self.firsts = codes, firsts
 
 
-def _mostly_repeated(offsets, data):
-    """Whether a sample of the values (a few thousand, evenly spread)
-    repeats: then one object per distinct value beats making one per
-    row."""
+def encode(offsets, data):
+    """The Encoding of the values, or None when more than _most_shared(n)
+    are distinct: libfloe (floe_binary_dictionary) gives up there, having
+    hashed only as many, and lets go of the GIL while it works."""
     n = len(offsets) - 1
-    rows = np.arange(0, n, max(1, n // _SAMPLE))
-    raw = data.tobytes() if len(data) <= 1 << 20 else None
-    sample = set()
-    for a, b in zip(offsets[rows].tolist(), offsets[rows + 1].tolist()):
-        sample.add(raw[a:b] if raw is not None else data[a:b].tobytes())
-    return len(sample) * 2 <= len(rows)
+    most = min(n, _most_shared(n))
+    codes = np.empty(n, np.int32)
+    firsts = np.empty(max(most, 1), np.int64)
+    distinct = ctypes.c_int64()
+    _check(_lib.library().floe_binary_dictionary(offsets.ctypes.data, n, data.ctypes.data, len(data), most,
+                                                  codes.ctypes.data, firsts.ctypes.data, ctypes.byref(distinct)))
+    if distinct.value < 0:
+        return None
+    return Encoding(codes, firsts[:distinct.value])
 
 
-# The one-byte values by their byte, and the empty value at 256, as bytes
-# and as text (a byte past ASCII never stands alone in UTF-8): made once,
-# not per batch.
-_FLAG_BYTES = np.array([bytes([b]) for b in range(256)] + [b""], dtype=object)
-_FLAG_TEXT = np.array([chr(b) if b < 0x80 else None for b in range(256)] + [""], dtype=object)
-# _LOW_BYTES[k]: a 64-bit word's k low bytes (little-endian) set.
-_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
-# Up to this many rows are sliced one by one (see _sliced).
-_FEW_ROWS = 64
-# A sample of this many rows tells a column of mostly distinct values.
-_SAMPLE = 4096
+def _most_shared(n):
+    """The most distinct values n rows may hold and still share objects:
+    half of them (more, and finding them costs more than it saves)."""
+    return n // 2
+
+
+class Encoder:
+    """Encodes the string columns of a scan's batches. A column whose
+    first batch of _CHOOSING_ROWS or more is mostly distinct (a comment)
+    is not encoded again; a batch of a few rows (a small file read
+    first) tells little of the column, so a later one chooses."""
+
+    __slots__ = ("distinct",)
+
+    def __init__(self):
+        self.distinct = set()
+
+    def encoding(self, column, offsets, data):
+        """encode's answer for the column (its index in the batch)."""
+        if column in self.distinct:
+            return None
+        encoding = encode(offsets, data)
+        if encoding is None and len(offsets) - 1 >= _CHOOSING_ROWS:
+            self.distinct.add(column)
+        return encoding
+
+
+def binary_objects(starts, ends, data, decode):
+    """An object array of the str (decode) or bytes of data[starts[i]:ends[i]]
+    for each i: one C loop calling CPython's own constructors
+    (floe_py_binary_objects), no interpreted step per value."""
+    starts = np.ascontiguousarray(starts, np.int64)
+    ends = np.ascontiguousarray(ends, np.int64)
+    out = np.empty(len(starts), dtype=object)
+    made = _lib.python_objects().floe_py_binary_objects(starts.ctypes.data, ends.ctypes.data, data.ctypes.data,
+                                                        len(data), len(out), int(bool(decode)), out.ctypes.data)
+    if made != len(out):
+        raise RuntimeError("libfloe's floe_py_binary_objects runs only inside CPython")
+    return out
+
+
 # A string column's path is chosen for its later batches by the first batch
 # of at least this many rows.
 _CHOOSING_ROWS = 64
-# Repeated values up to this many bytes are keyed exactly by their 64-bit
-# words; longer ones are sliced one object per row.
-_SHARED_WIDTH = 64
 
 
-def _repeated(offsets, data, decode, objects=None):
-    """The values, one object per distinct value shared by its rows, or
-    None when they are longer than _SHARED_WIDTH or mostly distinct.
-    objects (value: object) holds what earlier batches made.
-
-    A value of length l >= 8 is exactly its length and the 64-bit words
-    at byte min(8j, l - 8) for j < ceil(l / 8) (the last word overlaps
-    the one before it, so no masking); a shorter one its length and its
-    first word masked to l bytes. The words are hashed together into one
-    key that is factorized; every row is then compared with its key's
-    first row, word by word, so a hash collision only costs the sharing,
-    never a wrong value."""
-    n = len(offsets) - 1
-    lengths = np.diff(offsets)
-    longest = int(lengths.max())
-    if longest > _SHARED_WIDTH:
-        return None
-    if longest <= 1:
-        # Flags: the byte itself (256 for the empty value) is the code.
-        codes = np.where(lengths == 1, data[np.minimum(offsets[:-1], max(len(data) - 1, 0))] if len(data) else 0, 256)
-        return spread(_FLAG_TEXT if decode else _FLAG_BYTES, codes)
-    words = _key_words(offsets[:-1], lengths, data, longest)
-    with np.errstate(over="ignore"):
-        h = lengths.astype(np.uint64)
-        for w in words:
-            h *= np.uint64(0x9E3779B97F4A7C15)
-            h += w
-    codes, distinct = pd.factorize(h, sort=False)
-    if len(distinct) * 2 > n:
-        return None
-    first = np.empty(len(distinct), np.int64)
-    first[codes] = np.arange(n)
-    representative = first[codes]
-    if not np.array_equal(lengths, lengths[representative]):
-        return None
-    for w in words:
-        if not np.array_equal(w, w[representative]):
-            return None
-    made = _sliced(offsets, data, decode, first)
-    if objects is not None:
-        # A value an earlier batch made keeps that object.
-        made = _object_array(list(map(objects.setdefault, made, made)))
-    return spread(made, codes)
-
-
-def _key_words(starts, lengths, data, longest):
-    """The 64-bit key words of each value (see _repeated), read unaligned:
-    a uint64 view of the data stepping one byte, indexed (numpy's fancy
-    indexing copies 8 bytes a row; its take is several times slower)."""
-    padded = np.zeros(len(data) + 8, np.uint8)
-    padded[:len(data)] = data
-    unaligned = np.ndarray(shape=(len(data) + 1,), dtype="<u8", buffer=padded, strides=(1,))
-    last = np.maximum(lengths - 8, 0)  # a short value's words all start at 0
-    # All ones for 8 bytes or more: a short value's words keep its bytes only.
-    keep = _LOW_BYTES[np.minimum(lengths, 8)]
-    words = []
-    for j in range(_words(longest)):
-        word = unaligned[starts + np.minimum(8 * j, last) if j else starts]
-        word &= keep
-        words.append(word)
-    return words
-
-
-def _words(nbytes):
-    return (nbytes + 7) // 8
+# A sample of this many keys tells a column of mostly distinct values.
+_SAMPLE = 4096
 
 
 def mostly_distinct(keys):
@@ -341,8 +362,8 @@ def decimals(lo, hi, scale, known=None):
     small = lo.view(np.int64)
     if np.array_equal(hi, small >> 63):
         if not _narrow(small) and mostly_distinct(small):
-            return _scaled(small.tolist(), scale, len(small))
-        return by_value(small, lambda values: _scaled(values.tolist(), scale, len(values)), known)
+            return _scaled(small, scale)
+        return by_value(small, lambda values: _scaled(values, scale), known)
     pairs = np.empty((len(lo), 2), np.uint64)
     pairs[:, 0] = lo
     pairs[:, 1] = hi.view(np.uint64)
@@ -352,7 +373,7 @@ def decimals(lo, hi, scale, known=None):
 
     def make(rows):
         raw = np.ascontiguousarray(pairs[rows]).view("V16").ravel().astype(object)
-        return _scaled(map(_FROM_LE, raw), scale, len(raw))
+        return _scaled_ints(map(_FROM_LE, raw), scale, len(raw))
 
     return by_distinct(keys, make)
 
@@ -360,19 +381,32 @@ def decimals(lo, hi, scale, known=None):
 _FROM_LE = functools.partial(int.from_bytes, byteorder="little", signed=True)
 
 
-def _scaled(ints, scale, count):
-    """i * 10^-scale as a Decimal for each of count ints, an object array
-    (filled straight from the iterator, no list between). 1E-scale's own
-    __mul__ takes each int as it is: the product keeps the integer's
-    digits and has the exponent -scale, as scaleb would give, in a context
-    wide enough never to round, and no Decimal is made of the int first
-    (1 M distinct prices in 64 Ki-row batches, one process: 127 ms against
-    174 ms for Decimal(i) * 1E-scale)."""
-    if scale == 0:
-        return np.fromiter(map(decimal.Decimal, ints), dtype=object, count=count)
+def _scaled(values, scale):
+    """i * 10^-scale as a Decimal for each int64 i of values, an object
+    array: 1E-scale times each value made an int, in one C loop
+    (floe_py_int64_products). The product keeps the integer's digits and
+    has the exponent -scale, as scaleb would give, in a context wide
+    enough never to round (1 M distinct prices: 78 ms against 101 ms for
+    the same __mul__ mapped over the values' list)."""
+    values = np.ascontiguousarray(values, np.int64)
+    out = np.empty(len(values), dtype=object)
     with decimal.localcontext(EXACT):
-        scaled = map(decimal.Decimal(1).scaleb(-scale, EXACT).__mul__, ints)
-        return np.fromiter(scaled, dtype=object, count=count)
+        made = _lib.python_objects().floe_py_int64_products(values.ctypes.data, len(values), _unit(scale),
+                                                            out.ctypes.data)
+    if made != len(out):
+        raise RuntimeError("libfloe's floe_py_int64_products runs only inside CPython")
+    return out
+
+
+def _scaled_ints(ints, scale, count):
+    """_scaled for Python ints past 64 bits (count of them, an iterable)."""
+    with decimal.localcontext(EXACT):
+        return np.fromiter(map(_unit(scale).__mul__, ints), dtype=object, count=count)
+
+
+def _unit(scale):
+    """1E-scale, exactly."""
+    return decimal.Decimal(1).scaleb(-scale, EXACT)
 
 
 def decimals_as_float(lo, hi, scale):

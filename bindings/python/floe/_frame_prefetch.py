@@ -4,9 +4,10 @@ next batch while Python makes the objects of this one.
 floe's stream decodes a batch when it is asked for one (a scan of one
 file reads its row groups in turn), and ctypes lets go of the GIL for
 the call: a second thread asking for batches keeps a second core
-decoding while the first converts. A bounded queue holds the batches
-read ahead (_AHEAD), so at most that many wait, moved out of the stream
-into their owners (floe keeps their memory until the owner is gone).
+decoding while the first converts. That thread also runs the caller's
+prepare on each batch (moving it out of the stream into its owner). A
+bounded queue holds the batches read ahead (_AHEAD), so at most that
+many wait (floe keeps their memory until their owner is gone).
 """
 
 import queue
@@ -25,9 +26,10 @@ class _Failed:
         self.error = error
 
 
-def prefetched(batches, owner):
-    """Yields (field, owner(batch)) for each of the (field, batch) pairs of
-    batches, a generator read to its end by a thread of its own. The
+def prefetched(batches, prepare):
+    """Yields prepare(field, batch) for each of the (field, batch) pairs of
+    batches, a generator read to its end by a thread of its own (prepare
+    runs there too: it must move the batch out of the stream). The
     caller's exceptions stop the thread (the stream is released as the
     generator closes); the thread's (a read error, a progress callback's)
     are raised in the caller."""
@@ -37,7 +39,7 @@ def prefetched(batches, owner):
     def read():
         try:
             for field, batch in batches:
-                item = (field, owner(batch))
+                item = prepare(field, batch)
                 if stop.is_set():
                     return
                 ahead.put(item)

@@ -112,6 +112,8 @@ _SIGNATURES = {
     "floe_capsule_schema_name": (_c.c_void_p, []),
     "floe_capsule_release_stream": (None, [_c.c_void_p]),
     "floe_capsule_release_schema": (None, [_c.c_void_p]),
+    "floe_binary_dictionary": (_c.c_int, [_c.c_void_p, _c.c_int64, _c.c_void_p, _c.c_int64, _c.c_int64, _c.c_void_p,
+                                          _c.c_void_p, _P(_c.c_int64)]),
     "floe_table_create": (_c.c_int, [_c.c_char_p, _c.c_char_p, _c.c_char_p, _P(_c.c_void_p)]),
     "floe_append": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_char_p, _P(_c.c_int64)]),
     "floe_replace_partitions": (_c.c_int, [_c.c_void_p, _c.c_void_p, _c.c_char_p, _P(_c.c_int64)]),
@@ -160,8 +162,17 @@ _SIGNATURES = {
                                                    _P(_c.c_void_p)]),
 }
 
+# Called holding the GIL (see python_objects): they make Python objects.
+_PYTHON_SIGNATURES = {
+    "floe_py_binary_objects": (_c.c_int64, [_c.c_void_p, _c.c_void_p, _c.c_void_p, _c.c_int64, _c.c_int64, _c.c_int32,
+                                            _c.c_void_p]),
+    "floe_py_int64_products": (_c.c_int64, [_c.c_void_p, _c.c_int64, _c.py_object, _c.c_void_p]),
+    "floe_py_take_objects": (_c.c_int64, [_c.c_void_p, _c.c_int64, _c.c_void_p, _c.c_int32, _c.c_int64, _c.c_void_p]),
+}
+
 _lock = threading.Lock()
 _lib = None
+_python_lib = None
 
 
 def library():
@@ -194,3 +205,18 @@ def _load():
         "or install the package (pip install bindings/python) "
         f"(looked for {_PACKAGED}, {_REPO_BUILD} and the system library path: {hint})"
     )
+
+
+def python_objects():
+    """libfloe's functions that make Python objects (floe_py_*), loaded as
+    ctypes.PyDLL: the GIL stays held through the call, and a Python
+    exception the call set is raised after it."""
+    global _python_lib
+    if _python_lib is None:
+        lib = ctypes.PyDLL(library()._name)
+        for name, (restype, argtypes) in _PYTHON_SIGNATURES.items():
+            fn = getattr(lib, name)
+            fn.restype = restype
+            fn.argtypes = argtypes
+        _python_lib = lib
+    return _python_lib

@@ -315,7 +315,7 @@ class BatchByBatchTest(unittest.TestCase):
         # The caller giving up after two batches: the reader is stopped and
         # the stream released, though more batches were coming.
         scan = self.table.scan(batch_size=100)
-        batches = _frame_prefetch.prefetched(scan._batches(), lambda b: b.length)
+        batches = _frame_prefetch.prefetched(scan._batches(), lambda f, b: (f, b.length))
         self.assertEqual([n for _, n in itertools.islice(batches, 2)], [100, 100])
         batches.close()
         scan.close()
@@ -370,10 +370,11 @@ class BulkConversionTest(unittest.TestCase):
                 if not decode:
                     values = [v.encode("utf-8")[::-1] for v in values]  # not UTF-8 any more
                 offsets, data = self.arrow(values)
-                for path in ("sliced", "repeated"):
+                for path in ("distinct", "repeated"):
+                    # Sharing allowed up to every row, or never.
                     with self.subTest(repeated=repeated, decode=decode, path=path), \
-                            mock.patch.object(fo, "_mostly_repeated", lambda o, d: path == "repeated"):
-                        got = fo.strings(offsets, data, decode)
+                            mock.patch.object(fo, "_most_shared", lambda n: n if path == "repeated" else 0):
+                        got = fo.array(fo.strings(offsets, data, decode))
                         same_list(self, got.tolist(), values)
                         if path == "repeated" and repeated:
                             self.assertLess(len({id(v) for v in got}), 8)  # one object per distinct value
@@ -381,10 +382,10 @@ class BulkConversionTest(unittest.TestCase):
     def test_every_byte_and_length_on_the_repeated_path(self):
         from floe import _frame_objects as fo
 
-        # Values of every length around the 8-byte words and the 64-byte
-        # limit, differing only in one byte (first, middle or last), so a
-        # key that missed any byte would share a wrong object; and flags
-        # of every single byte.
+        # Values of every length around the hash's 8- and 16-byte words,
+        # differing only in one byte (first, middle or last), so a key
+        # that missed any byte would share a wrong object; and flags of
+        # every single byte.
         base = bytes(range(1, 80))
         values = [b""]
         for n in (1, 2, 7, 8, 9, 15, 16, 17, 24, 25, 63, 64, 65, 79):
@@ -393,16 +394,40 @@ class BulkConversionTest(unittest.TestCase):
         values += [bytes([i]) for i in range(256)]
         values = values * 3
         offsets, data = self.arrow(values)
-        with mock.patch.object(fo, "_mostly_repeated", lambda o, d: True):
-            same_list(self, fo.strings(offsets, data, False).tolist(), values)
-            short = [v for v in values if len(v) <= 64]
-            offsets, data = self.arrow(short)
-            got = fo.strings(offsets, data, False)
-            same_list(self, got.tolist(), short)
-            self.assertEqual(len({id(v) for v in got}), len(set(short)))
+        with mock.patch.object(fo, "_most_shared", lambda n: n):
+            got = fo.array(fo.strings(offsets, data, False))
+            same_list(self, got.tolist(), values)
+            self.assertEqual(len({id(v) for v in got}), len(set(values)))
             flags = [bytes([i % 128]) for i in range(300)] + [b""]
             offsets, data = self.arrow(flags)
-            same_list(self, fo.strings(offsets, data, True).tolist(), [f.decode() for f in flags])
+            same_list(self, fo.array(fo.strings(offsets, data, True)).tolist(), [f.decode() for f in flags])
+
+    def test_bad_text_and_offsets_are_refused_on_both_paths(self):
+        from floe import _frame_objects as fo
+
+        # Invalid UTF-8 is UnicodeDecodeError, as bytes.decode gives, and
+        # every object made before it is freed with the array.
+        offsets, data = self.arrow([b"ok", b"\xff\xfe", b"ok"] * 50)
+        for most in (lambda n: n, lambda n: 0):
+            with self.subTest(shared=most(2) > 0), mock.patch.object(fo, "_most_shared", most), \
+                    self.assertRaises(UnicodeDecodeError):
+                fo.strings(offsets, data, True)
+        # Offsets leaving the data are refused by libfloe, not read.
+        bad = np.array([0, 2, 400], np.int64)
+        with self.assertRaises(floe.FloeError) as ctx:
+            fo.strings(bad, data, True)
+        self.assertEqual(ctx.exception.code, floe.Status.INVALID_ARGUMENT)
+        with self.assertRaises(ValueError):
+            fo.binary_objects(bad[:-1], bad[1:], data, False)
+        # The objects made share nothing with the buffer: they outlive it.
+        offsets, data = self.arrow(["kept", "values"])
+        data = data.copy()
+        got = fo.binary_objects(offsets[:-1], offsets[1:], data, True)
+        data[:] = 0
+        self.assertEqual(got.tolist(), ["kept", "values"])
+        # Each object is held by the array alone, as in an array numpy made.
+        made = np.array(["".join(["ke", "pt"]), "".join(["val", "ues"])], dtype=object)
+        self.assertEqual([sys.getrefcount(v) for v in got], [sys.getrefcount(v) for v in made])
 
     def test_datetimes_made_nanoseconds_as_pandas_would(self):
         from floe import _frame
@@ -436,7 +461,7 @@ class BulkConversionTest(unittest.TestCase):
                 lo, hi = words[:, 0].copy(), words[:, 1].view(np.int64).copy()
                 for scale in (0, 2, 38):
                     with self.subTest(wide=wide, repeated=repeated, scale=scale):
-                        got = fo.decimals(lo, hi, scale)
+                        got = fo.array(fo.decimals(lo, hi, scale))
                         want = [D(i).scaleb(-scale, decimal.Context(prec=100)) for i in ints]
                         same_list(self, [str(v) for v in got], [str(v) for v in want])
                         floats = fo.decimals_as_float(lo, hi, scale)
