@@ -266,7 +266,15 @@ floe_status floe_scan_stream(floe_scan* scan, struct ArrowArrayStream* out) {
   REQUIRE(out != NULL, "floe_scan_stream", "out");
   memset(out, 0, sizeof *out);
   REQUIRE(scan != NULL, "floe_scan_stream", "scan");
-  return capiScanStream((uintptr_t)scan, out);
+  return capiScanStream((uintptr_t)scan, NULL, out);
+}
+
+floe_status floe_scan_stream_options(floe_scan* scan, const char* options_json, struct ArrowArrayStream* out) {
+  capi_clear_error();
+  REQUIRE(out != NULL, "floe_scan_stream_options", "out");
+  memset(out, 0, sizeof *out);
+  REQUIRE(scan != NULL, "floe_scan_stream_options", "scan");
+  return capiScanStream((uintptr_t)scan, (char*)(options_json != NULL ? options_json : ""), out);
 }
 
 floe_status floe_scan_add_filter(floe_scan* scan, const char* filter) {

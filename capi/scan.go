@@ -75,7 +75,12 @@ func openScan(t *tableHandle, scanJSON []byte) (*scanHandle, error) {
 // stream opens a read of every row: under the scan's context (so that
 // floe_scan_cancel stops it) and its timeout. The caller owns the reader
 // and the cancel function.
-func (s *scanHandle) stream() (array.RecordReader, context.CancelFunc, error) {
+// streamOptions is floe_scan_stream_options' JSON.
+type streamOptions struct {
+	BatchSize int `json:"batch_size"`
+}
+
+func (s *scanHandle) stream(o scan.StreamOptions) (array.RecordReader, context.CancelFunc, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, nil, err // a cancelled scan opens no stream
 	}
@@ -85,7 +90,7 @@ func (s *scanHandle) stream() (array.RecordReader, context.CancelFunc, error) {
 	if s.changelog != nil {
 		rdr, err = s.changelog.Reader(ctx, cAllocator)
 	} else {
-		rdr, err = s.scan.Reader(ctx, cAllocator)
+		rdr, err = s.scan.ReaderWith(ctx, cAllocator, o)
 	}
 	if err != nil {
 		cancel()
@@ -194,14 +199,24 @@ func capiScanTask(h C.uintptr_t, i C.int64_t, bytes **C.uint8_t, n *C.size_t) (r
 }
 
 //export capiScanStream
-func capiScanStream(h C.uintptr_t, out *C.struct_ArrowArrayStream) (rc C.int) {
-	const fn = "floe_scan_stream"
+func capiScanStream(h C.uintptr_t, optionsJSON *C.char, out *C.struct_ArrowArrayStream) (rc C.int) {
+	fn := "floe_scan_stream"
+	if optionsJSON != nil {
+		fn = "floe_scan_stream_options"
+	}
 	defer recoverStatus(fn, &rc)
 	s, err := liveScan(h)
 	if err != nil {
 		return fail(fn, err, statusInvalidArgument)
 	}
-	rdr, cancel, err := s.stream()
+	var opts streamOptions
+	if err := decodeStrict(cBytes(optionsJSON), &opts, "stream options"); err != nil {
+		return fail(fn, err, statusInvalidArgument)
+	}
+	if opts.BatchSize < 0 || opts.BatchSize > 0 && s.changelog != nil {
+		return fail(fn, invalidArgument("stream options: batch_size %d: a positive number of rows, and not for a changelog scan", opts.BatchSize), statusInvalidArgument)
+	}
+	rdr, cancel, err := s.stream(scan.StreamOptions{BatchSize: opts.BatchSize})
 	if err != nil {
 		return fail(fn, err, statusFormat)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/floedb/floe/iceberg/table"
 	"github.com/floedb/floe/internal/s3test"
 	"github.com/floedb/floe/internal/testtable"
+	"github.com/floedb/floe/reader/scan"
 )
 
 // stalledScan opens a table on S3 through a fault proxy, plans a scan with
@@ -37,7 +38,7 @@ func stalledScan(t *testing.T, scanJSON string) (*scanHandle, *stream, *s3test.F
 	}
 	proxy.SetDelay(time.Minute)
 	t.Cleanup(func() { proxy.SetDelay(0) })
-	rdr, cancel, err := h.stream()
+	rdr, cancel, err := h.stream(scan.StreamOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestCancelStopsAStalledScan(t *testing.T) {
 		s.release()
 		waitNoFloeGoroutines(t)
 		// The cancelled scan opens no new stream.
-		if _, _, err := h.stream(); classify(err, statusInternal) != statusCancelled {
+		if _, _, err := h.stream(scan.StreamOptions{}); classify(err, statusInternal) != statusCancelled {
 			t.Errorf("a stream of the cancelled scan: %v", err)
 		}
 	}

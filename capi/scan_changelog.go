@@ -93,7 +93,7 @@ func (s *scanHandle) count() (int64, error) {
 		defer cancel()
 		return s.scan.Count(ctx)
 	}
-	rdr, cancel, err := s.stream()
+	rdr, cancel, err := s.stream(scan.StreamOptions{})
 	if err != nil {
 		return 0, err
 	}

@@ -20,7 +20,7 @@ func scanText(t *testing.T, h *tableHandle, scanJSON string) ([]string, *scanHan
 	if err != nil {
 		t.Fatalf("%s: %v", scanJSON, err)
 	}
-	rdr, cancel, err := s.stream()
+	rdr, cancel, err := s.stream(scan.StreamOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

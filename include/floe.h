@@ -1077,6 +1077,14 @@ floe_status floe_scan_task(floe_scan* scan, int64_t i, uint8_t** bytes, size_t* 
  * ETIMEDOUT past timeout_ms) with get_last_error describing it. */
 floe_status floe_scan_stream(floe_scan* scan, struct ArrowArrayStream* out);
 
+/* floe_scan_stream with this stream's own read settings: options_json
+ * {"batch_size": N} (the most rows a batch holds, instead of the scan's;
+ * not for a changelog scan) or NULL/"{}" for the scan's. A consumer that
+ * copies each batch away (a pandas frame of numbers) reads fewer, larger
+ * batches; one that overlaps its work with the decoding, smaller ones.
+ * Unknown keys and a negative size are FLOE_INVALID_ARGUMENT. */
+floe_status floe_scan_stream_options(floe_scan* scan, const char* options_json, struct ArrowArrayStream* out);
+
 /* Tighten a scan, before or while its streams are read (say, once a join's
  * build side knows its keys): from then on the scan returns only rows that
  * match its own filter AND every added one. filter is row_filter text, or,

@@ -45,7 +45,7 @@ type parallelReader struct {
 	window int
 }
 
-func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *parallelReader {
+func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, o StreamOptions, threads int) *parallelReader {
 	// At most tasksAhead×threads tasks run or wait ahead of the consumer
 	// (a task counts until the consumer has taken its last batch, not
 	// until it is decoded), which lets filters added to the scan reach
@@ -74,7 +74,7 @@ func newParallelReader(ctx context.Context, s *Scan, alloc memory.Allocator, thr
 				if !ok {
 					return
 				}
-				ok = s.decodeTask(ctx, i, *s.tasks[i], alloc, r.ahead, func(res taskResult) bool { return r.buf.push(i, res) })
+				ok = s.decodeTask(ctx, i, *s.tasks[i], alloc, o, r.ahead, func(res taskResult) bool { return r.buf.push(i, res) })
 				r.buf.finish(i)
 				if !ok {
 					// An error (the consumer stops at it) or the scan ended;
@@ -130,11 +130,11 @@ func (r *parallelReader) move(change func()) {
 // decodeTask runs the scan's task i, handing its batches to send in
 // order; false when it stopped on an error or because send refused (the
 // scan ended). A refused batch is released here.
-func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Allocator, ahead *openAhead, send func(taskResult) bool) bool {
+func (s *Scan) decodeTask(ctx context.Context, i int, task Task, alloc memory.Allocator, o StreamOptions, ahead *openAhead, send func(taskResult) bool) bool {
 	// Each task may return at most the scan's limit; the consumer trims.
 	opened := ahead.take(i)
 	ahead.after(i)
-	tr, err := s.openTask(ctx, i, &task, alloc, opened, s.Options.Limit)
+	tr, err := s.openTask(ctx, i, &task, alloc, o, opened, s.Options.Limit)
 	if err != nil {
 		send(taskResult{err: err})
 		return false

@@ -5,6 +5,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/floedb/floe/errkind"
 )
 
 // Reader streams the scan's batches: every task in order, at most
@@ -15,11 +17,28 @@ import (
 // decode at once; batches still come in task order unless Options.Ordered
 // is false.
 func (s *Scan) Reader(ctx context.Context, alloc memory.Allocator) (array.RecordReader, error) {
+	return s.ReaderWith(ctx, alloc, StreamOptions{})
+}
+
+// StreamOptions are one stream's own read settings, where streams of one
+// scan want different ones (a consumer that copies each batch away wants
+// them large, one that overlaps its work with the decoding wants them
+// small); unset, the scan's.
+type StreamOptions struct {
+	// BatchSize is the most rows per batch; 0 for the scan's.
+	BatchSize int
+}
+
+// ReaderWith is Reader with this stream's own settings.
+func (s *Scan) ReaderWith(ctx context.Context, alloc memory.Allocator, o StreamOptions) (array.RecordReader, error) {
+	if o.BatchSize < 0 {
+		return nil, errkind.Errorf(errkind.InvalidArgument, "stream options: batch_size %d must not be negative", o.BatchSize)
+	}
 	if threads := s.Options.threads(); threads > 1 && len(s.tasks) > 1 {
 		if !s.Options.ordered() {
-			return newUnorderedReader(ctx, s, alloc, threads), nil
+			return newUnorderedReader(ctx, s, alloc, o, threads), nil
 		}
-		return newParallelReader(ctx, s, alloc, threads), nil
+		return newParallelReader(ctx, s, alloc, o, threads), nil
 	}
 	remaining := int64(-1)
 	if s.Options.Limit != nil {
@@ -30,7 +49,7 @@ func (s *Scan) Reader(ctx context.Context, alloc memory.Allocator) (array.Record
 	c := newTaskChain(s.schema, len(s.tasks), remaining, func(i int, limit *int64) (*taskReader, error) {
 		opened := ahead.take(i)
 		ahead.after(i)
-		return s.openTask(ctx, i, s.tasks[i], alloc, opened, limit) // nil when an added filter ruled the file out
+		return s.openTask(ctx, i, s.tasks[i], alloc, o, opened, limit) // nil when an added filter ruled the file out
 	})
 	c.done = ahead.close
 	return c, nil

@@ -83,9 +83,10 @@ func (f *runtimeFilters) rulesOut(file plannedFile) bool {
 }
 
 // openTask opens the scan's task i for reading at most limit rows (nil:
-// no limit), tightened by the filters added to the scan so far, counting
-// into the scan's metrics; nil when an added filter rules its file out.
-func (s *Scan) openTask(ctx context.Context, i int, task *Task, alloc memory.Allocator, opened *openedFile, limit *int64) (*taskReader, error) {
+// no limit) with the stream's settings o, tightened by the filters added
+// to the scan so far, counting into the scan's metrics; nil when an added
+// filter rules its file out.
+func (s *Scan) openTask(ctx context.Context, i int, task *Task, alloc memory.Allocator, o StreamOptions, opened *openedFile, limit *int64) (*taskReader, error) {
 	if i < len(s.files) && s.runtime.rulesOut(s.files[i]) {
 		s.counters.filesSkipped.Add(1)
 		if opened != nil {
@@ -93,8 +94,12 @@ func (s *Scan) openTask(ctx context.Context, i int, task *Task, alloc memory.All
 		}
 		return nil, nil
 	}
+	read := s.Options.readOptions(limit)
+	if o.BatchSize > 0 {
+		read.BatchSize = o.BatchSize
+	}
 	return task.open(ctx, readEnv{
-		files: s.table.IO, alloc: alloc, schema: s.schema, read: s.Options.readOptions(limit), deletes: s.deleteCache,
+		files: s.table.IO, alloc: alloc, schema: s.schema, read: read, deletes: s.deleteCache,
 		fetch: s.Options.FetchOptions, opened: opened, counters: &s.counters, filters: &s.runtime,
 	})
 }

@@ -25,7 +25,7 @@ type unorderedReader struct {
 	promised int64
 }
 
-func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, threads int) *unorderedReader {
+func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, o StreamOptions, threads int) *unorderedReader {
 	r := &unorderedReader{out: make(chan taskResult, threads*batchesInFlight)}
 	r.pull, r.halt = r.receive, r.drain
 	r.moved = sync.NewCond(&r.mu)
@@ -46,7 +46,7 @@ func newUnorderedReader(ctx context.Context, s *Scan, alloc memory.Allocator, th
 					return
 				}
 				send, gave := r.send(ctx), int64(0)
-				ok = s.decodeTask(ctx, i, *s.tasks[i], alloc, r.ahead, func(res taskResult) bool {
+				ok = s.decodeTask(ctx, i, *s.tasks[i], alloc, o, r.ahead, func(res taskResult) bool {
 					if res.rec != nil {
 						gave += res.rec.NumRows()
 					}

@@ -83,7 +83,7 @@ func TestConjunctsReorderByCostPerDroppedRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := s.openTask(ctx, 0, s.Tasks()[0], memory.DefaultAllocator, nil, nil)
+	tr, err := s.openTask(ctx, 0, s.Tasks()[0], memory.DefaultAllocator, StreamOptions{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -449,6 +449,35 @@ static int64_t count_scan(floe_table* t, const char* scan_json) {
   return stream_count_rows(&stream, NULL);
 }
 
+/* A stream's own batch size (floe_scan_stream_options) instead of the
+ * scan's, the same rows; bad options refused. DuckDB's lineitem is one
+ * row group of 51793 rows. */
+static void test_stream_options(void) {
+  floe_table* t = open_fixture("duckdb_lineitem_iceberg");
+  if (t == NULL) return;
+  floe_scan* s = NULL;
+  CHECK_OK(floe_scan_open(t, "{\"columns\": [\"l_orderkey\"], \"batch_size\": 1000}", &s));
+  const struct {
+    const char* options;
+    int64_t batches;
+  } cases[] = {{NULL, 52}, {"{}", 52}, {"{\"batch_size\": 20000}", 3}, {"{\"batch_size\": 1000000}", 1}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct ArrowArrayStream stream;
+    CHECK_OK(floe_scan_stream_options(s, cases[i].options, &stream));
+    int64_t batches = 0;
+    CHECK_EQ_I64(stream_count_rows(&stream, &batches), 51793);
+    CHECK_EQ_I64(batches, cases[i].batches);
+  }
+  struct ArrowArrayStream stream;
+  CHECK_STATUS(floe_scan_stream_options(s, "{\"batch_size\": -1}", &stream), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_scan_stream_options(s, "{\"batch_sise\": 10}", &stream), FLOE_INVALID_ARGUMENT);
+  CHECK(strstr(floe_last_error(), "batch_sise") != NULL);
+  CHECK_STATUS(floe_scan_stream_options(s, "{\"batch_size\": 10", &stream), FLOE_INVALID_ARGUMENT);
+  CHECK_STATUS(floe_scan_stream_options(NULL, "{}", &stream), FLOE_INVALID_ARGUMENT);
+  floe_scan_free(s);
+  floe_table_free(t);
+}
+
 static void test_row_counts(void) {
   for (int i = 0; i < fixture_count; i++) {
     floe_table* t = open_fixture(fixtures[i].name);
@@ -885,6 +914,7 @@ static const struct test tests[] = {
     {"threads", "open_and_plan", test_threads_open_and_plan},
     {"threads", "thread_exit", test_thread_exit},
     {"streams", "row_counts", test_row_counts},
+    {"streams", "stream_options", test_stream_options},
     {"streams", "time_travel_and_limit", test_time_travel_and_limit},
     {"streams", "all_types_values", test_all_types_values},
     {"streams", "uuid_values", test_uuid_values},

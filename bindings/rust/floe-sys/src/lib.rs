@@ -192,6 +192,7 @@ extern "C" {
     pub fn floe_scan_count(scan: *mut floe_scan, rows: *mut i64) -> floe_status;
     pub fn floe_scan_task(scan: *mut floe_scan, i: i64, bytes: *mut *mut u8, len: *mut usize) -> floe_status;
     pub fn floe_scan_stream(scan: *mut floe_scan, out: *mut ArrowArrayStream) -> floe_status;
+    pub fn floe_scan_stream_options(scan: *mut floe_scan, options_json: *const c_char, out: *mut ArrowArrayStream) -> floe_status;
     pub fn floe_scan_add_filter(scan: *mut floe_scan, filter: *const c_char) -> floe_status;
     pub fn floe_scan_metrics(scan: *mut floe_scan, json_out: *mut *mut c_char) -> floe_status;
     pub fn floe_scan_free(scan: *mut floe_scan) -> floe_status;
