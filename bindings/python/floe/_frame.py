@@ -392,6 +392,27 @@ def _nanoseconds(values):
     return values.astype("datetime64[ns]")
 
 
+def view_row_bytes(fields, options):
+    """The bytes a row of these columns takes when every one becomes a
+    view of floe's buffer (numbers, booleans, timestamps; dates with
+    date_as_object=False), else None."""
+    date_as_object = options.get("date_as_object", True)
+    width = 0
+    for field in fields:
+        fmt = field.format
+        if fmt in _NUMERIC:
+            width += np.dtype(_NUMERIC[fmt]).itemsize
+        elif fmt == "b":
+            width += 1
+        elif fmt.startswith("ts"):
+            width += 8
+        elif fmt in ("tdD", "tdm") and not date_as_object:
+            width += 4 if fmt == "tdD" else 8
+        else:
+            return None
+    return width or None
+
+
 def _owned(field, batch):
     """(field, the batch moved into a BatchOwner), on the thread reading
     ahead: the one step there that needs the GIL (see _frame_prefetch)."""

@@ -99,6 +99,7 @@ _SIGNATURES = {
     "floe_scan_count": (_c.c_int, [_c.c_void_p, _P(_c.c_int64)]),
     "floe_scan_task": (_c.c_int, [_c.c_void_p, _c.c_int64, _P(_c.c_void_p), _P(_c.c_size_t)]),
     "floe_scan_stream": (_c.c_int, [_c.c_void_p, _c.c_void_p]),
+    "floe_scan_stream_options": (_c.c_int, [_c.c_void_p, _c.c_char_p, _c.c_void_p]),
     "floe_scan_add_filter": (_c.c_int, [_c.c_void_p, _c.c_char_p]),
     "floe_scan_metrics": (_c.c_int, [_c.c_void_p, _P(_c.c_void_p)]),
     "floe_scan_free": (_c.c_int, [_c.c_void_p]),

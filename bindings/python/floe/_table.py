@@ -301,14 +301,20 @@ class _Readable:
         (a scan's from its metrics, see Scan); made before the read opens."""
         return lambda rows: _progress.Progress("read", rows=rows)
 
-    def _batches(self, reporter=None):
+    def _batches(self, reporter=None, batch_rows=None):
         """Yields (schema Field, ArrowArray) per batch, releasing each batch
         when the caller moves on and the stream at the end. reporter (from
-        _progress.reporter) is told the progress after each batch."""
+        _progress.reporter) is told the progress after each batch.
+        batch_rows: this stream's batch size (a scan's only), instead of
+        the scan's."""
         sample = reporter and self._progress_sampler()
         rows = 0
         stream = ArrowArrayStream()
-        self._open_stream(ctypes.addressof(stream))
+        if batch_rows:
+            _check(library().floe_scan_stream_options(self._handle, _json_arg({"batch_size": batch_rows}),
+                                                      ctypes.addressof(stream)))
+        else:
+            self._open_stream(ctypes.addressof(stream))
         try:
             field = _stream_schema(stream)
             while True:
@@ -392,7 +398,7 @@ class _Readable:
         except ImportError:
             from . import _frame
 
-            return _frame.to_pandas(self._batches(reporter), self._schema_fields,
+            return _frame.to_pandas(self._batches(reporter, self._frame_batch_rows(kwargs)), self._schema_fields,
                                     _arrow.Decoder(self._iceberg_types()), **kwargs)
         from . import _frame_pyarrow
 
@@ -417,6 +423,11 @@ class _Readable:
         con = connection or duckdb.connect(database=":memory:")
         con.register(table_name, self.to_arrow())
         return con
+
+    def _frame_batch_rows(self, options):
+        """The batch size for to_pandas's stream (None: the reader's own;
+        see Scan)."""
+        return None
 
     def _schema_fields(self):
         stream = ArrowArrayStream()
@@ -539,6 +550,22 @@ class Scan(_Handle, _Readable, ScanFluent):
         _check(lib.floe_scan_schema(self._handle, ptr))
         return capsule
 
+    def _frame_batch_rows(self, options):
+        # A frame of numbers only (views of floe's buffers, no object to
+        # make while floe decodes the next batch) is read in batches of up
+        # to _VIEW_BATCH_BYTES: one batch is floe's buffers as they are,
+        # where 64 Ki-row batches were each copied into the columns (four
+        # long columns of 1 M rows: 1.06x the Arrow scan against 1.35x).
+        # Not where the caller chose a batch size or a memory limit, or
+        # for a changelog.
+        chosen = ("batch_size", "memory_limit", "changelog")
+        if any(k in self._opts for k in chosen) or "memory_limit" in self._table._options:
+            return None
+        from . import _frame
+
+        width = _frame.view_row_bytes(self._schema_fields(), options)
+        return max(1, _VIEW_BATCH_BYTES // width) if width else None
+
     def _schema_fields(self):
         # The schema every stream of the scan exports, without opening one
         # (a parallel stream opened only for its schema could finish tasks
@@ -623,6 +650,10 @@ class Scan(_Handle, _Readable, ScanFluent):
 # The read settings of a task's options (floe_task_stream's and
 # floe_task_io_open's "limit", "batch_size", "verify_crc").
 _READ_KEYS = ("limit", "batch_size", "verify_crc")
+
+# The most bytes of columns a batch of a numbers-only frame holds (see
+# Scan._frame_batch_rows).
+_VIEW_BATCH_BYTES = 64 << 20
 
 
 def _task_options(table_options):

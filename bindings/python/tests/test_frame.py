@@ -8,6 +8,7 @@ frame to_pandas returned going back as Arrow columns, never row by row."""
 import datetime
 import decimal
 import itertools
+import json
 import os
 import sys
 import tempfile
@@ -297,6 +298,38 @@ class BatchByBatchTest(unittest.TestCase):
             scan.to_pandas()
         scan.close()
         self.assertNothingHeld()
+
+    def test_a_frame_of_numbers_is_read_in_batches_it_can_keep(self):
+        # Numbers only: one stream batch of up to 64 MiB (three files of
+        # 1000 rows: one batch each), each column a join of three, not of
+        # 30 batches of 100; with a string column, or the caller's own
+        # batch size, the scan's batches of 100.
+        seen = []
+        real = floe._table.library
+
+        class Counting:
+            def __init__(self, lib):
+                self._lib = lib
+
+            def __getattr__(self, name):
+                fn = getattr(self._lib, name)
+                if name != "floe_scan_stream_options":
+                    return fn
+                return lambda scan, options, out: (seen.append(json.loads(options)), fn(scan, options, out))[1]
+
+        def frame(**scan_options):
+            seen.clear()
+            with without_pyarrow(), mock.patch.object(floe._table, "library", lambda: Counting(real())):
+                return self.table.scan(**scan_options).to_pandas(), list(seen)
+
+        numbers, options = frame(selected_fields=["id"])
+        self.assertEqual(options, [{"batch_size": (64 << 20) // 8}])
+        self.assertEqual(len(numbers), 3000)
+        for scan_options in ({"selected_fields": ["id", "flag"]}, {"selected_fields": ["id"], "batch_size": 100}):
+            with self.subTest(**scan_options):
+                df, options = frame(**scan_options)
+                self.assertEqual(options, [])
+                self.assertEqual(df["id"].tolist(), numbers["id"].tolist())
 
     def test_a_caller_stopping_early_leaves_nothing_open(self):
         from floe import _frame_prefetch
