@@ -4,6 +4,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/floedb/floe/kernels"
@@ -18,8 +19,16 @@ func capiBinaryDictionary(offsets *C.int64_t, n C.int64_t, data *C.uint8_t, data
 	const fn = "floe_binary_dictionary"
 	defer recoverStatus(fn, &rc)
 	*distinct = -1
-	if n < 0 || dataLen < 0 || maxDistinct < 0 {
-		return fail(fn, invalidArgument("n %d, data_len %d and max_distinct %d must not be negative", n, dataLen, maxDistinct), statusInvalidArgument)
+	for _, v := range []struct {
+		name  string
+		value C.int64_t
+	}{{"n", n}, {"data_len", dataLen}, {"max_distinct", maxDistinct}} {
+		if v.value < 0 {
+			return fail(fn, invalidArgument("%s %d must not be negative", v.name, v.value), statusInvalidArgument)
+		}
+	}
+	if n > math.MaxInt32 {
+		return fail(fn, invalidArgument("n %d: codes are int32", n), statusInvalidArgument)
 	}
 	if n > 0 && (codes == nil || (firsts == nil && maxDistinct > 0)) || dataLen > 0 && data == nil {
 		return fail(fn, invalidArgument("codes, firsts or data is NULL"), statusInvalidArgument)

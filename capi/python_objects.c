@@ -42,8 +42,8 @@ int64_t floe_py_binary_objects(const int64_t* starts, const int64_t* ends, const
   bytes_from_fn bytes = (bytes_from_fn)dlsym(RTLD_DEFAULT, "PyBytes_FromStringAndSize");
   decref_fn decref = (decref_fn)dlsym(RTLD_DEFAULT, "Py_DecRef");
   if (decode == NULL || bytes == NULL || decref == NULL) return -1;
-  if (n > 0 && (starts == NULL || ends == NULL || out == NULL)) {
-    value_error("floe_py_binary_objects: starts, ends or out is NULL");
+  if (n < 0 || (n > 0 && (starts == NULL || ends == NULL || out == NULL))) {
+    value_error("floe_py_binary_objects: n is negative, or starts, ends or out is NULL");
     return 0;
   }
   for (int64_t i = 0; i < n; i++) {
@@ -65,8 +65,8 @@ int64_t floe_py_int64_products(const int64_t* values, int64_t n, void* factor, v
   binary_op_fn multiply = (binary_op_fn)dlsym(RTLD_DEFAULT, "PyNumber_Multiply");
   decref_fn decref = (decref_fn)dlsym(RTLD_DEFAULT, "Py_DecRef");
   if (from == NULL || multiply == NULL || decref == NULL) return -1;
-  if (n > 0 && (values == NULL || factor == NULL || out == NULL)) {
-    value_error("floe_py_int64_products: values, factor or out is NULL");
+  if (n < 0 || (n > 0 && (values == NULL || factor == NULL || out == NULL))) {
+    value_error("floe_py_int64_products: n is negative, or values, factor or out is NULL");
     return 0;
   }
   for (int64_t i = 0; i < n; i++) {
@@ -85,8 +85,8 @@ int64_t floe_py_take_objects(void* const* objects, int64_t n_objects, const void
   incref_fn incref = (incref_fn)dlsym(RTLD_DEFAULT, "Py_IncRef");
   decref_fn decref = (decref_fn)dlsym(RTLD_DEFAULT, "Py_DecRef");
   if (incref == NULL || decref == NULL) return -1;
-  if (n > 0 && (objects == NULL || codes == NULL || out == NULL || (code_bytes != 4 && code_bytes != 8))) {
-    value_error("floe_py_take_objects: objects, codes or out is NULL, or codes are not 4 or 8 bytes");
+  if (n < 0 || (n > 0 && (objects == NULL || codes == NULL || out == NULL || (code_bytes != 4 && code_bytes != 8)))) {
+    value_error("floe_py_take_objects: n is negative, objects, codes or out is NULL, or codes are not 4 or 8 bytes");
     return 0;
   }
   for (int64_t i = 0; i < n; i++) {
@@ -100,4 +100,14 @@ int64_t floe_py_take_objects(void* const* objects, int64_t n_objects, const void
     put(out, i, taken, decref);
   }
   return n;
+}
+
+void floe_py_swap_objects(void** a, void** b, int64_t n) {
+  // One call, so nothing (a signal's exception, a tracer) runs between
+  // the two halves of a move while both arrays hold the same references.
+  for (int64_t i = 0; i < n; i++) {
+    void* held = a[i];
+    a[i] = b[i];
+    b[i] = held;
+  }
 }

@@ -1296,9 +1296,10 @@ void floe_capsule_release_schema(void* capsule);
 
 /* Dictionary-encodes the n values of an Arrow binary or utf8 array, value i
  * being data[offsets[i] .. offsets[i+1]) (n+1 offsets, data_len bytes of
- * data). codes (n of them) gets each value's code, codes counted from 0 in
- * the order the values first appear; firsts (room for min(n, max_distinct))
- * the first row holding each code's value. *distinct is the number of
+ * data). codes (n of them; NULL only when n is 0) gets each value's code,
+ * codes counted from 0 in the order the values first appear; firsts (room
+ * for min(n, max_distinct); NULL only when that is 0) the first row
+ * holding each code's value. *distinct is the number of
  * distinct values, or -1 (codes and firsts then partly written) as soon as
  * there are more than max_distinct: a column of mostly distinct values is
  * given up early. Offsets that go backwards or leave data are
@@ -1311,7 +1312,8 @@ floe_status floe_binary_dictionary(const int64_t* offsets, int64_t n, const uint
  * value i's object: a str (text != 0; strict UTF-8) or bytes of
  * data[starts[i] .. ends[i]). Returns n; or the index of the value that
  * failed, with a Python exception set (UnicodeDecodeError; ValueError for
- * offsets outside data_len bytes); or -1 outside CPython. */
+ * offsets outside data_len bytes; 0 with ValueError for a negative n or a
+ * NULL array when n > 0); or -1 outside CPython. */
 int64_t floe_py_binary_objects(const int64_t* starts, const int64_t* ends, const uint8_t* data, int64_t data_len,
                                int64_t n, int32_t text, void** out);
 
@@ -1326,6 +1328,11 @@ int64_t floe_py_int64_products(const int64_t* values, int64_t n, void* factor, v
  * indexes into the n_objects objects; a code outside them is ValueError. */
 int64_t floe_py_take_objects(void* const* objects, int64_t n_objects, const void* codes, int32_t code_bytes, int64_t n,
                              void** out);
+
+/* Swaps a[i] and b[i] for i < n: two object arrays' references moved
+ * between them in one call (no reference count changes, no interpreter
+ * needed), so nothing runs between the two halves of the move. */
+void floe_py_swap_objects(void** a, void** b, int64_t n);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 // DictionaryEncode gives each of the n values of a binary (or utf8)
@@ -28,8 +29,11 @@ import (
 // byte.)
 func DictionaryEncode(offsets []int64, data []byte, maxDistinct int, codes []int32, firsts []int64) (distinct int, ok bool, err error) {
 	n := len(offsets) - 1
-	if n < 0 {
-		return 0, false, fmt.Errorf("dictionary encode: no offsets (want n+1)")
+	if n < 0 || maxDistinct < 0 {
+		return 0, false, fmt.Errorf("dictionary encode: %d offsets and a bound of %d (want n+1 offsets, a bound of at least 0)", len(offsets), maxDistinct)
+	}
+	if n > math.MaxInt32 {
+		return 0, false, fmt.Errorf("dictionary encode: %d values, past the int32 codes' range", n)
 	}
 	if len(codes) < n || len(firsts) < min(n, maxDistinct) {
 		return 0, false, fmt.Errorf("dictionary encode: %d codes and %d firsts for %d values", len(codes), len(firsts), n)

@@ -87,6 +87,9 @@ func TestDictionaryEncodeRefusesBadOffsets(t *testing.T) {
 	if _, _, err := DictionaryEncode([]int64{0, 2, 4}, data, 4, codes[:1], firsts); err == nil {
 		t.Error("too few codes: no error")
 	}
+	if _, _, err := DictionaryEncode([]int64{0, 2, 4}, data, -1, codes, firsts); err == nil {
+		t.Error("a negative bound: no error")
+	}
 	// Offsets need not start at 0: a slice of a larger array.
 	if n, ok, err := DictionaryEncode([]int64{2, 4, 6, 6}, data, 4, codes, firsts); err != nil || !ok || n != 3 {
 		t.Errorf("sliced offsets: %d distinct, ok %v, err %v", n, ok, err)
@@ -104,13 +107,25 @@ func FuzzDictionaryEncode(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The codes a map gives, in the order values first appear.
+		want := map[string]int32{}
+		for _, v := range values {
+			if _, seen := want[v]; !seen {
+				want[v] = int32(len(want))
+			}
+		}
 		if !ok {
+			if len(want) <= maxDistinct || n != maxDistinct {
+				t.Fatalf("gave up at %d with %d distinct values and a bound of %d", n, len(want), maxDistinct)
+			}
 			return
 		}
+		if n != len(want) {
+			t.Fatalf("%d distinct, want %d", n, len(want))
+		}
 		for i, v := range values {
-			f := firsts[codes[i]]
-			if values[f] != v || int(codes[i]) >= n {
-				t.Fatalf("row %d %q: code %d first row %d holds %q", i, v, codes[i], f, values[f])
+			if codes[i] != want[v] || values[firsts[codes[i]]] != v {
+				t.Fatalf("row %d %q: code %d (want %d), first row %d", i, v, codes[i], want[v], firsts[codes[i]])
 			}
 		}
 	})

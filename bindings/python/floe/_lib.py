@@ -169,6 +169,7 @@ _PYTHON_SIGNATURES = {
                                             _c.c_void_p]),
     "floe_py_int64_products": (_c.c_int64, [_c.c_void_p, _c.c_int64, _c.py_object, _c.c_void_p]),
     "floe_py_take_objects": (_c.c_int64, [_c.c_void_p, _c.c_int64, _c.c_void_p, _c.c_int32, _c.c_int64, _c.c_void_p]),
+    "floe_py_swap_objects": (None, [_c.c_void_p, _c.c_void_p, _c.c_int64]),
 }
 
 _lock = threading.Lock()

@@ -7,6 +7,7 @@ frame to_pandas returned going back as Arrow columns, never row by row."""
 
 import datetime
 import decimal
+import inspect
 import itertools
 import json
 import os
@@ -461,6 +462,45 @@ class BulkConversionTest(unittest.TestCase):
         # Each object is held by the array alone, as in an array numpy made.
         made = np.array(["".join(["ke", "pt"]), "".join(["val", "ues"])], dtype=object)
         self.assertEqual([sys.getrefcount(v) for v in got], [sys.getrefcount(v) for v in made])
+
+    def test_joining_interrupted_anywhere_keeps_reference_counts_exact(self):
+        # An exception (a debugger's Ctrl-C) raised at every line of joined
+        # in turn: wherever it lands, each object is owned once by whatever
+        # array holds it, so nothing is freed twice or leaked.
+        from floe import _frame_objects as fo
+
+        first = fo.joined.__code__.co_firstlineno
+        lines = range(first, first + len(inspect.getsource(fo.joined).splitlines()))
+        for line in lines:
+            value = "".join(["un", "ique"])
+            base = sys.getrefcount(value)
+            parts = [np.array([value] * 3, dtype=object), np.array([value] * 2, dtype=object),
+                     fo.Spread(np.array([value], dtype=object), np.zeros(2, np.int64))]
+
+            def tracer(frame, event, arg):
+                if frame.f_code is not fo.joined.__code__:
+                    return None
+
+                def local(frame, event, arg):
+                    if event == "line" and frame.f_lineno == line:
+                        raise KeyboardInterrupt("at line %d" % line)
+                    return local
+                return local
+
+            sys.settrace(tracer)
+            try:
+                got = fo.joined(parts)
+            except KeyboardInterrupt:
+                got = None
+            finally:
+                sys.settrace(None)
+            with self.subTest(line=line):
+                if got is not None:
+                    self.assertEqual(got.tolist(), [value] * 7)
+                held = sum(1 for p in parts[:2] for v in p if v is value) + 1 + (7 if got is not None else 0)
+                self.assertEqual(sys.getrefcount(value) - base, held)
+                del got, parts
+                self.assertEqual(sys.getrefcount(value), base)
 
     def test_datetimes_made_nanoseconds_as_pandas_would(self):
         from floe import _frame

@@ -221,6 +221,7 @@ extern "C" {
     pub fn floe_py_int64_products(values: *const i64, n: i64, factor: *mut c_void, out: *mut *mut c_void) -> i64;
     pub fn floe_py_take_objects(objects: *const *mut c_void, n_objects: i64, codes: *const c_void, code_bytes: i32,
                                 n: i64, out: *mut *mut c_void) -> i64;
+    pub fn floe_py_swap_objects(a: *mut *mut c_void, b: *mut *mut c_void, n: i64);
 }
 
 #[cfg(test)]
