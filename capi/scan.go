@@ -72,14 +72,14 @@ func openScan(t *tableHandle, scanJSON []byte) (*scanHandle, error) {
 	return h, nil
 }
 
-// stream opens a read of every row: under the scan's context (so that
-// floe_scan_cancel stops it) and its timeout. The caller owns the reader
-// and the cancel function.
 // streamOptions is floe_scan_stream_options' JSON.
 type streamOptions struct {
 	BatchSize int `json:"batch_size"`
 }
 
+// stream opens a read of every row with the stream's own settings o:
+// under the scan's context (so that floe_scan_cancel stops it) and its
+// timeout. The caller owns the reader and the cancel function.
 func (s *scanHandle) stream(o scan.StreamOptions) (array.RecordReader, context.CancelFunc, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, nil, err // a cancelled scan opens no stream
@@ -88,6 +88,12 @@ func (s *scanHandle) stream(o scan.StreamOptions) (array.RecordReader, context.C
 	var rdr array.RecordReader
 	var err error
 	if s.changelog != nil {
+		if o.BatchSize != 0 {
+			// The scan's reader refuses a bad size itself; a changelog's
+			// takes none.
+			cancel()
+			return nil, nil, invalidArgument("stream options: a changelog scan's stream takes no batch_size")
+		}
 		rdr, err = s.changelog.Reader(ctx, cAllocator)
 	} else {
 		rdr, err = s.scan.ReaderWith(ctx, cAllocator, o)
@@ -212,9 +218,6 @@ func capiScanStream(h C.uintptr_t, optionsJSON *C.char, out *C.struct_ArrowArray
 	var opts streamOptions
 	if err := decodeStrict(cBytes(optionsJSON), &opts, "stream options"); err != nil {
 		return fail(fn, err, statusInvalidArgument)
-	}
-	if opts.BatchSize < 0 || opts.BatchSize > 0 && s.changelog != nil {
-		return fail(fn, invalidArgument("stream options: batch_size %d: a positive number of rows, and not for a changelog scan", opts.BatchSize), statusInvalidArgument)
 	}
 	rdr, cancel, err := s.stream(scan.StreamOptions{BatchSize: opts.BatchSize})
 	if err != nil {

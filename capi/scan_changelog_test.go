@@ -90,6 +90,9 @@ func TestChangelogScanOption(t *testing.T) {
 	if s.changelog == nil || s.scan != nil {
 		t.Fatal(`"changelog": true planned an ordinary scan`)
 	}
+	if _, _, err := s.stream(scan.StreamOptions{BatchSize: 10}); classify(err, statusInternal) != statusInvalidArgument {
+		t.Errorf("a changelog stream with a batch size: %v, want INVALID_ARGUMENT", err)
+	}
 	if names := s.schema().String(); !strings.Contains(names, "_change_type") || !strings.Contains(names, "_commit_snapshot_id") {
 		t.Errorf("schema %s lacks the change columns", names)
 	}

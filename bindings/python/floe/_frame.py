@@ -393,9 +393,9 @@ def _nanoseconds(values):
 
 
 def view_row_bytes(fields, options):
-    """The bytes a row of these columns takes when every one becomes a
-    view of floe's buffer (numbers, booleans, timestamps; dates with
-    date_as_object=False), else None."""
+    """The bytes a row of these columns takes when none of them becomes
+    Python objects (numbers and timestamps, views of floe's buffers;
+    booleans, unpacked; dates with date_as_object=False), else None."""
     date_as_object = options.get("date_as_object", True)
     width = 0
     for field in fields:

@@ -315,13 +315,13 @@ class Encoder:
         repeated = self.repeated.get(column)
         if repeated is False:
             return None
+        if len(self.scratch) < _most_shared(n):
+            self.scratch = np.empty(_most_shared(n), np.int64)
         if repeated is None and n >= _CHOOSING_ROWS:
             sample = offsets[:min(n, _SAMPLE) + 1]
             repeated = self.repeated[column] = encode(sample, data[:sample[-1]], self.scratch) is not None
             if not repeated:
                 return None
-        if len(self.scratch) < _most_shared(n):
-            self.scratch = np.empty(_most_shared(n), np.int64)
         return encode(offsets, data, self.scratch)
 
 

@@ -311,8 +311,7 @@ class _Readable:
         rows = 0
         stream = ArrowArrayStream()
         if batch_rows:
-            _check(library().floe_scan_stream_options(self._handle, _json_arg({"batch_size": batch_rows}),
-                                                      ctypes.addressof(stream)))
+            self._open_stream(ctypes.addressof(stream), batch_rows)  # only a scan's _frame_batch_rows gives one
         else:
             self._open_stream(ctypes.addressof(stream))
         try:
@@ -503,8 +502,11 @@ class Scan(_Handle, _Readable, ScanFluent):
         # as the scan would wherever it goes.
         self._read_options = dict(read_options or {})
 
-    def _open_stream(self, address):
-        _check(library().floe_scan_stream(self._handle, address))
+    def _open_stream(self, address, batch_rows=None):
+        if batch_rows:
+            _check(library().floe_scan_stream_options(self._handle, _json_arg({"batch_size": batch_rows}), address))
+        else:
+            _check(library().floe_scan_stream(self._handle, address))
 
     def _progress_sampler(self):
         # The scan's metrics sum every read of it: this read's work done is
