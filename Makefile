@@ -242,9 +242,11 @@ bench:
 	$(MAKE) bench-python
 
 # to_pandas without pyarrow against floe's Arrow scan, 1 M lineitem rows
+# and DuckDB's lineitem fixture, at 1 thread and at every core
 # (benchmarks/python/to_pandas_bench.py; issue 31's ratios).
 bench-python: lib
-	bash -o pipefail -c 'FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) benchmarks/python/to_pandas_bench.py 2>&1 | tee benchmarks/results/latest-pandas.txt'
+	bash -o pipefail -c '( echo "== 1 thread"; FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) benchmarks/python/to_pandas_bench.py --threads 1 && \
+	  echo "== every core"; FLOE_LIBRARY=$(CURDIR)/$(LIB) $(PACKAGE_PYTHON) benchmarks/python/to_pandas_bench.py ) 2>&1 | tee benchmarks/results/latest-pandas.txt'
 
 # DuckDB SQL over floe scans (benchmarks module, cgo; first build ~1-2 min).
 test-duckdb:

@@ -3,7 +3,7 @@ the same rows, on a lineitem-like table with TPC-H lineitem's 16 columns
 and their types (longs, decimal(15, 2), strings, dates), written by floe
 from a pandas frame (Table.append).
 
-    FLOE_LIBRARY=build/libfloe.so python3 benchmarks/python/to_pandas_bench.py [--rows N] [--check]
+    FLOE_LIBRARY=build/libfloe.so python3 benchmarks/python/to_pandas_bench.py [--rows N] [--threads N] [--check]
 
 (make bench-python runs it with Debian's python3 and writes
 benchmarks/results/latest-pandas.txt.)
@@ -104,6 +104,7 @@ def main():
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--check", action="store_true", help="exit 1 when a ratio is over its goal")
+    parser.add_argument("--threads", type=int, default=None, help="floe's scan threads (default: every core)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
@@ -122,7 +123,7 @@ def main():
         failed = False
         print(f"{'columns':28s} {'arrow scan':>11s} {'to_pandas':>11s} {'ratio':>7s} {'goal':>6s}")
         for label, fields, scan_options, options, goal in runs:
-            scan = table.scan(selected_fields=fields, **scan_options)
+            scan = table.scan(selected_fields=fields, threads=args.threads, **scan_options)
             # Alternated, best of each: a shared machine's load hits both alike.
             arrow, frames = float("inf"), float("inf")
             for _ in range(args.repeat):
@@ -133,7 +134,7 @@ def main():
             failed |= not ok
             print(f"{label:28s} {arrow * 1000:9.0f}ms {frames * 1000:9.0f}ms {ratio:6.2f}x "
                   f"{'' if goal is None else f'{goal:.1f}x':>5s}{'' if ok else '  OVER'}")
-        foreign(args.repeat)
+        foreign(args.repeat, args.threads)
         floor = object_floor(table, args.repeat)
         arrow = min(best(1, lambda: arrow_scan(table)) for _ in range(args.repeat))
         print(f"Objects alone (1 Decimal per l_extendedprice, 1 str per l_comment, to_pandas' C loops, no scan): "
@@ -142,7 +143,7 @@ def main():
     return 1 if failed and args.check else 0
 
 
-def foreign(repeat):
+def foreign(repeat, threads):
     """The same two reads of DuckDB's lineitem fixture (51,793 rows, the
     16 columns, decimals as DuckDB writes them): files another engine
     wrote, and the table the issue timed to_pandas on (1.9 s then)."""
@@ -151,7 +152,7 @@ def foreign(repeat):
     from fixtures import fixture
 
     table = fixture("duckdb_lineitem_iceberg").open()
-    scan = table.scan()
+    scan = table.scan(threads=threads)
     arrow = min(best(1, lambda: sum(b.length for _, b in scan._batches())) for _ in range(repeat))
     frames = min(best(1, lambda: scan.to_pandas()) for _ in range(repeat))
     print(f"{'DuckDB lineitem, 51,793 rows':28s} {arrow * 1000:9.1f}ms {frames * 1000:9.1f}ms {frames / arrow:6.2f}x")
