@@ -229,6 +229,16 @@ class PandasWithoutPyarrowTest(unittest.TestCase):
                     got = [_comparable(v) for v in df[name].tolist()]
                     want = [_comparable(r[name]) for r in rows]
                     self.assertEqual(got, want, name)
+                # Its columns of numbers alone: the frame then reads large
+                # batches of its own (floe_scan_stream_options).
+                from floe import _frame
+
+                numbers = [c.name for c in scan.schema.children if _frame.view_row_bytes([c], {})]
+                if numbers:
+                    alone = t.scan(selected_fields=numbers).to_pandas()
+                    for name in numbers:
+                        self.assertEqual([_comparable(v) for v in alone[name].tolist()],
+                                         [_comparable(r[name]) for r in rows], name)
 
     def test_types_and_nulls(self):
         import numpy as np
