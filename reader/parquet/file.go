@@ -140,6 +140,25 @@ func OpenFile(r io.ReaderAt, size int64, opts *OpenOptions) (f *File, err error)
 	return f, nil
 }
 
+// Reopen returns a File that reads through r, which must read the same
+// bytes as f's reader (the same file opened again), and shares f's parsed
+// footer: its schema tree, row groups and tail, which nothing changes
+// after OpenFile. It has fetches of its own, so closing either leaves the
+// other working. A file cut into several ranges read at once parses its
+// footer once this way: DuckDB's file of 98 row groups takes about 1.5 ms
+// to parse, more than the range of a small query takes to decode.
+func (f *File) Reopen(r io.ReaderAt, opts *OpenOptions) *File {
+	g := *f
+	g.r = r
+	var fetch FetchOptions
+	if opts != nil {
+		fetch = opts.Fetch
+	}
+	g.fetcher = newFetcher(r, fetch)
+	g.maxPageBytes = fetch.MaxPageBytes
+	return &g
+}
+
 // checkRowGroups rejects metadata whose chunks cannot belong to the schema
 // or lie outside the file, so that decoding can trust them, and row counts
 // that disagree: a row group is read for exactly its num_rows rows, so a

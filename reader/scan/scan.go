@@ -149,6 +149,9 @@ type Scan struct {
 	// (recordCountAnswers): then they answer Count without a read.
 	records   int64
 	countable bool
+	// footers lets the ranges spread cut from one file parse its footer
+	// once (nil when nothing was spread).
+	footers *footerShare
 }
 
 func (s *Scan) schemaForFilters() *iceberg.Schema { return s.tableSchema }

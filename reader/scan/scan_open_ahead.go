@@ -48,7 +48,7 @@ func (a *openAhead) start(i int) {
 	go func() {
 		defer a.wg.Done()
 		defer close(o.done)
-		o.handle, o.metered, o.file, o.err = openDataFile(a.ctx, a.scan.table.IO, task, fetch)
+		o.handle, o.metered, o.file, o.err = openDataFile(a.ctx, a.scan.table.IO, task, fetch, a.scan.footers)
 	}()
 }
 

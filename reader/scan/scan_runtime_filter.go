@@ -101,6 +101,7 @@ func (s *Scan) openTask(ctx context.Context, i int, task *Task, alloc memory.All
 	return task.open(ctx, readEnv{
 		files: s.table.IO, alloc: alloc, schema: s.schema, read: read, deletes: s.deleteCache,
 		fetch: s.Options.FetchOptions, opened: opened, counters: &s.counters, filters: &s.runtime,
+		footers: s.footers,
 	})
 }
 

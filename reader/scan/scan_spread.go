@@ -65,6 +65,12 @@ func (s *Scan) spread(o spreadOffsets, openCost int64) {
 		if t.Start == 0 && (t.Length == 0 || t.Length == t.FileSize) && usableSplitOffsets(o.offsets[i], t.FileSize) {
 			parts = splitTask(t, o.offsets[i], size)
 		}
+		if len(parts) > 1 {
+			if s.footers == nil {
+				s.footers = &footerShare{}
+			}
+			s.footers.add(t.Path, len(parts))
+		}
 		for _, p := range parts {
 			tasks = append(tasks, p)
 			files = append(files, s.files[i])

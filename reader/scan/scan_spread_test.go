@@ -56,6 +56,11 @@ func TestSmallPlanSpreadsOverThreads(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("two threads read %d rows, not one thread's %d in its order", len(got), len(want))
 	}
+	// The ranges parse the file's footer once between them: the reads the
+	// file took are one thread's, not one footer read more a range.
+	if r1, r2 := one.Metrics().Requests, two.Metrics().Requests; r2 != r1 || r1 == 0 {
+		t.Errorf("two threads made %d reads of the file, one thread %d", r2, r1)
+	}
 	// Every range of the file reads its own row groups.
 	var fromTasks []idPos
 	for _, task := range two.Tasks() {

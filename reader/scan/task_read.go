@@ -123,6 +123,8 @@ type readEnv struct {
 	opened   *openedFile
 	counters *scanCounters
 	filters  filterSource
+	// footers shares the footer parse between ranges of one file.
+	footers *footerShare
 }
 
 func (t *Task) open(ctx context.Context, env readEnv) (*taskReader, error) {
@@ -159,7 +161,7 @@ func (t *Task) open(ctx context.Context, env readEnv) (*taskReader, error) {
 		<-pre.done
 		handle, metered, f, err = pre.handle, pre.metered, pre.file, pre.err
 	} else {
-		handle, metered, f, err = openDataFile(ctx, env.files, t, env.fetch)
+		handle, metered, f, err = openDataFile(ctx, env.files, t, env.fetch, env.footers)
 	}
 	if err != nil {
 		return nil, err
@@ -183,7 +185,7 @@ func (t *Task) open(ctx context.Context, env readEnv) (*taskReader, error) {
 }
 
 // openDataFile opens a task's data file and reads its footer.
-func openDataFile(ctx context.Context, files fileio.FileIO, t *Task, fetch parquet.FetchOptions) (fileio.File, *meteredFile, *parquet.File, error) {
+func openDataFile(ctx context.Context, files fileio.FileIO, t *Task, fetch parquet.FetchOptions, footers *footerShare) (fileio.File, *meteredFile, *parquet.File, error) {
 	handle, err := fileio.OpenSized(ctx, files, t.Path, t.FileSize)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("open data file: %w", err)
@@ -196,7 +198,10 @@ func openDataFile(ctx context.Context, files fileio.FileIO, t *Task, fetch parqu
 		// about 10 % in page faults and zeroing).
 		fetch.Direct = true
 	}
-	f, err := parquet.OpenFile(metered, handle.Size(), &parquet.OpenOptions{Fetch: fetch})
+	opts := &parquet.OpenOptions{Fetch: fetch}
+	f, err := footers.open(t.Path,
+		func() (*parquet.File, error) { return parquet.OpenFile(metered, handle.Size(), opts) },
+		func(parsed *parquet.File) *parquet.File { return parsed.Reopen(metered, opts) })
 	if err != nil {
 		handle.Close()
 		return nil, nil, nil, fmt.Errorf("data file %s: %w", t.Path, err)
