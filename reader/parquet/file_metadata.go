@@ -120,6 +120,7 @@ type fileMetaData struct {
 func parseFileMetaData(buf []byte) (*fileMetaData, error) {
 	r := &ThriftReader{Buf: buf}
 	md := &fileMetaData{}
+	arena := &chunkArena{}
 	var unknownOrders []int
 	err := r.readStruct(func(id int16, typ byte) error {
 		switch {
@@ -152,7 +153,7 @@ func parseFileMetaData(buf []byte) (*fileMetaData, error) {
 			md.rowGroups = make([]RowGroup, 0, min(n, 1024))
 			for i := range n {
 				md.rowGroups = append(md.rowGroups, RowGroup{Index: i})
-				if err := parseRowGroup(r, &md.rowGroups[i]); err != nil {
+				if err := parseRowGroup(r, &md.rowGroups[i], arena); err != nil {
 					return fmt.Errorf("row group %d: %w", i, err)
 				}
 			}
@@ -400,7 +401,7 @@ func parseLogicalType(r *ThriftReader, l *LogicalType) error {
 	})
 }
 
-func parseRowGroup(r *ThriftReader, rg *RowGroup) error {
+func parseRowGroup(r *ThriftReader, rg *RowGroup, arena *chunkArena) error {
 	return r.readStruct(func(id int16, typ byte) error {
 		switch {
 		case id == 1 && expect(typ, thriftList):
@@ -411,7 +412,7 @@ func parseRowGroup(r *ThriftReader, rg *RowGroup) error {
 			rg.Columns = make([]ColumnChunk, 0, min(n, 1024))
 			for i := range n {
 				rg.Columns = append(rg.Columns, ColumnChunk{})
-				if err := parseColumnChunk(r, &rg.Columns[i]); err != nil {
+				if err := parseColumnChunk(r, &rg.Columns[i], arena); err != nil {
 					return fmt.Errorf("column %d: %w", i, err)
 				}
 			}
@@ -433,14 +434,14 @@ func parseRowGroup(r *ThriftReader, rg *RowGroup) error {
 	})
 }
 
-func parseColumnChunk(r *ThriftReader, c *ColumnChunk) error {
+func parseColumnChunk(r *ThriftReader, c *ColumnChunk, arena *chunkArena) error {
 	return r.readStruct(func(id int16, typ byte) error {
 		var err error
 		switch {
 		case id == 1 && expect(typ, thriftBinary):
 			c.FilePath, err = r.str()
 		case id == 3 && expect(typ, thriftStruct):
-			err = parseColumnMetaData(r, c)
+			err = parseColumnMetaData(r, c, arena)
 		case id == 4 && expect(typ, thriftI64):
 			c.OffsetIndexOffset, err = r.i64()
 		case id == 5 && expect(typ, thriftI32):
@@ -458,7 +459,7 @@ func parseColumnChunk(r *ThriftReader, c *ColumnChunk) error {
 	})
 }
 
-func parseColumnMetaData(r *ThriftReader, c *ColumnChunk) error {
+func parseColumnMetaData(r *ThriftReader, c *ColumnChunk, arena *chunkArena) error {
 	c.Physical = NoPhysicalType
 	return r.readStruct(func(id int16, typ byte) error {
 		var err error
@@ -476,7 +477,7 @@ func parseColumnMetaData(r *ThriftReader, c *ColumnChunk) error {
 			if _, n, err = r.listHeader(); err != nil {
 				return err
 			}
-			c.Encodings = make([]Encoding, 0, min(n, 16))
+			c.Encodings = carve(&arena.encodings, n)
 			for range n {
 				if v, err = r.i32(); err != nil {
 					return err
@@ -488,13 +489,13 @@ func parseColumnMetaData(r *ThriftReader, c *ColumnChunk) error {
 			if _, n, err = r.listHeader(); err != nil {
 				return err
 			}
-			c.Path = make([]string, 0, min(n, 64))
+			c.Path = carve(&arena.paths, n)
 			for range n {
-				var s string
-				if s, err = r.str(); err != nil {
+				var b []byte
+				if b, err = r.binary(); err != nil {
 					return err
 				}
-				c.Path = append(c.Path, s)
+				c.Path = append(c.Path, arena.name(b))
 			}
 		case id == 4 && expect(typ, thriftI32):
 			v, err = r.i32()
@@ -510,10 +511,10 @@ func parseColumnMetaData(r *ThriftReader, c *ColumnChunk) error {
 		case id == 11 && expect(typ, thriftI64):
 			c.DictionaryPageOffset, err = r.i64()
 		case id == 12 && expect(typ, thriftStruct):
-			c.Statistics = &Statistics{}
+			c.Statistics = arena.statistics()
 			err = parseStatistics(r, c.Statistics)
 		case id == 13 && expect(typ, thriftList):
-			c.EncodingStats, err = parseEncodingStats(r)
+			c.EncodingStats, err = parseEncodingStats(r, arena)
 		case id == 14 && expect(typ, thriftI64):
 			c.BloomFilterOffset, err = r.i64()
 		case id == 15 && expect(typ, thriftI32):
@@ -525,12 +526,12 @@ func parseColumnMetaData(r *ThriftReader, c *ColumnChunk) error {
 	})
 }
 
-func parseEncodingStats(r *ThriftReader) ([]PageEncodingStats, error) {
+func parseEncodingStats(r *ThriftReader, arena *chunkArena) ([]PageEncodingStats, error) {
 	_, n, err := r.listHeader()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PageEncodingStats, 0, min(n, 16))
+	out := carve(&arena.encodingStats, n)
 	for range n {
 		var e PageEncodingStats
 		err := r.readStruct(func(id int16, typ byte) error {
