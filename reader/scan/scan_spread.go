@@ -16,11 +16,13 @@ import "slices"
 // floe_scan_plan hands out) pack the same bytes as before: the ranges of
 // a file stay consecutive and pack together.
 //
-// Two ranges a thread, not more: each range opens the file and reads its
-// footer again, which a small query pays for. On that file at two threads,
-// four ranges a thread gave 1.52× on the full scan and took the TPC-H Q6
-// shape from 4.6 to 6.6 ms; two give 1.59× and 5.9 ms (unclustered 1 %:
-// 1.64× → 1.84×).
+// Two ranges a thread, not more. When each range read and parsed the
+// footer again, four ranges a thread gave 1.52× on that file's full scan
+// at two threads and took the TPC-H Q6 shape from 4.6 to 6.6 ms; two gave
+// 1.59× and 5.9 ms (unclustered 1 %: 1.64× → 1.84×). The ranges now parse
+// the footer once between them (footerShare), and four a thread measured
+// the same as two (full scan 139–146 ms against 138–143, Q6 7.0–7.5 ms
+// against 6.5–8.0, one run each on a noisy machine), so two stay.
 const spreadTasksPerThread = 2
 
 // spreadOffsets keeps the split offsets of the first tasks planned, while
