@@ -16,7 +16,10 @@ import (
 // 5.6 → 6.4 ms).
 //
 // An entry is dropped once every range of its file has opened, so a scan
-// holds a parsed footer only while ranges of it are still to come.
+// holds a parsed footer only while ranges of it are still to come; a
+// range never opened (ruled out by a filter added later, or a stream
+// stopped early) leaves its entry for the scan's life, at most one footer
+// for each of the few files spread.
 type footerShare struct {
 	mu    sync.Mutex
 	files map[string]*sharedFooter
@@ -46,8 +49,8 @@ func (fs *footerShare) add(path string, ranges int) {
 
 // open returns the file at path as parse opens it, or, when another range
 // of the file parsed its footer first, that footer reopened through
-// reopen. Files not added are parsed every time. A failed parse fails
-// every range of the file with the same error.
+// reopen. Files not added are parsed every time, and so is a file whose
+// first parse failed.
 func (fs *footerShare) open(path string, parse func() (*parquet.File, error), reopen func(*parquet.File) *parquet.File) (*parquet.File, error) {
 	if fs == nil {
 		return parse()
@@ -65,13 +68,16 @@ func (fs *footerShare) open(path string, parse func() (*parquet.File, error), re
 	}
 	fs.mu.Unlock()
 	if first {
+		defer close(e.done)
 		e.file, e.err = parse()
-		close(e.done)
 		return e.file, e.err
 	}
 	<-e.done
 	if e.err != nil {
-		return nil, e.err
+		// Parsed again rather than the error shared: the first range's
+		// parse may have failed for its own reason (its stream cancelled,
+		// when two streams of one scan read at once).
+		return parse()
 	}
 	return reopen(e.file), nil
 }
