@@ -24,10 +24,13 @@ const (
 	arenaList  = 64
 )
 
-// carve returns an empty slice with room for n elements, from the
-// current block of pool when it has room. Appending up to n elements never
+// carve returns an empty slice, never nil, with room for n elements,
+// from the current block of pool when it has room. Appending up to n elements never
 // reaches into what carve hands out next: the slice's capacity ends at n.
 func carve[T any](pool *[]T, n int) []T {
+	if n == 0 {
+		return []T{} // a list the footer holds, empty: never nil
+	}
 	if n > arenaList {
 		return make([]T, 0, min(n, 4*arenaList))
 	}

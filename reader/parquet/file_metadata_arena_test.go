@@ -26,6 +26,10 @@ func TestCarveKeepsSlicesApart(t *testing.T) {
 	if len(long) != arenaList+1 {
 		t.Errorf("long list: %d elements", len(long))
 	}
+	var empty []Encoding
+	if carve(&empty, 0) == nil || carve(&pool, 0) == nil {
+		t.Error("an empty list carved as nil: a footer's empty list would read as none")
+	}
 	var arena chunkArena
 	s1, s2 := arena.statistics(), arena.statistics()
 	s1.NullCount = 5

@@ -106,7 +106,9 @@ func (p *rowGroupPruner) dictionaryMayMatch(pred *prunePredicate, c *pruneColumn
 // page itself is PLAIN, so a fallback cannot be told apart and the answer
 // is no.
 func allDictionaryEncoded(c *parquet.ColumnChunk) bool {
-	if c.EncodingStats != nil {
+	// An empty list of encoding stats counts as none: it says nothing of
+	// the data pages, so it cannot say they all use the dictionary.
+	if len(c.EncodingStats) > 0 {
 		for _, e := range c.EncodingStats {
 			if (e.PageType == int32(parquet.PageData) || e.PageType == int32(parquet.PageDataV2)) && e.Count > 0 &&
 				e.Encoding != parquet.EncPlainDictionary && e.Encoding != parquet.EncRLEDictionary {

@@ -529,6 +529,7 @@ func TestPruneAllDictionaryEncoded(t *testing.T) {
 		{"parquet-mr v1 fallback", parquet.ColumnChunk{Encodings: []parquet.Encoding{parquet.EncPlainDictionary, parquet.EncRLE, parquet.EncPlain}}, false},
 		{"RLE_DICTIONARY without stats", parquet.ColumnChunk{Encodings: []parquet.Encoding{parquet.EncPlain, parquet.EncRLEDictionary, parquet.EncRLE}}, false},
 		{"plain", parquet.ColumnChunk{Encodings: []parquet.Encoding{parquet.EncPlain, parquet.EncRLE}}, false},
+		{"an empty stats list says nothing", parquet.ColumnChunk{EncodingStats: []parquet.PageEncodingStats{}, Encodings: []parquet.Encoding{parquet.EncPlain, parquet.EncRLE}}, false},
 	}
 	for _, c := range cases {
 		if got := allDictionaryEncoded(&c.chunk); got != c.want {
