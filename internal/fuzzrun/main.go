@@ -154,6 +154,9 @@ func runTarget(t target, budget budget, minimize string) outcome {
 			"-fuzztime="+budget.flag, "-fuzzminimizetime="+minimize, t.pkg)
 		var buf bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &buf, &buf
+		// Killed at its deadline, go test may leave the test binary
+		// holding the output open; stop waiting for it.
+		cmd.WaitDelay = 10 * time.Second
 		start := time.Now()
 		err := cmd.Run()
 		cancel()
