@@ -212,3 +212,55 @@ func concatenated(t *testing.T, chunks [][]arrow.Array) []arrow.Array {
 	}
 	return out
 }
+
+// One file DuckDB wrote in several row groups, read at two threads: the
+// scan cuts it into ranges along its row groups (scan_spread.go), the
+// ranges parse its footer once between them (the file is read as often
+// as at one thread), and the values are pqarrow's.
+func TestForeignSpreadRangesMatchPqarrow(t *testing.T) {
+	const rows = 327_680
+	ft, err := writeForeignShape(t.TempDir(), "zstd", foreignShape{Rows: rows, Files: 1, RowGroupRows: 20_480})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tbl, err := table.Open(ctx, ft.MetadataPath, table.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests := func(threads int) (tasks int, n int64) {
+		sc, err := scan.New(ctx, tbl, scan.Options{Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr, err := sc.Reader(ctx, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rr.Release()
+		for rr.Next() {
+		}
+		if err := rr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return len(sc.Tasks()), sc.Metrics().Requests
+	}
+	oneTasks, oneReads := requests(1)
+	twoTasks, twoReads := requests(2)
+	if oneTasks != 1 || twoTasks < 2 {
+		t.Fatalf("%d tasks at one thread and %d at two; want the file whole, then cut", oneTasks, twoTasks)
+	}
+	if twoReads != oneReads {
+		t.Errorf("two threads read the file %d times, one thread %d", twoReads, oneReads)
+	}
+	got := floeColumns(t, ft.MetadataPath, scan.Options{Threads: 2})
+	want := pqarrowColumns(t, ft.Files[0])
+	if len(got) != len(want) {
+		t.Fatalf("floe gave %d columns, pqarrow %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Len() != rows || !array.Equal(got[i], want[i]) {
+			t.Errorf("%s: floe's %d values differ from pqarrow's %d", foreignSchema().Fields[i].Name, got[i].Len(), want[i].Len())
+		}
+	}
+}
