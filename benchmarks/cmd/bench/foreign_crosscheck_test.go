@@ -142,6 +142,22 @@ func booleanOf(bits []byte, n int) arrow.Array {
 }
 
 func floeColumns(t *testing.T, metadata string, opts scan.Options) []arrow.Array {
+	var chunks [][]arrow.Array
+	floeRead(t, metadata, opts, func(rec arrow.RecordBatch) {
+		for i, col := range rec.Columns() {
+			if i == len(chunks) {
+				chunks = append(chunks, nil)
+			}
+			col.Retain()
+			chunks[i] = append(chunks[i], col)
+		}
+	})
+	return concatenated(t, chunks)
+}
+
+// floeRead reads every batch of floe's scan of the table at metadata,
+// handing each to each, and returns the scan (its tasks and metrics).
+func floeRead(t *testing.T, metadata string, opts scan.Options, each func(arrow.RecordBatch)) *scan.Scan {
 	ctx := context.Background()
 	tbl, err := table.Open(ctx, metadata, table.Options{})
 	if err != nil {
@@ -156,21 +172,13 @@ func floeColumns(t *testing.T, metadata string, opts scan.Options) []arrow.Array
 		t.Fatal(err)
 	}
 	defer rr.Release()
-	var chunks [][]arrow.Array
 	for rr.Next() {
-		rec := rr.RecordBatch()
-		for i, col := range rec.Columns() {
-			if i == len(chunks) {
-				chunks = append(chunks, nil)
-			}
-			col.Retain()
-			chunks[i] = append(chunks[i], col)
-		}
+		each(rr.RecordBatch())
 	}
 	if err := rr.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return concatenated(t, chunks)
+	return sc
 }
 
 func pqarrowColumns(t *testing.T, path string) []arrow.Array {
@@ -223,26 +231,8 @@ func TestForeignSpreadRangesMatchPqarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	tbl, err := table.Open(ctx, ft.MetadataPath, table.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	requests := func(threads int) (tasks int, n int64) {
-		sc, err := scan.New(ctx, tbl, scan.Options{Threads: threads})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rr, err := sc.Reader(ctx, memory.DefaultAllocator)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rr.Release()
-		for rr.Next() {
-		}
-		if err := rr.Err(); err != nil {
-			t.Fatal(err)
-		}
+		sc := floeRead(t, ft.MetadataPath, scan.Options{Threads: threads}, func(arrow.RecordBatch) {})
 		return len(sc.Tasks()), sc.Metrics().Requests
 	}
 	oneTasks, oneReads := requests(1)
